@@ -1,0 +1,43 @@
+"""prescale: pre-scale an EKS cluster for known traffic events, one ``pulumi up`` per environment.
+
+The only place that reads stack config. It is read once, validated whole (any problem stops the
+program before a single resource is registered), and handed to the components as typed objects:
+stack config → components.config → components.schedule → components → resources.
+"""
+
+import json
+import os
+from datetime import datetime, timezone
+
+import pulumi
+from pulumi.runtime import config as runtime_config
+
+from components.config import NAMESPACE, load_stack_config
+
+
+def read_raw_config() -> dict:
+    """All ``prescale:*`` keys (so typos are caught) and ``aws:region``, with object values decoded."""
+    everything = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
+    wanted = {key: value for key, value in everything.items()
+              if key.startswith(f"{NAMESPACE}:") or key == "aws:region"}
+    return {key: _decode(value) for key, value in wanted.items()}
+
+
+def _decode(value):
+    """Pulumi hands structured values over as JSON text; plain strings stay strings."""
+    try:
+        return json.loads(value)
+    except (TypeError, ValueError):
+        return value
+
+
+def evaluation_time() -> datetime:
+    """Now, or ``PRESCALE_NOW`` (ISO-8601) so offline plans and tests are reproducible."""
+    fixed = os.environ.get("PRESCALE_NOW")
+    return datetime.fromisoformat(fixed) if fixed else datetime.now(timezone.utc)
+
+
+config = load_stack_config(read_raw_config(), evaluation_time())
+
+pulumi.export("clusterName", config.cluster.name)
+pulumi.export("eventWindows", [window.name for window in config.event_windows])

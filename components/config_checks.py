@@ -1,0 +1,112 @@
+"""Rules that look across keys and through time: the second half of stack-config validation.
+
+The models in :mod:`components.config` check each value on its own. The rules here need several values
+at once (a window and its node pool; a window's start, end, time zone and lead time over a year of
+occurrences) and name the exact key they blame, with its value and what would be accepted.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from . import schedule
+from .config import LOCAL_DATETIME, NAMESPACE, EventWindow, NodePoolConfig, StackConfig
+from .quantity import parse_quantity
+
+
+def stack_problems(config: StackConfig, now: datetime) -> list[str]:
+    """Every cross-key problem of a parsed config, as ``key path: message`` lines."""
+    problems = _duplicate_names(config)
+    pools = {pool.name: pool for pool in config.node_pools}
+    for index, window in enumerate(config.event_windows):
+        path = f"{NAMESPACE}:eventWindows[{index}]"
+        pool = pools.get(window.node_pool)
+        if pool is None:
+            allowed = ", ".join(repr(name) for name in pools) or "none (prescale:nodePools is empty)"
+            problems.append(f"{path}.nodePool: {window.node_pool!r} is not a node pool; allowed: {allowed}")
+        else:
+            problems += _limit_problems(path, window, pool)
+        problems += window_time_problems(path, window, now)
+    return problems
+
+
+def _duplicate_names(config: StackConfig) -> list[str]:
+    problems = []
+    for key, names in (("nodePools", [p.name for p in config.node_pools]),
+                       ("eventWindows", [w.name for w in config.event_windows])):
+        for index, name in enumerate(names):
+            if name in names[:index]:
+                problems.append(f"{NAMESPACE}:{key}[{index}].name: {name!r} is already used by "
+                                f"{NAMESPACE}:{key}[{names.index(name)}]; names must be unique")
+    return problems
+
+
+def _limit_problems(path: str, window: EventWindow, pool: NodePoolConfig) -> list[str]:
+    problems = []
+    if window.capacity is not None:
+        for resource in ("cpu", "memory"):
+            wanted, limit = getattr(window.capacity, resource), getattr(pool.limits, resource)
+            if parse_quantity(wanted) > parse_quantity(limit):
+                problems.append(f"{path}.capacity.{resource}: {wanted!r} is above node pool {pool.name!r}'s "
+                                f"limit {limit!r}; allowed: at most {limit!r} (raise the pool's limit)")
+    if window.nodes is not None and pool.limits.nodes is not None and window.nodes > pool.limits.nodes:
+        problems.append(f"{path}.nodes: {window.nodes} is above node pool {pool.name!r}'s limit of "
+                        f"{pool.limits.nodes} nodes; allowed: 1 to {pool.limits.nodes}")
+    return problems
+
+
+def window_time_problems(path: str, window: EventWindow, now: datetime) -> list[str]:
+    """Whether KEDA would open and close this window exactly when the user means, every time."""
+    if window.is_one_off != bool(LOCAL_DATETIME.match(window.end)):
+        kinds = ("a date-time", "a cron") if window.is_one_off else ("a cron", "a date-time")
+        return [f"{path}.end: {window.end!r} is {kinds[1]} but start {window.start!r} is {kinds[0]}; "
+                "allowed: two crons (a recurring window) or two local date-times (a one-off event)"]
+    if window.is_one_off:
+        return _one_off_problems(path, window)
+    return _recurring_problems(path, window, now)
+
+
+def _one_off_problems(path: str, window: EventWindow) -> list[str]:
+    if window.local_end <= window.local_start:
+        return [f"{path}.end: {window.end!r} is not after start {window.start!r}; allowed: a later date-time"]
+    problems = []
+    moments = [("start", window.local_start), ("end", window.local_end)]
+    if window.lead:
+        moments.append(("leadTime", window.local_start - window.lead))
+    for key, moment in moments:
+        problem = schedule.dst_problem_local(moment, window.timezone)
+        if problem:
+            value = window.lead_time if key == "leadTime" else moment.isoformat(timespec="minutes")
+            problems.append(f"{path}.{key}: {value!r}: {problem}")
+    return problems
+
+
+def _recurring_problems(path: str, window: EventWindow, now: datetime) -> list[str]:
+    if window.start.strip() == window.end.strip():
+        return [f"{path}.end: {window.end!r} equals start; KEDA refuses identical start and end "
+                "(kedacore/keda#2031); allowed: a different time"]
+    try:
+        scale_up = schedule.shift_cron(window.start, -window.lead)
+    except ValueError as error:
+        return [f"{path}.leadTime: {window.lead_time!r} cannot move start {window.start!r} earlier exactly "
+                f"({error}); allowed: a shorter lead time, or a start without restricted day-of-month/month"]
+    checked = [("start", window.start), ("end", window.end)] + ([("leadTime", scale_up)] if window.lead else [])
+    problems = []
+    for key, expr in checked:
+        problem = (schedule.never_fires_problem(expr, window.timezone, now)
+                   or schedule.dst_problem(expr, window.timezone, now))
+        if problem:
+            shown = f"{window.lead_time!r} (scale-up cron {scale_up!r})" if key == "leadTime" \
+                else repr(getattr(window, key))
+            problems.append(f"{path}.{key}: {shown}: {problem}")
+    if not problems:
+        problem = schedule.alternation_problem(window.start, window.end, window.timezone, now)
+        if problem:
+            problems.append(f"{path}.end: start {window.start!r} and end {window.end!r} do not alternate: "
+                            f"{problem}; allowed: the same days in start and end, e.g. '0 9 * * 1-5' → "
+                            "'0 17 * * 1-5', or a window across days such as '0 18 * * 5' → '0 6 * * 1'")
+    if not problems and window.lead:
+        problem = schedule.lead_problem(window.start, window.end, window.timezone, window.lead, now)
+        if problem:
+            problems.append(f"{path}.leadTime: {window.lead_time!r}: {problem}")
+    return problems

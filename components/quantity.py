@@ -1,0 +1,50 @@
+"""Kubernetes resource quantities (``"512"``, ``"250m"``, ``"2048Gi"``) as exact decimals.
+
+Stack config holds CPU and memory the way Kubernetes writes them. Comparing a window's capacity with a
+NodePool's limits, or splitting capacity into placeholder pods, needs their numeric value; doing it with
+``Decimal`` keeps ``"0.1"`` and ``"100m"`` exactly equal. The grammar is the one the API server accepts
+(``k8s.io/apimachinery/pkg/api/resource``), so ``"256GB"`` is refused here rather than by the cluster.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+_QUANTITY = re.compile(
+    r"^(?P<number>[+-]?(?:\d+(?:\.\d*)?|\.\d+))"
+    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$"
+)
+
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL = {"n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"), "": Decimal(1),
+            "k": Decimal("1e3"), "M": Decimal("1e6"), "G": Decimal("1e9"), "T": Decimal("1e12"),
+            "P": Decimal("1e15"), "E": Decimal("1e18")}
+
+ALLOWED = ("a number with an optional suffix: binary Ki Mi Gi Ti Pi Ei, decimal n u m k M G T P E, "
+           "or an exponent like 1e3 (e.g. \"500m\", \"64\", \"256Gi\")")
+
+
+def parse_quantity(text: str) -> Decimal:
+    """The value of a Kubernetes quantity in base units (cores or bytes); ``ValueError`` if malformed."""
+    match = _QUANTITY.match(text.strip()) if isinstance(text, str) else None
+    if match is None:
+        raise ValueError(f"{text!r} is not a Kubernetes quantity; use {ALLOWED}")
+    number, suffix = Decimal(match["number"]), match["suffix"] or ""
+    if suffix in _BINARY:
+        return number * _BINARY[suffix]
+    if suffix in _DECIMAL:
+        return number * _DECIMAL[suffix]
+    return number * Decimal(10) ** int(suffix[1:])
+
+
+def format_cpu(cores: Decimal) -> str:
+    """CPU as Kubernetes prints it: whole cores as ``"2"``, fractions in millicores (``"1500m"``)."""
+    millis = (cores * 1000).to_integral_value(rounding="ROUND_CEILING")
+    return str(int(millis // 1000)) if millis % 1000 == 0 else f"{int(millis)}m"
+
+
+def format_memory(size: Decimal) -> str:
+    """Memory rounded up to whole MiB, written in the largest binary unit that keeps it whole."""
+    mib = int((size / _BINARY["Mi"]).to_integral_value(rounding="ROUND_CEILING"))
+    return f"{mib // 1024}Gi" if mib % 1024 == 0 else f"{mib}Mi"

@@ -1,0 +1,284 @@
+"""Run the real Pulumi program with no cloud and no Pulumi CLI, and record what it registers.
+
+``prescale plan`` and the whole-program tests share this: the stack's ``Pulumi.<stack>.yaml`` is read
+the way the Pulumi engine reads it (YAML 1.2, object values handed over as JSON), ``__main__.py`` runs
+under ``pulumi.runtime.set_mocks``, and every registration is captured with its inputs, parent,
+provider, dependencies and options. Mocked outputs stand in for what AWS would answer (account,
+partition, the EKS cluster's endpoint and OIDC issuer...), so nothing here claims a cloud result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pulumi
+from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime.proto import resource_pb2
+from ruamel.yaml import YAML
+
+ACCOUNT_ID = "123456789012"
+SECRET = "[secret]"  # how a secret stack output is shown: its value never leaves the program
+# Wire signature of a resource reference (pulumi/runtime/rpc.py `_special_sig_key`/`_special_resource_sig`).
+_RESOURCE_REF = {"4dabf18193072939515e22adb298388d": "5cf8f73096256a8f31e491e813e4eb8e"}
+
+
+@dataclass
+class Registration:
+    """One resource the program registered, as the Pulumi engine would receive it."""
+
+    type: str
+    name: str
+    urn: str
+    parent: str  # the parent's URN ("" for children of the stack)
+    inputs: dict[str, Any]
+    custom: bool
+    provider: str = ""
+    dependencies: list[str] = field(default_factory=list)
+    ignore_changes: list[str] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)
+    protect: bool = False
+
+
+@dataclass
+class Evaluation:
+    """Everything one offline run produced."""
+
+    resources: list[Registration]
+    outputs: dict[str, Any]
+    warnings: list[str]
+
+    def of_type(self, type_: str) -> list[Registration]:
+        return [r for r in self.resources if r.type == type_]
+
+    def named(self, type_: str, name: str) -> Registration:
+        return next(r for r in self.resources if r.type == type_ and r.name == name)
+
+    def by_urn(self, urn: str) -> Registration:
+        return next(r for r in self.resources if r.urn == urn)
+
+
+class _RecordingMonitor(pulumi_mocks.MockMonitor):
+    """The SDK's mock monitor, plus a record of each request's options and the stack outputs.
+
+    It does not advertise resource references: resource-typed inputs of remote components (pulumi-eks)
+    then arrive as URNs/ids instead of being rehydrated on the monitor's thread, which fails under mocks.
+    """
+
+    def __init__(self, mocks: "OfflineMocks"):
+        super().__init__(mocks)
+        self.registrations: list[Registration] = []
+
+    def GetDeploymentInfo(self, request):
+        info = super().GetDeploymentInfo(request)
+        features = [f for f in info.supportedFeatures
+                    if f != resource_pb2.RESOURCE_MONITOR_FEATURE_RESOURCE_REFERENCES]
+        return resource_pb2.DeploymentInfo(supportedFeatures=features)
+
+    def RegisterResource(self, request):
+        response = super().RegisterResource(request)
+        if request.type != "pulumi:pulumi:Stack":
+            args = self.mocks.current.args  # set by new_resource on this same thread
+            self.registrations.append(Registration(
+                type=args.typ, name=args.name, urn=response.urn, parent=request.parent,
+                inputs=dict(args.inputs), custom=bool(args.custom), provider=args.provider or "",
+                dependencies=list(request.dependencies), ignore_changes=list(request.ignoreChanges),
+                aliases=[a.urn or a.spec.name for a in request.aliases], protect=bool(request.protect)))
+        return response
+
+
+class OfflineMocks(pulumi.runtime.Mocks):
+    """Answers the engine like a small fake AWS account and records every registration."""
+
+    def __init__(self, region: str = "ap-northeast-2"):
+        self.region = region
+        self.monitor = _RecordingMonitor(self)
+        self.current = threading.local()  # the engine registers from several threads at once
+
+    @property
+    def registrations(self) -> list[Registration]:
+        return self.monitor.registrations
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs):
+        self.current.args = args
+        outputs = {**args.inputs, **fake_outputs(self, args)}
+        return f"{args.name}-id", outputs
+
+    def call(self, args: pulumi.runtime.MockCallArgs):
+        return fake_invoke(self, args.token, args.args)
+
+    def resource_ref(self, parent_type: str, type_: str, name: str, state: dict) -> dict:
+        """A resource reference output (e.g. ``eks.Cluster.eks_cluster``) the SDK can rehydrate."""
+        urn = f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::{parent_type}${type_}::{name}"
+        self.monitor.resources[urn] = pulumi_mocks.MockMonitor.ResourceRegistration(urn, f"{name}-id", state)
+        return {**_RESOURCE_REF, "urn": urn, "id": f"{name}-id"}
+
+
+def fake_outputs(mocks: OfflineMocks, args: pulumi.runtime.MockResourceArgs) -> dict[str, Any]:
+    """Outputs AWS (or a remote component) would compute, for the types the program reads them from."""
+    arn = f"arn:aws:{{}}:{mocks.region}:{ACCOUNT_ID}:{{}}"
+    if args.typ == "aws:iam/role:Role":
+        return {"arn": f"arn:aws:iam::{ACCOUNT_ID}:role/{args.inputs.get('name', args.name)}",
+                "name": args.inputs.get("name", args.name)}
+    if args.typ == "aws:sqs/queue:Queue":
+        name = args.inputs.get("name", args.name)
+        return {"arn": arn.format("sqs", name), "name": name,
+                "url": f"https://sqs.{mocks.region}.amazonaws.com/{ACCOUNT_ID}/{name}"}
+    if args.typ == "eks:index:Cluster":
+        return _fake_eks_cluster(mocks, args)
+    if args.typ == "eks:index:ManagedNodeGroup":
+        return {"nodeGroup": mocks.resource_ref(args.typ, "aws:eks/nodeGroup:NodeGroup", f"{args.name}-nodeGroup",
+                                                {"nodeGroupName": args.name, "status": "ACTIVE"})}
+    if args.typ.startswith("aws:"):
+        # Auto-named AWS resources (rules, policies...) report their physical name; the mock keeps it plain.
+        return {"name": args.inputs.get("name", args.name),
+                "arn": args.inputs.get("arn", arn.format(args.typ.split(":")[1].split("/")[0], args.name))}
+    return {}
+
+
+def _fake_eks_cluster(mocks: OfflineMocks, args: pulumi.runtime.MockResourceArgs) -> dict[str, Any]:
+    """The pulumi-eks Cluster's outputs (a remote component: the mock sees it, none of its children).
+
+    With ``skipDefaultSecurityGroups`` both security group outputs are the group EKS itself creates.
+    """
+    name = args.inputs.get("name") or f"{args.name}-eksCluster"
+    issuer = f"oidc.eks.{mocks.region}.amazonaws.com/id/OFFLINE"
+    endpoint = f"https://OFFLINE.gr7.{mocks.region}.eks.amazonaws.com"
+    kubeconfig = _kubeconfig(name, endpoint)
+    eks_cluster = mocks.resource_ref(args.typ, "aws:eks/cluster:Cluster", f"{args.name}-eksCluster", {
+        "name": name, "arn": f"arn:aws:eks:{mocks.region}:{ACCOUNT_ID}:cluster/{name}", "endpoint": endpoint,
+        "version": args.inputs.get("version", ""), "certificateAuthority": {"data": "T0ZGTElORQ=="},
+        "vpcConfig": {"clusterSecurityGroupId": "sg-0eks0cluster"}})
+    return {"eksCluster": eks_cluster, "kubeconfig": kubeconfig, "kubeconfigJson": json.dumps(kubeconfig),
+            "oidcProviderArn": f"arn:aws:iam::{ACCOUNT_ID}:oidc-provider/{issuer}",
+            "oidcProviderUrl": f"https://{issuer}", "oidcIssuer": issuer,
+            "clusterSecurityGroupId": "sg-0eks0cluster", "nodeSecurityGroupId": "sg-0eks0cluster",
+            "instanceRoles": []}
+
+
+def _kubeconfig(cluster_name: str, endpoint: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Config", "current-context": cluster_name,
+            "clusters": [{"name": cluster_name, "cluster": {"server": endpoint}}],
+            "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
+            "users": [{"name": cluster_name, "user": {"exec": {"command": "aws"}}}]}
+
+
+def fake_invoke(mocks: OfflineMocks, token: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Answers to data-source calls (``aws.get_caller_identity()``...)."""
+    if token == "aws:index/getCallerIdentity:getCallerIdentity":
+        return {"accountId": ACCOUNT_ID, "arn": f"arn:aws:iam::{ACCOUNT_ID}:user/offline", "userId": "offline"}
+    if token == "aws:index/getPartition:getPartition":
+        return {"partition": "aws", "dnsSuffix": "amazonaws.com", "reverseDnsPrefix": "com.amazonaws"}
+    if token == "aws:index/getRegion:getRegion":
+        return {"name": mocks.region, "region": mocks.region}
+    if token == "aws:iam/getPolicyDocument:getPolicyDocument":
+        return {"json": json.dumps({"Version": "2012-10-17", "Statement": args.get("statements", [])})}
+    if token == "aws:index/getAvailabilityZones:getAvailabilityZones":
+        zones = [f"{mocks.region}{letter}" for letter in "abcd"]
+        return {"names": zones, "zoneIds": [f"zone-{i}" for i in range(len(zones))], "state": "available"}
+    if token == "aws:eks/getCluster:getCluster":
+        return _fake_existing_cluster(mocks, args["name"])
+    return {}
+
+
+def _fake_existing_cluster(mocks: OfflineMocks, name: str) -> dict[str, Any]:
+    """``aws.eks.get_cluster`` for a cluster that already exists (existing-cluster mode)."""
+    return {
+        "id": name, "name": name, "arn": f"arn:aws:eks:{mocks.region}:{ACCOUNT_ID}:cluster/{name}",
+        "endpoint": f"https://EXISTING.gr7.{mocks.region}.eks.amazonaws.com", "version": "1.34",
+        "status": "ACTIVE", "certificateAuthorities": [{"data": "RVhJU1RJTkc="}],
+        "identities": [{"oidcs": [{"issuer": f"https://oidc.eks.{mocks.region}.amazonaws.com/id/EXISTING"}]}],
+        "accessConfigs": [{"authenticationMode": "API_AND_CONFIG_MAP",
+                           "bootstrapClusterCreatorAdminPermissions": True}],
+        "vpcConfig": {"clusterSecurityGroupId": "sg-0existing", "vpcId": "vpc-0existing",
+                      "subnetIds": ["subnet-0existing1", "subnet-0existing2"], "securityGroupIds": [],
+                      "endpointPrivateAccess": True, "endpointPublicAccess": True,
+                      "publicAccessCidrs": ["0.0.0.0/0"], "controlPlaneEgressMode": "AWS_MANAGED"},
+    }
+
+
+def evaluate(program: Callable[[], Any], *, stack: str = "dev", config: Mapping[str, str] | None = None,
+             region: str = "ap-northeast-2", mocks: OfflineMocks | None = None) -> Evaluation:
+    """Run ``program`` under fresh mocks with ``config`` (Pulumi's wire form) and record what it registers.
+
+    Pass your own ``mocks`` to inspect what was registered even when the program raises.
+    """
+    mocks = mocks or OfflineMocks(region)
+    # set_mocks only makes a new root Stack when there is none, so without this the previous run's stack
+    # (and its exports) would be reused.
+    pulumi.runtime.settings.ROOT.set(None)
+    pulumi.runtime.set_mocks(mocks, project="prescale", stack=stack, preview=False, monitor=mocks.monitor)
+    pulumi.runtime.set_all_config(dict(config or {}))
+    warnings: list[str] = []
+    outputs: dict[str, Any] = {}
+    with _capturing_warnings(warnings):
+        pulumi.runtime.test(lambda: _with_stack_outputs(program, outputs))()
+    return Evaluation(resources=list(mocks.registrations), outputs=outputs, warnings=warnings)
+
+
+def _with_stack_outputs(program: Callable[[], Any], sink: dict[str, Any]) -> pulumi.Output:
+    """Run the program, then resolve its ``pulumi.export``s into ``sink`` (secrets stay marked)."""
+    program()
+    exported = dict(pulumi.runtime.settings.get_root_resource().outputs)
+
+    def keep(name: str, output: pulumi.Output) -> pulumi.Output:
+        return pulumi.Output.all(output, output.is_secret()).apply(
+            lambda pair: sink.__setitem__(name, SECRET if pair[1] else pair[0]))
+
+    return pulumi.Output.all(*(keep(name, pulumi.Output.from_input(v)) for name, v in exported.items()))
+
+
+@contextmanager
+def _capturing_warnings(sink: list[str]) -> Iterator[None]:
+    original = pulumi.log.warn
+
+    def record(message: str, *args, **kwargs):
+        sink.append(message)
+        return original(message, *args, **kwargs)
+
+    pulumi.log.warn = record
+    try:
+        yield
+    finally:
+        pulumi.log.warn = original
+
+
+def read_stack_file(project_dir: Path, stack: str) -> dict[str, str]:
+    """``Pulumi.<stack>.yaml``'s config as the engine hands it to a program: strings, objects as JSON.
+
+    YAML 1.2 (like the engine's parser), so ``on``/``no`` stay strings and only ``true``/``false`` are
+    booleans: the config model then sees what ``pulumi up`` would give it.
+    """
+    path = project_dir / f"Pulumi.{stack}.yaml"
+    if not path.exists():
+        raise FileNotFoundError(f"no stack file {path}; stacks here: "
+                                f"{', '.join(sorted(p.name[7:-5] for p in project_dir.glob('Pulumi.*.yaml'))) or 'none'}")
+    document = YAML(typ="safe", pure=True).load(path.read_text()) or {}
+    return {key: value if isinstance(value, str) else json.dumps(value)
+            for key, value in (document.get("config") or {}).items()}
+
+
+def run_program(project_dir: Path, stack: str, now: datetime | None = None,
+                config: Mapping[str, str] | None = None, mocks: OfflineMocks | None = None) -> Evaluation:
+    """Evaluate ``project_dir/__main__.py`` for ``stack`` offline (``config`` overrides the stack file)."""
+    wire = config if config is not None else read_stack_file(project_dir, stack)
+    region = wire.get("aws:region", "ap-northeast-2")
+    previous = os.environ.get("PRESCALE_NOW")
+    if now is not None:
+        os.environ["PRESCALE_NOW"] = now.isoformat()
+    try:
+        return evaluate(lambda: runpy.run_path(str(project_dir / "__main__.py"), run_name="__main__"),
+                        stack=stack, config=wire, region=region, mocks=mocks)
+    finally:
+        if previous is None:
+            os.environ.pop("PRESCALE_NOW", None)
+        else:
+            os.environ["PRESCALE_NOW"] = previous

@@ -1,0 +1,251 @@
+"""The stack config model: every validation rule, its key path, value and allowed values, all at once."""
+
+import copy
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from components.config import ConfigError, load_stack_config
+from prescale_cli.offline import read_stack_file
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+ROOT = Path(__file__).resolve().parent.parent
+
+BASE = {
+    "aws:region": "ap-northeast-2",
+    "prescale:cluster": {"name": "prescale-dev"},
+    "prescale:nodePools": [{"name": "event", "limits": {"cpu": "512", "memory": "2048Gi"}}],
+    "prescale:eventWindows": [{"name": "lunch-rush", "nodePool": "event", "timezone": "Asia/Seoul",
+                               "start": "15 11 * * *", "end": "30 11 * * *", "nodes": 5}],
+}
+
+
+def with_changes(**changes) -> dict:
+    """BASE with keys replaced; `window=`/`pool=` patch the first window or pool."""
+    raw = copy.deepcopy(BASE)
+    raw["prescale:eventWindows"][0].update(changes.pop("window", {}))
+    raw["prescale:nodePools"][0].update(changes.pop("pool", {}))
+    raw.update({key.replace("__", ":"): value for key, value in changes.items()})
+    return raw
+
+
+def problems(raw: dict) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load_stack_config(raw, NOW)
+    return caught.value.problems
+
+
+def only_problem(raw: dict) -> str:
+    found = problems(raw)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_dev_stack_is_valid_and_typed():
+    raw = {key: json.loads(value) if value[:1] in "[{" else value
+           for key, value in read_stack_file(ROOT, "dev").items()}
+    config = load_stack_config(raw, NOW)
+    assert config.region == "ap-northeast-2"
+    assert (config.cluster.name, config.cluster.create, config.cluster.kubernetes_version) == \
+        ("prescale-dev", True, "1.34")
+    assert (config.karpenter.version, config.keda.version) == ("1.14.1", "2.20.2")
+    assert [(w.name, w.nodes, w.timezone) for w in config.event_windows][:2] == \
+        [("lunch-rush", 5, "Asia/Seoul"), ("morning-peak", 10, "Asia/Seoul")]
+    launch = config.event_windows[2]
+    assert launch.is_one_off and launch.local_start == datetime(2027, 3, 2, 8, 0)
+    assert (launch.capacity.cpu, launch.capacity.memory) == ("64", "256Gi")
+    assert config.node_pools[0].limits.memory == "2048Gi"
+
+
+def test_defaults_are_safe():
+    config = load_stack_config(BASE, NOW)
+    pool, window = config.node_pools[0], config.event_windows[0]
+    assert pool.capacity_types == ["on-demand"] and pool.expire_after == "Never"
+    assert pool.ami_alias.startswith("al2023@v")  # pinned, never @latest by default
+    assert window.lead_time == "10m" and window.lead.total_seconds() == 600
+    assert config.karpenter.controller_auth == "podIdentity"
+    assert config.cluster.system_node_group.min_size == 2
+    assert config.placeholders.priority < 0
+
+
+def test_config_objects_are_immutable():
+    config = load_stack_config(BASE, NOW)
+    with pytest.raises(Exception):
+        config.event_windows[0].nodes = 7
+
+
+@pytest.mark.parametrize("raw, path, fragments", [
+    # unknown keys, top level and nested, with a suggestion
+    (with_changes(prescale__eventWindow=[]), "prescale:eventWindow:", ["did you mean 'prescale:eventWindows'"]),
+    (with_changes(window={"timeZone": "UTC"}), "prescale:eventWindows[0].timeZone:",
+     ["unknown key", "did you mean 'timezone'", "'UTC'"]),
+    (with_changes(pool={"limits": {"cpu": "1", "memory": "1Gi", "gpu": "1"}}),
+     "prescale:nodePools[0].limits.gpu:", ["unknown key", "allowed keys: cpu, memory, nodes"]),
+    # wrong types, including YAML/JSON type confusion
+    (with_changes(window={"nodes": "5"}), "prescale:eventWindows[0].nodes:", ["valid integer", "'5'"]),
+    (with_changes(window={"nodes": 5.0}), "prescale:eventWindows[0].nodes:", ["valid integer"]),
+    (with_changes(prescale__cluster={"name": "prescale-dev", "create": "yes"}), "prescale:cluster.create:",
+     ["valid boolean", "'yes'"]),
+    (with_changes(prescale__nodePools={"name": "event"}), "prescale:nodePools:", ["valid list"]),
+    (with_changes(prescale__cluster=["prescale-dev"]), "prescale:cluster:", ["dictionary or instance"]),
+    (with_changes(pool={"limits": {"cpu": 512, "memory": "1Gi"}}), "prescale:nodePools[0].limits.cpu:",
+     ["valid string", "512"]),
+    # names
+    (with_changes(window={"name": "Lunch_Rush"}), "prescale:eventWindows[0].name:", ["'Lunch_Rush'", "DNS-1123"]),
+    (with_changes(window={"name": "x" * 41}), "prescale:eventWindows[0].name:", ["at most 40"]),
+    (with_changes(pool={"name": "-event"}), "prescale:nodePools[0].name:", ["DNS-1123"]),
+    (with_changes(prescale__cluster={"name": "bad name"}), "prescale:cluster.name:", ["'bad name'"]),
+    # time zone with suggestion
+    (with_changes(window={"timezone": "Asia/Seol"}), "prescale:eventWindows[0].timezone:",
+     ["'Asia/Seol'", "IANA", "did you mean 'Asia/Seoul'"]),
+    (with_changes(window={"timezone": "KST"}), "prescale:eventWindows[0].timezone:", ["'KST'", "IANA"]),
+    # KEDA's cron dialect
+    (with_changes(window={"start": "0 15 11 * * *"}), "prescale:eventWindows[0].start:", ["exactly 5 fields"]),
+    (with_changes(window={"start": "@daily"}), "prescale:eventWindows[0].start:", ["descriptors"]),
+    (with_changes(window={"start": "CRON_TZ=Asia/Seoul 15 11 * * *"}), "prescale:eventWindows[0].start:",
+     ["CRON_TZ"]),
+    (with_changes(window={"start": "TZ=UTC 15 11 * * *"}), "prescale:eventWindows[0].start:", ["TZ="]),
+    (with_changes(window={"start": "15 11 L * *"}), "prescale:eventWindows[0].start:", ["'15 11 L * *'"]),
+    (with_changes(window={"start": "15 11 15W * *"}), "prescale:eventWindows[0].start:", ["15W"]),
+    (with_changes(window={"start": "15 11 * * 1#2"}), "prescale:eventWindows[0].start:", ["1#2"]),
+    (with_changes(window={"start": "15 11 * * 7"}), "prescale:eventWindows[0].start:",
+     ["above maximum (6)", "day-of-week 0-6"]),
+    # start equal to end
+    (with_changes(window={"end": " 15 11 * * * "}), "prescale:eventWindows[0].end:", ["equals start"]),
+    # start and end that do not alternate (kedacore/keda#4677)
+    (with_changes(window={"start": "30 6 * * 1-5", "end": "10 22 * * *"}), "prescale:eventWindows[0].end:",
+     ["do not alternate", "'30 6 * * 1-5'"]),
+    # DST gap and overlap
+    (with_changes(window={"timezone": "America/New_York", "start": "30 2 * * *", "end": "0 5 * * *",
+                          "leadTime": "0m"}),
+     "prescale:eventWindows[0].start:", ["'30 2 * * *'"]),
+    (with_changes(window={"timezone": "Europe/Berlin", "start": "0 0 * * *", "end": "30 2 * * *"}),
+     "prescale:eventWindows[0].end:", ["'30 2 * * *'"]),
+    (with_changes(window={"timezone": "America/New_York", "start": "2027-03-14T02:30",
+                          "end": "2027-03-14T05:00", "leadTime": "0m"}),
+     "prescale:eventWindows[0].start:", ["2027-03-14T02:30"]),
+    (with_changes(window={"timezone": "America/New_York", "start": "2027-11-07T01:30",
+                          "end": "2027-11-07T05:00", "leadTime": "0m"}),
+     "prescale:eventWindows[0].start:", ["2027-11-07T01:30"]),
+    # one-off events
+    (with_changes(window={"start": "2027-03-02T14:00", "end": "2027-03-02T08:00"}),
+     "prescale:eventWindows[0].end:", ["not after start"]),
+    (with_changes(window={"start": "2027-03-02T08:00", "end": "2027-03-02T08:00"}),
+     "prescale:eventWindows[0].end:", ["not after start"]),
+    (with_changes(window={"start": "2027-03-02T08:00+09:00"}), "prescale:eventWindows[0].start:",
+     ["no offset"]),
+    (with_changes(window={"start": "2027-02-30T08:00", "end": "2027-03-02T08:00"}),
+     "prescale:eventWindows[0].start:", ["not a real date-time"]),
+    # cron mixed with a date-time
+    (with_changes(window={"start": "2027-03-02T08:00"}), "prescale:eventWindows[0].end:",
+     ["two crons", "two local date-times"]),
+    # amounts
+    (with_changes(window={"nodes": 0}), "prescale:eventWindows[0].nodes:", ["greater than or equal to 1", "0"]),
+    (with_changes(window={"nodes": -3}), "prescale:eventWindows[0].nodes:", ["-3"]),
+    (with_changes(window={"capacity": {"cpu": "8", "memory": "32Gi"}}), "prescale:eventWindows[0]:",
+     ["exactly one of nodes", "got both"]),
+    (with_changes(window={"nodes": None}), "prescale:eventWindows[0]:", ["exactly one of nodes", "got neither"]),
+    (with_changes(window={"nodes": None, "capacity": {"cpu": "8", "memory": "256GB"}}),
+     "prescale:eventWindows[0].capacity.memory:", ["'256GB'", "Ki Mi Gi"]),
+    (with_changes(window={"nodes": None, "capacity": {"cpu": "600", "memory": "32Gi"}}),
+     "prescale:eventWindows[0].capacity.cpu:", ["'600'", "above", "'512'"]),
+    (with_changes(window={"nodes": None, "capacity": {"cpu": "-8", "memory": "32Gi"}}),
+     "prescale:eventWindows[0].capacity.cpu:", ["'-8'", "greater than zero"]),
+    (with_changes(window={"nodes": 20}, pool={"limits": {"cpu": "512", "memory": "2048Gi", "nodes": 10}}),
+     "prescale:eventWindows[0].nodes:", ["20", "limit of 10 nodes"]),
+    # lead time
+    (with_changes(window={"leadTime": "ten minutes"}), "prescale:eventWindows[0].leadTime:", ["'ten minutes'"]),
+    (with_changes(window={"leadTime": "-10m"}), "prescale:eventWindows[0].leadTime:", ["'-10m'"]),
+    (with_changes(window={"leadTime": "90s"}), "prescale:eventWindows[0].leadTime:", ["whole minutes"]),
+    (with_changes(window={"leadTime": 10}), "prescale:eventWindows[0].leadTime:", ["valid string"]),
+    # versions
+    (with_changes(prescale__karpenter={"version": "v1.14.1"}), "prescale:karpenter.version:", ["'v1.14.1'"]),
+    (with_changes(prescale__keda={"version": "2.20"}), "prescale:keda.version:", ["'2.20'", "MAJOR.MINOR.PATCH"]),
+    (with_changes(prescale__karpenter={"version": "0.37.0"}), "prescale:karpenter.version:", ["karpenter.sh/v1"]),
+    (with_changes(prescale__keda={"version": "2.16.1"}), "prescale:keda.version:", ["#6886"]),
+    # capacity types
+    (with_changes(pool={"capacityTypes": ["ondemand"]}), "prescale:nodePools[0].capacityTypes[0]:",
+     ["'on-demand', 'spot' or 'reserved'", "'ondemand'"]),
+    (with_changes(pool={"capacityTypes": []}), "prescale:nodePools[0].capacityTypes:", ["at least 1"]),
+    (with_changes(pool={"capacityTypes": ["spot", "spot"]}), "prescale:nodePools[0].capacityTypes:",
+     ["more than once"]),
+    # pools
+    (with_changes(window={"nodePool": "events"}), "prescale:eventWindows[0].nodePool:",
+     ["'events'", "allowed: 'event'"]),
+    (with_changes(pool={"amiAlias": "al2023@latest-ish"}), "prescale:nodePools[0].amiAlias:", ["al2023"]),
+    (with_changes(pool={"consolidateAfter": "soon"}), "prescale:nodePools[0].consolidateAfter:", ["'soon'"]),
+    # cluster
+    (with_changes(prescale__cluster={"name": "prescale-dev", "kubernetesVersion": 1.34}),
+     "prescale:cluster.kubernetesVersion:", ["valid string", "1.34"]),
+    (with_changes(prescale__cluster={"name": "prescale-dev", "kubernetesVersion": "1.29"}),
+     "prescale:cluster.kubernetesVersion:", ["'1.29'"]),
+    (with_changes(prescale__cluster={"name": "prescale-dev", "vpcId": "vpc-0123456789abcdef0"}),
+     "prescale:cluster:", ["vpcId and privateSubnetIds go together"]),
+    (with_changes(prescale__cluster={"name": "prescale-dev", "create": False, "vpcCidr": "10.1.0.0/16"}),
+     "prescale:cluster:", ["vpcCidr only apply when create is true"]),
+    (with_changes(prescale__cluster={"name": "prescale-dev", "publicAccessCidrs": ["10.0.0.0/33"]}),
+     "prescale:cluster.publicAccessCidrs[0]:", ["'10.0.0.0/33'", "CIDR"]),
+    (with_changes(prescale__cluster={"name": "prescale-dev", "systemNodeGroup": {"minSize": 1}}),
+     "prescale:cluster.systemNodeGroup.minSize:", ["greater than or equal to 2"]),
+    (with_changes(aws__region="Seoul"), "aws:region:", ["'Seoul'"]),
+])
+def test_each_rule_names_key_value_and_allowed(raw, path, fragments):
+    problem = only_problem(raw)
+    assert problem.startswith(path), problem
+    for fragment in fragments:
+        assert fragment in problem, (fragment, problem)
+
+
+def test_missing_required_keys():
+    raw = with_changes()
+    del raw["prescale:cluster"], raw["aws:region"]
+    found = problems(raw)
+    assert any(p.startswith("aws:region: required key is missing") for p in found)
+    assert any(p.startswith("prescale:cluster: required key is missing") for p in found)
+
+
+def test_duplicate_names():
+    raw = with_changes()
+    raw["prescale:eventWindows"].append(dict(raw["prescale:eventWindows"][0]))
+    raw["prescale:nodePools"].append(dict(raw["prescale:nodePools"][0]))
+    found = problems(raw)
+    assert "prescale:nodePools[1].name: 'event' is already used by prescale:nodePools[0]; names must be unique" in found
+    assert any(p.startswith("prescale:eventWindows[1].name: 'lunch-rush' is already used") for p in found)
+
+
+def test_every_problem_is_reported_at_once():
+    raw = with_changes(prescale__typo={}, window={"timezone": "Mars/Base", "nodes": 0})
+    raw["prescale:eventWindows"].append({"name": "two", "nodePool": "event", "timezone": "UTC",
+                                         "start": "@hourly", "end": "0 1 * * *", "nodes": 1})
+    raw["prescale:keda"] = {"version": "latest"}
+    found = problems(raw)
+    paths = sorted(p.split(": ")[0] for p in found)
+    assert paths == ["prescale:eventWindows[0].nodes", "prescale:eventWindows[0].timezone",
+                     "prescale:eventWindows[1].start", "prescale:keda.version", "prescale:typo"]
+    with pytest.raises(ConfigError, match=r"5 problems\); nothing was registered"):
+        load_stack_config(raw, NOW)
+
+
+def test_weekend_window_and_cross_midnight_are_fine():
+    for start, end in (("0 18 * * 5", "0 6 * * 1"), ("0 22 * * *", "0 6 * * *"), ("0 9 * * 1-5", "0 17 * * 1-5")):
+        config = load_stack_config(with_changes(window={"start": start, "end": end}), NOW)
+        assert (config.event_windows[0].start, config.event_windows[0].end) == (start, end)
+
+
+def test_lead_time_that_breaks_alternation_is_refused():
+    # 23h50m before 11:15 is 11:25 the day before, inside the previous occurrence: KEDA would hold the
+    # window open for five minutes only.
+    problem = only_problem(with_changes(window={"leadTime": "23h50m"}))
+    assert problem.startswith("prescale:eventWindows[0].leadTime: '23h50m'") and "less than 23h45m" in problem
+
+
+def test_no_windows_and_other_namespaces_are_fine():
+    raw = with_changes(prescale__eventWindows=[], pulumi__tags={"team": "platform"})
+    assert load_stack_config(raw, NOW).event_windows == []
+
+
+def test_existing_cluster_mode_needs_only_a_name():
+    config = load_stack_config(with_changes(prescale__cluster={"name": "shared-prod", "create": False}), NOW)
+    assert config.cluster.create is False and config.cluster.name == "shared-prod"

@@ -1,0 +1,30 @@
+"""The whole program (`__main__.py`) under mocks: the dev stack evaluates; a bad stack registers nothing."""
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from components.config import ConfigError
+from prescale_cli.offline import OfflineMocks, read_stack_file, run_program
+
+ROOT = Path(__file__).resolve().parent.parent
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+
+
+def test_dev_stack_evaluates_offline():
+    evaluation = run_program(ROOT, "dev", NOW)
+    assert evaluation.outputs["clusterName"] == "prescale-dev"
+    assert evaluation.outputs["eventWindows"] == ["lunch-rush", "morning-peak", "launch-2027"]
+
+
+def test_bad_stack_is_refused_before_any_resource_is_registered():
+    config = read_stack_file(ROOT, "dev")
+    windows = json.loads(config["prescale:eventWindows"])
+    windows[0]["timezone"] = "Asia/Seol"
+    config["prescale:eventWindows"] = json.dumps(windows)
+    mocks = OfflineMocks()
+    with pytest.raises(ConfigError, match=r"prescale:eventWindows\[0\]\.timezone: 'Asia/Seol'.*'Asia/Seoul'"):
+        run_program(ROOT, "dev", NOW, config=config, mocks=mocks)
+    assert mocks.registrations == []
