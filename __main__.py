@@ -13,6 +13,7 @@ import pulumi
 from pulumi.runtime import config as runtime_config
 
 from components.config import NAMESPACE, load_stack_config
+from components.platform import deploy_platform
 
 
 def read_raw_config() -> dict:
@@ -38,6 +39,7 @@ def evaluation_time() -> datetime:
 
 
 config = load_stack_config(read_raw_config(), evaluation_time())
+platform = deploy_platform(config)
 
-pulumi.export("clusterName", config.cluster.name)
-pulumi.export("eventWindows", [window.name for window in config.event_windows])
+for name, value in platform.exports.items():
+    pulumi.export(name, value)

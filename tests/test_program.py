@@ -16,7 +16,9 @@ NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 def test_dev_stack_evaluates_offline():
     evaluation = run_program(ROOT, "dev", NOW)
     assert evaluation.outputs["clusterName"] == "prescale-dev"
-    assert evaluation.outputs["eventWindows"] == ["lunch-rush", "morning-peak", "launch-2027"]
+    assert evaluation.outputs["kubeconfig"] == "[secret]"
+    assert (evaluation.outputs["karpenterVersion"], evaluation.outputs["kedaVersion"]) == ("1.14.1", "2.20.2")
+    assert len(evaluation.of_type("eks:index:Cluster")) == 1
 
 
 def test_bad_stack_is_refused_before_any_resource_is_registered():

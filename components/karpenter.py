@@ -1,0 +1,194 @@
+"""Self-managed Karpenter: every AWS prerequisite upstream's install has, then its two Helm charts.
+
+AWS side (Karpenter v1.14 getting-started CloudFormation; terraform-aws-modules' karpenter module):
+
+- the node role Karpenter's instances run as, with the four managed node policies, and an ``EC2_LINUX``
+  access entry so those instances may join the cluster (no instance profile: ``EC2NodeClass.spec.role``
+  lets Karpenter manage instance profiles itself);
+- the controller role, assumed through EKS Pod Identity (default: a ``pods.eks.amazonaws.com`` trust and
+  a Pod Identity association for ``kube-system/karpenter``) or IRSA (an OIDC trust limited to that
+  service account and the STS audience, plus the role annotation on the service account);
+- the controller policy (:mod:`components.karpenter_policy`) as one inline policy: merged, it is longer
+  than the 6,144 characters a managed policy may have (CloudFormation splits it into six for that reason);
+  inline policies may have 10,240;
+- the interruption queue (SSE, 300 s retention) with its policy, and the five EventBridge rules that feed
+  it spot interruptions, rebalance recommendations, instance state changes, capacity-reservation
+  interruptions and AWS Health events;
+- optionally the EC2 Spot service-linked role (an account has it once; creating it twice fails).
+
+Helm side: ``karpenter-crd`` first (Helm never upgrades CRDs that ship inside a chart), then ``karpenter``
+with ``skip_crds``, released exactly as ``karpenter`` in ``kube-system`` (its service account is named
+after the release and the Pod Identity association / IRSA trust name that account), on the system nodes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+
+from .cluster import SystemPlacement
+from .config import KarpenterConfig
+from .helm import pinned_release
+from .iam import eks_node_role, policy_json
+from .karpenter_policy import (SERVICE_ACCOUNT_NAME, SERVICE_ACCOUNT_NAMESPACE, controller_policy,
+                               interruption_queue_policy, irsa_trust_policy, pod_identity_trust_policy)
+
+CHART_REPOSITORY = "oci://public.ecr.aws/karpenter"
+RELEASE_NAME = "karpenter"
+# Requests equal limits (Guaranteed QoS), as upstream's install sets them.
+CONTROLLER_RESOURCES = {"cpu": "1", "memory": "1Gi"}
+CONTROLLER_REPLICAS = 2
+QUEUE_RETENTION_SECONDS = 300
+QUEUE_TARGET_ID = "KarpenterInterruptionQueueTarget"
+
+# rule name suffix → EventBridge event pattern, exactly upstream's `{"source": [...], "detail-type": [...]}`.
+INTERRUPTION_EVENT_PATTERNS: Mapping[str, Mapping[str, list[str]]] = {
+    "health": {"source": ["aws.health"], "detail-type": ["AWS Health Event"]},
+    "spot-interruption": {"source": ["aws.ec2"], "detail-type": ["EC2 Spot Instance Interruption Warning"]},
+    "rebalance": {"source": ["aws.ec2"], "detail-type": ["EC2 Instance Rebalance Recommendation"]},
+    "state-change": {"source": ["aws.ec2"], "detail-type": ["EC2 Instance State-change Notification"]},
+    "capacity-reservation": {"source": ["aws.ec2"],
+                             "detail-type": ["EC2 Capacity Reservation Instance Interruption Warning"]},
+}
+
+
+@dataclass(frozen=True)
+class KarpenterArgs:
+    cluster_name: pulumi.Input[str]
+    config: KarpenterConfig
+    region: str
+    kubernetes_provider: k8s.Provider
+    placement: SystemPlacement
+    # IRSA only: the cluster's IAM OIDC provider and its issuer without https://.
+    oidc_provider_arn: pulumi.Input[str]
+    oidc_issuer: pulumi.Input[str]
+    # What the controller needs running before it can start (system nodes, pod identity agent...).
+    cluster_ready: Sequence[pulumi.Resource]
+    tags: Mapping[str, str]
+
+
+class Karpenter(pulumi.ComponentResource):
+    """Karpenter's AWS prerequisites and its Helm releases (CRDs, then the controller)."""
+
+    node_role_name: pulumi.Output[str]
+    node_role_arn: pulumi.Output[str]
+    controller_role_arn: pulumi.Output[str]
+    queue_name: pulumi.Output[str]
+    crd_release: k8s.helm.v3.Release
+    release: k8s.helm.v3.Release
+
+    def __init__(self, name: str, args: KarpenterArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("prescale:index:Karpenter", name, {},
+                         pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(
+                             providers={"kubernetes": args.kubernetes_provider})))
+        self._name, self._args = name, args
+        invoke = pulumi.InvokeOutputOptions(parent=self)
+        partition = aws.get_partition_output(opts=invoke).partition
+        account_id = aws.get_caller_identity_output(opts=invoke).account_id
+        tags = dict(args.tags)
+
+        node_role, node_role_policies = eks_node_role(f"{name}-node", partition=partition, tags=tags, parent=self,
+                                                      description="Nodes launched by Karpenter")
+        node_access = aws.eks.AccessEntry(f"{name}-node", cluster_name=args.cluster_name,
+                                          principal_arn=node_role.arn, type="EC2_LINUX", tags=tags,
+                                          opts=self._child())
+        queue, interruption = self._interruption_queue(tags)
+        controller_role, controller_access = self._controller_role(tags)
+        # The controller starts launching nodes as soon as it runs: they must be able to join by then.
+        aws_prerequisites: list[pulumi.Resource] = [node_access, *node_role_policies, *interruption,
+                                                    *controller_access]
+        aws_prerequisites.append(aws.iam.RolePolicy(
+            f"{name}-controller",
+            role=controller_role.id,
+            policy=policy_json(pulumi.Output.all(
+                partition=partition, region=args.region, account_id=account_id, cluster_name=args.cluster_name,
+                node_role_arn=node_role.arn, queue_arn=queue.arn).apply(lambda v: controller_policy(**v))),
+            opts=self._child()))
+        if args.config.create_spot_service_linked_role:
+            # Account-wide and shared with every other Spot user: kept when this stack is destroyed.
+            aws_prerequisites.append(aws.iam.ServiceLinkedRole(
+                f"{name}-spot", aws_service_name="spot.amazonaws.com", tags=tags,
+                opts=self._child(retain_on_delete=True)))
+
+        self.crd_release = pinned_release(
+            f"{name}-crd", chart=f"{CHART_REPOSITORY}/karpenter-crd", version=args.config.version,
+            release_name=f"{RELEASE_NAME}-crd", namespace=SERVICE_ACCOUNT_NAMESPACE,
+            opts=self._child(depends_on=list(args.cluster_ready)))
+        self.release = pinned_release(
+            name, chart=f"{CHART_REPOSITORY}/karpenter", version=args.config.version,
+            release_name=RELEASE_NAME, namespace=SERVICE_ACCOUNT_NAMESPACE, skip_crds=True,
+            values=controller_values(
+                cluster_name=args.cluster_name, queue_name=queue.name, placement=args.placement,
+                irsa_role_arn=controller_role.arn if args.config.controller_auth == "irsa" else None),
+            opts=self._child(depends_on=[self.crd_release, *args.cluster_ready, *aws_prerequisites]))
+
+        self.node_role_name = node_role.name
+        self.node_role_arn = node_role.arn
+        self.controller_role_arn = controller_role.arn
+        self.queue_name = queue.name
+        self.register_outputs({"nodeRoleName": self.node_role_name, "nodeRoleArn": self.node_role_arn,
+                               "controllerRoleArn": self.controller_role_arn, "queueName": self.queue_name,
+                               "version": args.config.version})
+
+    def _child(self, **options: Any) -> pulumi.ResourceOptions:
+        return pulumi.ResourceOptions(parent=self, **options)
+
+    def _interruption_queue(self, tags: dict[str, str]) -> tuple[aws.sqs.Queue, list[pulumi.Resource]]:
+        """The queue Karpenter polls for interruption events, and everything that lets events reach it."""
+        queue = aws.sqs.Queue(f"{self._name}-interruption", message_retention_seconds=QUEUE_RETENTION_SECONDS,
+                              sqs_managed_sse_enabled=True, tags=tags, opts=self._child())
+        delivery: list[pulumi.Resource] = [aws.sqs.QueuePolicy(
+            f"{self._name}-interruption", queue_url=queue.url,
+            policy=policy_json(queue.arn.apply(interruption_queue_policy)), opts=self._child())]
+        for suffix, pattern in INTERRUPTION_EVENT_PATTERNS.items():
+            rule = aws.cloudwatch.EventRule(
+                f"{self._name}-{suffix}", event_pattern=json.dumps(pattern), tags=tags, opts=self._child(),
+                description=f"Karpenter interruption handling: {pattern['detail-type'][0]}")
+            delivery.append(aws.cloudwatch.EventTarget(f"{self._name}-{suffix}", rule=rule.name, arn=queue.arn,
+                                                       target_id=QUEUE_TARGET_ID, opts=self._child()))
+        return queue, delivery
+
+    def _controller_role(self, tags: dict[str, str]) -> tuple[aws.iam.Role, list[pulumi.Resource]]:
+        """The controller's role, and what binds it to the ``kube-system/karpenter`` service account."""
+        args = self._args
+        if args.config.controller_auth == "irsa":
+            trust = pulumi.Output.all(args.oidc_provider_arn, args.oidc_issuer).apply(
+                lambda oidc: irsa_trust_policy(*oidc))
+        else:
+            trust = pod_identity_trust_policy()
+        role = aws.iam.Role(f"{self._name}-controller", assume_role_policy=policy_json(trust),
+                            description="Karpenter controller", tags=tags, opts=self._child())
+        if args.config.controller_auth == "irsa":
+            return role, []  # the binding is the service-account annotation in the Helm values
+        association = aws.eks.PodIdentityAssociation(
+            f"{self._name}-controller", cluster_name=args.cluster_name, namespace=SERVICE_ACCOUNT_NAMESPACE,
+            service_account=SERVICE_ACCOUNT_NAME, role_arn=role.arn, tags=tags, opts=self._child())
+        return role, [association]
+
+
+def controller_values(*, cluster_name: pulumi.Input[str], queue_name: pulumi.Input[str],
+                      placement: SystemPlacement, irsa_role_arn: pulumi.Input[str] | None) -> dict[str, Any]:
+    """Helm values of the ``karpenter`` chart.
+
+    The chart's default affinity is kept on purpose: it keeps the controller off nodes Karpenter launched
+    (``karpenter.sh/nodepool DoesNotExist``) and its two replicas on different hosts. ``dnsPolicy: Default``
+    lets the controller resolve AWS endpoints even while CoreDNS has nowhere to run (upstream's advice).
+    """
+    service_account: dict[str, Any] = {"name": SERVICE_ACCOUNT_NAME}
+    if irsa_role_arn is not None:
+        service_account["annotations"] = {"eks.amazonaws.com/role-arn": irsa_role_arn}
+    return {
+        "settings": {"clusterName": cluster_name, "interruptionQueue": queue_name},
+        "serviceAccount": service_account,
+        "replicas": CONTROLLER_REPLICAS,
+        "controller": {"resources": {"requests": dict(CONTROLLER_RESOURCES), "limits": dict(CONTROLLER_RESOURCES)}},
+        "nodeSelector": {"kubernetes.io/os": "linux", **placement.node_selector},
+        "tolerations": [dict(toleration) for toleration in placement.tolerations],
+        "dnsPolicy": "Default",
+    }

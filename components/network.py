@@ -1,0 +1,148 @@
+"""A new VPC for the cluster: public and private subnets in N availability zones, NAT for the private ones.
+
+Plain ``aws.ec2`` resources rather than pulumi-awsx's ``Vpc``: awsx is a remote component, so under mocks
+it would register as one opaque resource and the tests could not see (or prove) the subnets, their
+``karpenter.sh/discovery`` tags or the NAT layout; it would also add a second plugin to every deployment.
+The layout itself is small and standard:
+
+- public subnets (``kubernetes.io/role/elb``) with one route table to an internet gateway;
+- private subnets (``kubernetes.io/role/internal-elb`` and ``karpenter.sh/discovery=<cluster>``), where all
+  nodes run, each with its own route table to a NAT gateway: one shared (``single``, cheapest) or one per
+  zone (``onePerAz``, survives a zone outage).
+
+Private subnets get most of the address space: with the VPC CNI every pod takes a VPC address.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_aws as aws
+
+DISCOVERY_TAG = "karpenter.sh/discovery"
+_SMALLEST_SUBNET_PREFIX = 28  # AWS refuses subnets smaller than /28
+
+
+@dataclass(frozen=True)
+class SubnetPlan:
+    """CIDR blocks for one VPC, index i of each list in availability zone i."""
+
+    private: list[str]
+    public: list[str]
+
+
+def plan_subnets(vpc_cidr: str, zones: int) -> SubnetPlan:
+    """Split ``vpc_cidr`` into ``zones`` large private and ``zones`` small public subnets, all disjoint.
+
+    The VPC is cut into the fewest equal blocks that leave one spare (2 zones → 4, 3 → 4, 6 → 8); each zone's
+    private subnet is one block, and the last block is cut again into the public subnets.
+    """
+    network = ipaddress.ip_network(vpc_cidr)
+    if network.version != 4:
+        raise ValueError(f"VPC CIDR {vpc_cidr} must be IPv4")
+    if zones < 1:
+        raise ValueError("need at least one availability zone")
+    blocks = list(network.subnets(prefixlen_diff=math.ceil(math.log2(zones + 1))))
+    public_prefix = blocks[-1].prefixlen + math.ceil(math.log2(zones))
+    if public_prefix > _SMALLEST_SUBNET_PREFIX:
+        raise ValueError(f"VPC CIDR {vpc_cidr} is too small for {zones} zones: public subnets would be "
+                         f"/{public_prefix}, smaller than the /{_SMALLEST_SUBNET_PREFIX} AWS allows")
+    public = list(blocks[-1].subnets(new_prefix=public_prefix))[:zones]
+    return SubnetPlan(private=[str(b) for b in blocks[:zones]], public=[str(b) for b in public])
+
+
+@dataclass(frozen=True)
+class NetworkArgs:
+    cluster_name: str  # written into the discovery tag and every Name tag
+    cidr: str
+    availability_zones: int
+    nat_gateway_per_zone: bool
+    tags: Mapping[str, str]
+
+
+class Network(pulumi.ComponentResource):
+    """The VPC a new cluster runs in; nodes only ever live in its private subnets."""
+
+    vpc_id: pulumi.Output[str]
+    private_subnet_ids: list[pulumi.Output[str]]
+    public_subnet_ids: list[pulumi.Output[str]]
+
+    def __init__(self, name: str, args: NetworkArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("prescale:index:Network", name, {}, opts)
+        self._name, self._args = name, args
+        zones = args.availability_zones
+        plan = plan_subnets(args.cidr, zones)
+        # Real availability zones only: an opted-in Local Zone lacks services EKS nodes rely on.
+        available = aws.get_availability_zones_output(
+            state="available", filters=[aws.GetAvailabilityZonesFilterArgs(name="zone-type",
+                                                                           values=["availability-zone"])],
+            opts=pulumi.InvokeOutputOptions(parent=self))
+        zone_names = [available.names.apply(lambda names, i=i: _zone(names, i, zones)) for i in range(zones)]
+
+        vpc = aws.ec2.Vpc(name, cidr_block=args.cidr, enable_dns_hostnames=True, enable_dns_support=True,
+                          tags=self._tagged("vpc"), opts=self._child())
+        gateway = aws.ec2.InternetGateway(f"{name}-igw", vpc_id=vpc.id, tags=self._tagged("igw"),
+                                          opts=self._child())
+        public_routes = self._route_table("public", vpc,
+                                          aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", gateway_id=gateway.id))
+        public = self._subnets("public", vpc, plan.public, zone_names, [public_routes] * zones,
+                               {"kubernetes.io/role/elb": "1"})
+
+        nats = [self._nat_gateway(i, public[i], gateway)
+                for i in range(zones if args.nat_gateway_per_zone else 1)]
+        private_routes = [
+            self._route_table(f"private-{i}", vpc, aws.ec2.RouteTableRouteArgs(
+                cidr_block="0.0.0.0/0", nat_gateway_id=nats[i % len(nats)].id))
+            for i in range(zones)]
+        private = self._subnets("private", vpc, plan.private, zone_names, private_routes,
+                                {"kubernetes.io/role/internal-elb": "1", DISCOVERY_TAG: args.cluster_name})
+
+        self.vpc_id = vpc.id
+        self.private_subnet_ids = [subnet.id for subnet in private]
+        self.public_subnet_ids = [subnet.id for subnet in public]
+        self.register_outputs({"vpcId": self.vpc_id, "privateSubnetIds": self.private_subnet_ids,
+                               "publicSubnetIds": self.public_subnet_ids})
+
+    def _child(self, **options) -> pulumi.ResourceOptions:
+        return pulumi.ResourceOptions(parent=self, **options)
+
+    def _tagged(self, suffix: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The configured tags, a console-friendly ``Name`` (``<cluster>-<suffix>``) and ``extra``."""
+        return {**self._args.tags, "Name": f"{self._args.cluster_name}-{suffix}", **(extra or {})}
+
+    def _route_table(self, suffix: str, vpc: aws.ec2.Vpc,
+                     default_route: aws.ec2.RouteTableRouteArgs) -> aws.ec2.RouteTable:
+        return aws.ec2.RouteTable(f"{self._name}-{suffix}", vpc_id=vpc.id, routes=[default_route],
+                                  tags=self._tagged(suffix), opts=self._child())
+
+    def _nat_gateway(self, index: int, subnet: aws.ec2.Subnet, gateway: aws.ec2.InternetGateway
+                     ) -> aws.ec2.NatGateway:
+        suffix = f"nat-{index}"
+        address = aws.ec2.Eip(f"{self._name}-{suffix}", domain="vpc", tags=self._tagged(suffix), opts=self._child())
+        # A NAT gateway only routes once the VPC has its internet gateway.
+        return aws.ec2.NatGateway(f"{self._name}-{suffix}", allocation_id=address.id, subnet_id=subnet.id,
+                                  tags=self._tagged(suffix), opts=self._child(depends_on=[gateway]))
+
+    def _subnets(self, kind: str, vpc: aws.ec2.Vpc, cidrs: Sequence[str], zones: Sequence[pulumi.Output[str]],
+                 route_tables: Sequence[aws.ec2.RouteTable], role_tags: Mapping[str, str]) -> list[aws.ec2.Subnet]:
+        """One subnet per zone, each associated with that zone's route table."""
+        subnets = []
+        for i, (cidr, zone, table) in enumerate(zip(cidrs, zones, route_tables, strict=True)):
+            resource_name = f"{self._name}-{kind}-{i}"
+            subnet = aws.ec2.Subnet(resource_name, vpc_id=vpc.id, cidr_block=cidr, availability_zone=zone,
+                                    tags=self._tagged(f"{kind}-{i}", role_tags), opts=self._child())
+            aws.ec2.RouteTableAssociation(resource_name, subnet_id=subnet.id, route_table_id=table.id,
+                                          opts=self._child())
+            subnets.append(subnet)
+        return subnets
+
+
+def _zone(names: Sequence[str], index: int, wanted: int) -> str:
+    if len(names) < wanted:
+        raise ValueError(f"the region has {len(names)} available zones ({', '.join(names)}), "
+                         f"prescale:cluster.availabilityZones asks for {wanted}")
+    return sorted(names)[index]

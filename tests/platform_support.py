@@ -1,0 +1,60 @@
+"""Helpers shared by the platform tests (cluster, Karpenter, KEDA, wiring): configs and registration lookups."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pulumi_kubernetes as k8s
+
+from components.cluster import SystemPlacement
+from components.config import StackConfig
+from prescale_cli.offline import Evaluation, Registration
+
+REGION = "ap-northeast-2"
+ACCOUNT = "123456789012"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+K8S_PROVIDER = "pulumi:providers:kubernetes"
+SYSTEM_PLACEMENT = SystemPlacement(node_selector={"prescale.io/system": "true"})
+
+# Wire signature of a secret value (pulumi/runtime/rpc.py `_special_sig_key`/`_special_secret_sig`).
+_SECRET = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270")
+
+
+def stack_config(cluster: dict[str, Any] | None = None, **sections: Any) -> StackConfig:
+    """A validated stack config in the YAML's own (camelCase) shape; cluster ``prescale-test`` by default."""
+    return StackConfig.model_validate(
+        {"region": REGION, "cluster": {"name": "prescale-test", **(cluster or {})}, **sections})
+
+
+def stand_in_provider() -> k8s.Provider:
+    """A stand-in for the cluster's provider, for components built without a Cluster."""
+    return k8s.Provider("test-k8s", kubeconfig="{}")
+
+
+def is_secret(value: Any) -> bool:
+    return isinstance(value, dict) and value.get(_SECRET[0]) == _SECRET[1]
+
+
+def revealed(value: Any) -> Any:
+    """A registered input with its secret wrapper (if any) removed."""
+    return value["value"] if is_secret(value) else value
+
+
+def policy(registration: Registration, key: str = "policy") -> dict[str, Any]:
+    return json.loads(revealed(registration.inputs[key]))
+
+
+def only(evaluation: Evaluation, type_: str) -> Registration:
+    found = evaluation.of_type(type_)
+    assert len(found) == 1, f"expected one {type_}, got {[r.name for r in found]}"
+    return found[0]
+
+
+def provider_urn(evaluation: Evaluation) -> str:
+    return only(evaluation, K8S_PROVIDER).urn
+
+
+def uses_provider(registration: Registration, provider: str) -> bool:
+    """``Registration.provider`` is ``<provider urn>::<provider id>``."""
+    return registration.provider.startswith(provider + "::")

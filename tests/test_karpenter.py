@@ -1,0 +1,165 @@
+"""The Karpenter component: the real inputs of every AWS prerequisite and Helm release it registers."""
+
+import json
+
+import pytest
+
+from components.config import KarpenterConfig
+from components.karpenter import Karpenter, KarpenterArgs
+from components.karpenter_policy import controller_policy, interruption_queue_policy
+from prescale_cli.offline import evaluate
+from tests.platform_support import (ACCOUNT, REGION, RELEASE, SYSTEM_PLACEMENT, only, policy, provider_urn,
+                                    stand_in_provider, uses_provider)
+
+CLUSTER = "prescale-test"
+ISSUER = f"oidc.eks.{REGION}.amazonaws.com/id/TEST"
+NODE_POLICIES = {"AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryPullOnly",
+                 "AmazonSSMManagedInstanceCore"}
+
+
+def build(**config) -> object:
+    return evaluate(lambda: Karpenter("kp", KarpenterArgs(
+        cluster_name=CLUSTER, config=KarpenterConfig.model_validate(config), region=REGION,
+        kubernetes_provider=stand_in_provider(), placement=SYSTEM_PLACEMENT,
+        oidc_provider_arn=f"arn:aws:iam::{ACCOUNT}:oidc-provider/{ISSUER}", oidc_issuer=ISSUER,
+        cluster_ready=[], tags={"team": "platform"})))
+
+
+@pytest.fixture(scope="module")
+def pod_identity():
+    return build(version="1.12.3")
+
+
+@pytest.fixture(scope="module")
+def irsa():
+    return build(controllerAuth="irsa", createSpotServiceLinkedRole=True)
+
+
+def role(evaluation, name):
+    return evaluation.named("aws:iam/role:Role", name)
+
+
+def test_node_role_is_assumed_by_ec2_and_has_the_four_node_policies(pod_identity):
+    node = role(pod_identity, "kp-node")
+    assert policy(node, "assumeRolePolicy")["Statement"] == [
+        {"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": ["sts:AssumeRole"]}]
+    attached = [a.inputs for a in pod_identity.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")]
+    assert {a["policyArn"] for a in attached} == {f"arn:aws:iam::aws:policy/{p}" for p in NODE_POLICIES}
+    assert {a["role"] for a in attached} == {"kp-node"}
+
+
+def test_node_role_may_join_the_cluster_through_an_ec2_linux_access_entry(pod_identity):
+    entry = only(pod_identity, "aws:eks/accessEntry:AccessEntry").inputs
+    assert entry == {"clusterName": CLUSTER, "principalArn": f"arn:aws:iam::{ACCOUNT}:role/kp-node",
+                     "type": "EC2_LINUX", "tags": {"team": "platform"}}
+
+
+def test_pod_identity_controller_role_trust_and_association(pod_identity):
+    trust = policy(role(pod_identity, "kp-controller"), "assumeRolePolicy")
+    assert trust["Statement"] == [{"Effect": "Allow", "Principal": {"Service": "pods.eks.amazonaws.com"},
+                                   "Action": ["sts:AssumeRole", "sts:TagSession"]}]
+    association = only(pod_identity, "aws:eks/podIdentityAssociation:PodIdentityAssociation").inputs
+    assert (association["clusterName"], association["namespace"], association["serviceAccount"],
+            association["roleArn"]) == (CLUSTER, "kube-system", "karpenter",
+                                        f"arn:aws:iam::{ACCOUNT}:role/kp-controller")
+
+
+def test_controller_policy_is_upstreams_document_for_this_cluster_node_role_and_queue(pod_identity):
+    inline = only(pod_identity, "aws:iam/rolePolicy:RolePolicy")
+    assert inline.inputs["role"] == "kp-controller-id"
+    queue = only(pod_identity, "aws:sqs/queue:Queue")
+    assert policy(inline) == controller_policy(
+        partition="aws", region=REGION, account_id=ACCOUNT, cluster_name=CLUSTER,
+        node_role_arn=f"arn:aws:iam::{ACCOUNT}:role/kp-node",
+        queue_arn=f"arn:aws:sqs:{REGION}:{ACCOUNT}:{queue.inputs.get('name', queue.name)}")
+
+
+def test_interruption_queue_is_encrypted_keeps_messages_five_minutes_and_has_its_policy(pod_identity):
+    queue = only(pod_identity, "aws:sqs/queue:Queue")
+    assert queue.inputs["messageRetentionSeconds"] == 300
+    assert queue.inputs["sqsManagedSseEnabled"] is True
+    queue_policy = only(pod_identity, "aws:sqs/queuePolicy:QueuePolicy")
+    assert queue_policy.inputs["queueUrl"] == f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT}/kp-interruption"
+    assert policy(queue_policy) == interruption_queue_policy(f"arn:aws:sqs:{REGION}:{ACCOUNT}:kp-interruption")
+
+
+def test_five_eventbridge_rules_with_upstreams_exact_patterns_all_target_the_queue(pod_identity):
+    patterns = {r.name: json.loads(r.inputs["eventPattern"])
+                for r in pod_identity.of_type("aws:cloudwatch/eventRule:EventRule")}
+    assert patterns == {
+        "kp-health": {"source": ["aws.health"], "detail-type": ["AWS Health Event"]},
+        "kp-spot-interruption": {"source": ["aws.ec2"], "detail-type": ["EC2 Spot Instance Interruption Warning"]},
+        "kp-rebalance": {"source": ["aws.ec2"], "detail-type": ["EC2 Instance Rebalance Recommendation"]},
+        "kp-state-change": {"source": ["aws.ec2"], "detail-type": ["EC2 Instance State-change Notification"]},
+        "kp-capacity-reservation": {"source": ["aws.ec2"],
+                                    "detail-type": ["EC2 Capacity Reservation Instance Interruption Warning"]},
+    }
+    targets = {t.name: t.inputs for t in pod_identity.of_type("aws:cloudwatch/eventTarget:EventTarget")}
+    assert set(targets) == set(patterns)
+    for name, target in targets.items():
+        assert target == {"rule": name, "arn": f"arn:aws:sqs:{REGION}:{ACCOUNT}:kp-interruption",
+                          "targetId": "KarpenterInterruptionQueueTarget"}
+
+
+def test_crd_chart_then_controller_chart_pinned_from_config(pod_identity):
+    crd, controller = pod_identity.named(RELEASE, "kp-crd"), pod_identity.named(RELEASE, "kp")
+    assert {k: crd.inputs[k] for k in ("chart", "version", "name", "namespace")} == {
+        "chart": "oci://public.ecr.aws/karpenter/karpenter-crd", "version": "1.12.3", "name": "karpenter-crd",
+        "namespace": "kube-system"}
+    assert {k: controller.inputs[k] for k in ("chart", "version", "name", "namespace", "skipCrds")} == {
+        "chart": "oci://public.ecr.aws/karpenter/karpenter", "version": "1.12.3", "name": "karpenter",
+        "namespace": "kube-system", "skipCrds": True}
+    for release in (crd, controller):
+        assert (release.inputs["atomic"], release.inputs["timeout"], release.inputs["maxHistory"]) == (True, 600, 10)
+
+
+def test_controller_values(pod_identity):
+    values = pod_identity.named(RELEASE, "kp").inputs["values"]
+    assert values == {
+        "settings": {"clusterName": CLUSTER, "interruptionQueue": "kp-interruption"},
+        "serviceAccount": {"name": "karpenter"},
+        "replicas": 2,
+        "controller": {"resources": {"requests": {"cpu": "1", "memory": "1Gi"},
+                                     "limits": {"cpu": "1", "memory": "1Gi"}}},
+        "nodeSelector": {"kubernetes.io/os": "linux", "prescale.io/system": "true"},
+        "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists", "effect": "NoSchedule"}],
+        "dnsPolicy": "Default",
+    }
+    assert "affinity" not in values  # the chart's default keeps it off Karpenter's own nodes
+
+
+def test_controller_release_waits_for_its_crds_and_every_aws_prerequisite(pod_identity):
+    controller = pod_identity.named(RELEASE, "kp")
+    waited_for = {pod_identity.by_urn(urn).type for urn in controller.dependencies}
+    assert pod_identity.named(RELEASE, "kp-crd").urn in controller.dependencies
+    assert {"aws:iam/rolePolicy:RolePolicy", "aws:eks/podIdentityAssociation:PodIdentityAssociation",
+            "aws:eks/accessEntry:AccessEntry", "aws:sqs/queuePolicy:QueuePolicy",
+            "aws:cloudwatch/eventTarget:EventTarget", "aws:iam/rolePolicyAttachment:RolePolicyAttachment"} <= waited_for
+    targets = {r.urn for r in pod_identity.of_type("aws:cloudwatch/eventTarget:EventTarget")}
+    assert len(targets) == 5 and targets <= set(controller.dependencies)
+
+
+def test_every_kubernetes_resource_uses_the_given_provider(pod_identity):
+    provider = provider_urn(pod_identity)
+    in_cluster = [r for r in pod_identity.resources if r.type.startswith("kubernetes:")]
+    assert len(in_cluster) == 2 and all(uses_provider(r, provider) for r in in_cluster)
+
+
+def test_no_spot_service_linked_role_unless_asked(pod_identity, irsa):
+    assert pod_identity.of_type("aws:iam/serviceLinkedRole:ServiceLinkedRole") == []
+    assert only(irsa, "aws:iam/serviceLinkedRole:ServiceLinkedRole").inputs["awsServiceName"] == "spot.amazonaws.com"
+
+
+def test_irsa_trusts_the_oidc_provider_for_karpenters_service_account_only(irsa):
+    (statement,) = policy(role(irsa, "kp-controller"), "assumeRolePolicy")["Statement"]
+    assert statement["Principal"] == {"Federated": f"arn:aws:iam::{ACCOUNT}:oidc-provider/{ISSUER}"}
+    assert statement["Condition"] == {"StringEquals": {
+        f"{ISSUER}:aud": "sts.amazonaws.com", f"{ISSUER}:sub": "system:serviceaccount:kube-system:karpenter"}}
+    assert irsa.of_type("aws:eks/podIdentityAssociation:PodIdentityAssociation") == []
+
+
+def test_irsa_annotates_the_service_account_with_the_controller_role(irsa):
+    service_account = irsa.named(RELEASE, "kp").inputs["values"]["serviceAccount"]
+    role_arn = f"arn:aws:iam::{ACCOUNT}:role/kp-controller"
+    assert service_account == {"name": "karpenter", "annotations": {"eks.amazonaws.com/role-arn": role_arn}}
+    assert irsa.named(RELEASE, "kp").inputs["version"] == "1.14.1"
