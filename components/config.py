@@ -476,7 +476,8 @@ _UNION_BRANCHES = {"function-after[_v1_api(), str]"}
 
 def _explain(item: dict, root: Any, loc: list) -> str:
     kind, value = item["type"], item.get("input")
-    message = item["msg"].removeprefix("Value error, ")
+    message = re.sub(r"a valid dictionary or instance of \w+", "a map of keys",
+                     item["msg"].removeprefix("Value error, "))
     if kind == "extra_forbidden":
         allowed = sorted(to_camel(f) for f in _model_at(root, loc[:-1]).model_fields)
         return f"unknown key (value {value!r}); {_suggest(str(loc[-1]), allowed)}allowed keys: {', '.join(allowed)}"

@@ -252,15 +252,20 @@ def _capturing_warnings(sink: list[str]) -> Iterator[None]:
 
 
 def read_stack_file(project_dir: Path, stack: str) -> dict[str, str]:
-    """``Pulumi.<stack>.yaml``'s config as the engine hands it to a program: strings, objects as JSON.
+    """``Pulumi.<stack>.yaml``'s config as the engine hands it to a program (see :func:`read_config_file`)."""
+    path = project_dir / f"Pulumi.{stack}.yaml"
+    if not path.exists():
+        stacks = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in project_dir.glob("Pulumi.*.yaml"))
+        raise FileNotFoundError(f"no stack file {path}; stacks here: {', '.join(stacks) or 'none'}")
+    return read_config_file(path)
+
+
+def read_config_file(path: Path) -> dict[str, str]:
+    """A stack file's ``config:`` as the engine hands it to a program: strings, objects as JSON.
 
     YAML 1.2 (like the engine's parser), so ``on``/``no`` stay strings and only ``true``/``false`` are
     booleans: the config model then sees what ``pulumi up`` would give it.
     """
-    path = project_dir / f"Pulumi.{stack}.yaml"
-    if not path.exists():
-        raise FileNotFoundError(f"no stack file {path}; stacks here: "
-                                f"{', '.join(sorted(p.name[7:-5] for p in project_dir.glob('Pulumi.*.yaml'))) or 'none'}")
     document = YAML(typ="safe", pure=True).load(path.read_text()) or {}
     return {key: value if isinstance(value, str) else json.dumps(value)
             for key, value in (document.get("config") or {}).items()}

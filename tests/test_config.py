@@ -89,7 +89,7 @@ def test_config_objects_are_immutable():
     (with_changes(prescale__cluster={"name": "prescale-dev", "create": "yes"}), "prescale:cluster.create:",
      ["valid boolean", "'yes'"]),
     (with_changes(prescale__nodePools={"name": "event"}), "prescale:nodePools:", ["valid list"]),
-    (with_changes(prescale__cluster=["prescale-dev"]), "prescale:cluster:", ["dictionary or instance"]),
+    (with_changes(prescale__cluster=["prescale-dev"]), "prescale:cluster:", ["a map of keys", "prescale-dev"]),
     (with_changes(pool={"limits": {"cpu": 512, "memory": "1Gi"}}), "prescale:nodePools[0].limits.cpu:",
      ["valid string", "512"]),
     # names
