@@ -13,6 +13,7 @@ import pulumi
 from pulumi.runtime import config as runtime_config
 
 from components.config import NAMESPACE, load_stack_config
+from components.capacity import deploy_capacity
 from components.platform import deploy_platform
 
 
@@ -38,8 +39,13 @@ def evaluation_time() -> datetime:
     return datetime.fromisoformat(fixed) if fixed else datetime.now(timezone.utc)
 
 
-config = load_stack_config(read_raw_config(), evaluation_time())
+now = evaluation_time()
+config = load_stack_config(read_raw_config(), now)
 platform = deploy_platform(config)
+capacity = deploy_capacity(config, platform, now)
 
 for name, value in platform.exports.items():
     pulumi.export(name, value)
+pulumi.export("nodePools", sorted(capacity.node_pools))
+pulumi.export("armedWindows", sorted(capacity.windows))
+pulumi.export("idleWindows", capacity.idle_windows)

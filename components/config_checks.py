@@ -109,4 +109,17 @@ def _recurring_problems(path: str, window: EventWindow, now: datetime) -> list[s
         problem = schedule.lead_problem(window.start, window.end, window.timezone, window.lead, now)
         if problem:
             problems.append(f"{path}.leadTime: {window.lead_time!r}: {problem}")
+    if not problems:
+        problems += _freeze_problems(path, window, now)
     return problems
+
+
+def _freeze_problems(path: str, window: EventWindow, now: datetime) -> list[str]:
+    """Karpenter budgets are UTC crons: the window's freeze must be expressible as one."""
+    try:
+        schedule.recurring_budget(window.start, window.end, window.timezone, window.lead, now)
+    except ValueError as error:
+        return [f"{path}.start: {window.start!r} in {window.timezone}: the consolidation freeze cannot be "
+                f"written as one UTC disruption budget (Karpenter has no time zones): {error}; allowed: a start "
+                "whose UTC time stays on the same day-of-month, e.g. days 2-28 or day-of-week schedules"]
+    return []

@@ -23,6 +23,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from functools import cache
 from itertools import pairwise
 from typing import cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -368,6 +369,7 @@ class BudgetSchedule:
     duration: str
 
 
+@cache  # pure, and asked twice per window: by the config checks and by the component that renders it
 def recurring_budget(start: str, end: str, timezone: str, lead: timedelta, since: datetime) -> BudgetSchedule:
     """One UTC budget that is active from every occurrence's scale-up to its end.
 

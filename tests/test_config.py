@@ -112,6 +112,9 @@ def test_config_objects_are_immutable():
     (with_changes(window={"start": "15 11 * * 1#2"}), "prescale:eventWindows[0].start:", ["1#2"]),
     (with_changes(window={"start": "15 11 * * 7"}), "prescale:eventWindows[0].start:",
      ["above maximum (6)", "day-of-week 0-6"]),
+    # a freeze Karpenter (UTC-only) cannot express: 09:00 on the 1st in Seoul is the previous month's end in UTC
+    (with_changes(window={"start": "0 9 1 * *", "end": "0 12 1 * *"}), "prescale:eventWindows[0].start:",
+     ["'0 9 1 * *'", "one UTC disruption budget"]),
     # start equal to end
     (with_changes(window={"end": " 15 11 * * * "}), "prescale:eventWindows[0].end:", ["equals start"]),
     # start and end that do not alternate (kedacore/keda#4677)

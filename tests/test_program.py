@@ -30,3 +30,17 @@ def test_bad_stack_is_refused_before_any_resource_is_registered():
     with pytest.raises(ConfigError, match=r"prescale:eventWindows\[0\]\.timezone: 'Asia/Seol'.*'Asia/Seoul'"):
         run_program(ROOT, "dev", NOW, config=config, mocks=mocks)
     assert mocks.registrations == []
+
+
+def test_dev_stack_registers_capacity_after_the_platform():
+    evaluation = run_program(ROOT, "dev", NOW)
+    assert evaluation.outputs["armedWindows"] == ["launch-2027", "lunch-rush", "morning-peak"]
+    assert evaluation.outputs["nodePools"] == ["event"]
+    karpenter = evaluation.named("kubernetes:helm.sh/v3:Release", "prescale-karpenter")
+    keda = evaluation.named("kubernetes:helm.sh/v3:Release", "prescale-keda")
+    for node_pool in evaluation.of_type("kubernetes:karpenter.sh/v1:NodePool"):
+        assert karpenter.urn in node_pool.dependencies
+    scaled_objects = evaluation.of_type("kubernetes:keda.sh/v1alpha1:ScaledObject")
+    assert len(scaled_objects) == 3
+    for scaled_object in scaled_objects:
+        assert keda.urn in scaled_object.dependencies

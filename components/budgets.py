@@ -1,0 +1,197 @@
+"""Fit a node pool's consolidation freezes into Karpenter's 50 disruption budgets without losing one.
+
+Each event window asks for ``nodes: "0"`` budgets (UTC cron + duration, from :mod:`components.schedule`)
+on its node pool, from placeholder scale-up to the event's end. The NodePool CRD allows at most 50
+budgets, one of which prescale keeps for the pool's default (``nodes: "10%"``), so a pool with many
+windows (each recurring window and each one-off event brings its own) can ask for more than fit.
+Dropping one would let Karpenter consolidate nodes in the middle of that event, so :func:`fit_freezes`
+only ever *merges*, and every merge yields a budget active at least whenever its inputs were:
+
+1. **Lossless** — identical freezes collapse; freezes on the same days whose intervals overlap or touch
+   become one interval. This alone usually suffices (windows on one pool tend to share days). If not,
+   day patterns with identical hours that differ only in the days they list are joined into one list
+   (``40 12 2 3 *`` + ``40 12 9 3 *`` → ``40 12 2,9 3 *``), then those differing only in months: still exact.
+2. **Covering, days** — if there are still more distinct day patterns (days-of-month × months ×
+   days-of-week) than slots, patterns sharing the same months are united (then, if needed, all of them):
+   the union of two patterns matches every day either matched, possibly more.
+3. **Covering, hours** — if there are still more intervals than slots, the two intervals with the
+   smallest gap between them on the same day pattern are joined across that gap, repeatedly.
+
+Merging can only freeze consolidation *longer* (empty nodes linger until the merged budget ends: a cost,
+never an outage); :class:`FittedFreezes` says whether it happened so the caller can warn.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
+from datetime import timedelta
+
+from .cron import parse_cron
+from .duration import format_duration, parse_duration
+from .schedule import BudgetSchedule
+
+MAX_BUDGETS = 50  # NodePool CRD: spec.disruption.budgets maxItems
+
+
+@dataclass(frozen=True)
+class DayPattern:
+    """The days a cron fires on, in robfig's terms: months, and days-of-month and/or days-of-week.
+
+    ``days_of_month``/``days_of_week`` of ``None`` mean the field is ``*``. With both restricted a day
+    matches either (robfig ORs them); with one restricted it alone decides.
+    """
+
+    months: frozenset[int]
+    days_of_month: frozenset[int] | None
+    days_of_week: frozenset[int] | None
+
+    def union(self, other: DayPattern) -> DayPattern:
+        """A pattern matching every day either pattern matches (and possibly more)."""
+        months = self.months | other.months
+        if self.is_every_day or other.is_every_day:
+            return DayPattern(months, None, None)
+        doms = (self.days_of_month or frozenset()) | (other.days_of_month or frozenset())
+        dows = (self.days_of_week or frozenset()) | (other.days_of_week or frozenset())
+        # A pattern restricted on one field only (the other a star) stays so; any mix must OR both fields.
+        return DayPattern(months, doms or None, dows or None)
+
+    @property
+    def sort_key(self) -> str:
+        return self.cron_fields()
+
+    @property
+    def kind(self) -> tuple[bool, bool]:
+        """Which day fields are restricted: patterns of one kind unite exactly (their day sets just add up)."""
+        return self.days_of_month is not None, self.days_of_week is not None
+
+    @property
+    def is_every_day(self) -> bool:
+        return self.days_of_month is None and self.days_of_week is None
+
+    def cron_fields(self) -> str:
+        """The day-of-month, month and day-of-week fields of a cron matching exactly these days."""
+        return " ".join((_list(self.days_of_month), _list(None if len(self.months) == 12 else self.months),
+                         _list(self.days_of_week)))
+
+
+@dataclass(frozen=True)
+class FittedFreezes:
+    """The freezes to write as budgets, and whether fitting them cost extra frozen time."""
+
+    freezes: list[BudgetSchedule]  # each meant for a `nodes: "0"` budget
+    requested: int  # distinct freezes asked for
+    merged: bool  # True if covering merges (steps 2-3) were needed: consolidation is frozen longer
+
+
+def fit_freezes(freezes: Iterable[BudgetSchedule], slots: int = MAX_BUDGETS - 1) -> FittedFreezes:
+    """At most ``slots`` freezes covering every instant ``freezes`` cover (see the module docstring)."""
+    distinct = set(freezes)
+    by_days = _intervals_by_day_pattern(distinct)
+    merged = False
+    if _count(by_days) > slots:  # exact joins: same hours, same kind of day rule
+        by_days = _unite_day_patterns(by_days, key=lambda days, hours: (days.months, days.kind, hours))
+        by_days = _unite_day_patterns(by_days, key=lambda days, hours: (days.days_of_month, days.days_of_week, hours))
+    if len(by_days) > slots:
+        merged = True
+        by_days = _unite_day_patterns(by_days, key=lambda days, hours: days.months)
+    if len(by_days) > slots:
+        by_days = _unite_day_patterns(by_days, key=lambda days, hours: None)
+    if _count(by_days) > slots:
+        merged = True
+        by_days = _join_nearest_intervals(by_days, slots)
+    fitted = sorted((BudgetSchedule(f"{start % 60} {start // 60} {days.cron_fields()}",
+                                    format_duration(timedelta(minutes=end - start)))
+                     for days, intervals in by_days.items() for start, end in intervals),
+                    key=lambda freeze: (freeze.schedule, freeze.duration))
+    return FittedFreezes(fitted, requested=len(distinct), merged=merged)
+
+
+Interval = tuple[int, int]  # minutes after the day's midnight (UTC): [start, end); end may pass midnight
+
+
+def _count(by_days: dict[DayPattern, list[Interval]]) -> int:
+    """How many budgets these would take: one per interval."""
+    return sum(len(intervals) for intervals in by_days.values())
+
+
+def _intervals_by_day_pattern(freezes: Iterable[BudgetSchedule]) -> dict[DayPattern, list[Interval]]:
+    """Freezes as intervals per day pattern, overlapping and touching ones united (step 1)."""
+    grouped: dict[DayPattern, list[Interval]] = defaultdict(list)
+    for freeze in freezes:
+        spec = parse_cron(freeze.schedule, allow_descriptors=True)
+        days = DayPattern(spec.months, None if spec.dom_star else spec.days_of_month,
+                          None if spec.dow_star else spec.days_of_week)
+        minutes = math.ceil(parse_duration(freeze.duration).total_seconds() / 60)  # budgets count whole minutes
+        grouped[days] += [(start, start + minutes) for start in spec.times]
+    return {days: _unite(intervals) for days, intervals in grouped.items()}
+
+
+def _unite(intervals: Iterable[Interval]) -> list[Interval]:
+    united: list[Interval] = []
+    for start, end in sorted(intervals):
+        if united and start <= united[-1][1]:
+            united[-1] = (united[-1][0], max(united[-1][1], end))
+        else:
+            united.append((start, end))
+    return united
+
+
+def _unite_day_patterns(by_days: dict[DayPattern, list[Interval]],
+                        key: Callable[[DayPattern, tuple[Interval, ...]], Hashable],
+                        ) -> dict[DayPattern, list[Interval]]:
+    """Patterns with the same ``key(days, intervals)`` become their union, carrying all their intervals."""
+    groups: dict[Hashable, list[DayPattern]] = defaultdict(list)
+    for days in sorted(by_days, key=lambda days: days.sort_key):
+        groups[key(days, tuple(by_days[days]))].append(days)
+    united: dict[DayPattern, list[Interval]] = {}
+    for members in groups.values():
+        days = members[0]
+        for other in members[1:]:
+            days = days.union(other)
+        united[days] = _unite(united.get(days, []) + [i for member in members for i in by_days[member]])
+    return united
+
+
+def _join_nearest_intervals(by_days: dict[DayPattern, list[Interval]], slots: int) -> dict[DayPattern, list[Interval]]:
+    """Step 3: join the two closest intervals of one day pattern until at most ``slots`` remain.
+
+    A heap of the gaps between neighbours; joining two intervals retires both of their gaps and adds the
+    gap between the joined interval and its new neighbour, so this is O(n log n).
+    """
+    count = _count(by_days)
+    # Per pattern, a linked list over interval indexes; None marks an interval joined into its left neighbour.
+    intervals: dict[DayPattern, list[Interval | None]] = {days: list(items) for days, items in by_days.items()}
+    following = {days: [*range(1, len(items)), None] for days, items in intervals.items()}
+    heap = [(items[i + 1][0] - items[i][1], days.sort_key, i, i + 1, days)
+            for days, items in intervals.items() for i in range(len(items) - 1)]
+    heapq.heapify(heap)
+    while count > slots and heap:
+        _, _, left, right, days = heapq.heappop(heap)
+        items, nexts = intervals[days], following[days]
+        if items[left] is None or items[right] is None or nexts[left] != right:
+            continue  # stale: one side was joined since this gap was pushed
+        items[left] = (items[left][0], max(items[left][1], items[right][1]))
+        items[right] = None
+        nexts[left] = nexts[right]
+        count -= 1
+        if nexts[left] is not None:
+            successor = nexts[left]
+            heapq.heappush(heap, (items[successor][0] - items[left][1], days.sort_key, left, successor, days))
+    return {days: [item for item in items if item is not None] for days, items in intervals.items()}
+
+
+def _list(values: frozenset[int] | None) -> str:
+    """A cron field: ``*``, or the values with runs of three or more written as ranges (``1-5,7``)."""
+    if values is None:
+        return "*"
+    runs: list[list[int]] = []
+    for value in sorted(values):
+        if runs and value == runs[-1][-1] + 1:
+            runs[-1].append(value)
+        else:
+            runs.append([value])
+    return ",".join(f"{run[0]}-{run[-1]}" if len(run) >= 3 else ",".join(map(str, run)) for run in runs)

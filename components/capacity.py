@@ -1,0 +1,80 @@
+"""Everything in-cluster that turns ``prescale:nodePools`` and ``prescale:eventWindows`` into capacity.
+
+:func:`deploy_capacity` is the one entry point ``__main__.py`` calls once the platform (cluster, Karpenter,
+KEDA) exists. It builds the pieces shared by all windows (the placeholders' namespace and PriorityClass),
+one :class:`~components.node_pools.EventNodePool` per configured pool, and one
+:class:`~components.scheduled_capacity.ScheduledCapacity` per window that is armed now (see
+:mod:`components.windows`; windows with nothing to deploy are reported with a warning).
+
+Every Pulumi name derives from a pool's or a window's own name, never from its position in the config, so
+adding, removing, reordering or editing one window leaves every other window's resources untouched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from .config import StackConfig
+from .node_pools import EventNodePool
+from .platform import Platform
+from .schedule import BudgetSchedule
+from .scheduled_capacity import COMMON_LABELS, ScheduledCapacity
+from .windows import ArmedWindow, IdleWindow, plan_window
+
+NAMESPACE = "prescale"
+PRIORITY_CLASS = "prescale-placeholder"
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """What :func:`deploy_capacity` built, by config name (for stack outputs and the failsafe guard)."""
+
+    namespace: k8s.core.v1.Namespace
+    priority_class: k8s.scheduling.v1.PriorityClass
+    node_pools: dict[str, EventNodePool]
+    windows: dict[str, ScheduledCapacity]  # armed windows only
+    idle_windows: dict[str, str]  # window name → why nothing is deployed for it now
+
+
+def deploy_capacity(config: StackConfig, platform: Platform, now: datetime,
+                    opts: pulumi.ResourceOptions | None = None) -> Capacity:
+    """Declare node pools, shared placeholder resources and every armed window (``now``: aware datetime)."""
+    plans = [plan_window(window, config.placeholders, now) for window in config.event_windows]
+    armed = [plan for plan in plans if isinstance(plan, ArmedWindow)]
+    idle = {plan.window.name: plan.reason for plan in plans if isinstance(plan, IdleWindow)}
+    for name, reason in idle.items():
+        pulumi.log.warn(f"event window {name!r}: {reason}")
+
+    freezes: dict[str, list[BudgetSchedule]] = {pool.name: [] for pool in config.node_pools}
+    for plan in armed:
+        freezes[plan.window.node_pool].append(plan.freeze)
+    node_pools = {pool.name: EventNodePool(pool.name, pool, freezes[pool.name], platform, config.tags, opts)
+                  for pool in config.node_pools}
+
+    shared = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=platform.kubernetes_provider))
+    namespace = k8s.core.v1.Namespace("prescale-namespace", metadata={
+        "name": NAMESPACE,
+        # The API server itself refuses any pod here that breaks the "restricted" standard.
+        "labels": {**COMMON_LABELS, "pod-security.kubernetes.io/enforce": "restricted",
+                   "pod-security.kubernetes.io/enforce-version": "latest"},
+    }, opts=shared)
+    priority_class = k8s.scheduling.v1.PriorityClass(
+        "prescale-placeholder-priority",
+        metadata={"name": PRIORITY_CLASS, "labels": COMMON_LABELS},
+        value=config.placeholders.priority,
+        preemption_policy="Never",
+        global_default=False,
+        description="prescale placeholders: below every real pod, which preempts them; they preempt nothing.",
+        opts=shared)
+
+    # Names as outputs, so every window's objects wait for the namespace and the class to exist.
+    pools = {pool.name: pool for pool in config.node_pools}
+    windows = {plan.window.name: ScheduledCapacity(plan.window.name, plan, pools[plan.window.node_pool],
+                                                   config.placeholders, namespace.metadata.name,
+                                                   priority_class.metadata.name, platform, opts)
+               for plan in armed}
+    return Capacity(namespace, priority_class, node_pools, windows, idle)

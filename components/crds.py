@@ -1,0 +1,261 @@
+"""Typed Karpenter and KEDA custom resources: ``NodePool``, ``EC2NodeClass`` and ``ScaledObject``.
+
+pulumi-kubernetes ships no classes for these CRDs, and a bare ``CustomResource`` accepts any dict, so a
+misspelt field would only surface when the API server (or worse, the controller) rejects it. The
+``TypedDict``s below mirror the upstream schemas field for field, with the CRDs' own camelCase keys, so a
+type checker catches typos and the dicts go to the wire unchanged; the tests validate every object the
+program builds against the upstream CRDs themselves (schema + CEL rules).
+
+Only the served API versions are modelled: ``karpenter.sh/v1``, ``karpenter.k8s.aws/v1`` and
+``keda.sh/v1alpha1``. The ``v1beta1`` Karpenter APIs that many blog posts still use were removed in
+Karpenter 1.0. Only the fields prescale sets are typed; the CRDs have more.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+import pulumi
+from pulumi_kubernetes.apiextensions import CustomResource
+
+# --- shared --------------------------------------------------------------------------------------------
+
+
+class ObjectMeta(TypedDict):
+    """The metadata prescale sets: a fixed name (never auto-named), labels, and a namespace when namespaced."""
+
+    name: str
+    namespace: NotRequired[pulumi.Input[str]]
+    labels: NotRequired[dict[str, str]]
+
+
+TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+
+
+class Taint(TypedDict):
+    key: str
+    effect: TaintEffect
+    # Omitted for value-less taints: the NodePool schema's value pattern refuses "".
+    value: NotRequired[str]
+
+
+# --- karpenter.sh/v1 NodePool --------------------------------------------------------------------------
+
+RequirementOperator = Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"]
+
+
+class NodeSelectorRequirement(TypedDict):
+    """A constraint on the instances Karpenter may launch (a well-known label and allowed values)."""
+
+    key: str
+    operator: RequirementOperator
+    values: NotRequired[list[str]]
+    minValues: NotRequired[int]
+
+
+DisruptionReason = Literal["Underutilized", "Empty", "Drifted"]
+
+
+class Budget(TypedDict):
+    """How many nodes Karpenter may disrupt voluntarily; with ``schedule`` only while that (UTC) cron is active."""
+
+    nodes: str  # a count ("0") or a percentage ("10%")
+    schedule: NotRequired[str]  # always UTC: Karpenter budgets have no time zone
+    duration: NotRequired[str]  # hours and minutes only ("3h15m"), required with schedule
+    reasons: NotRequired[list[DisruptionReason]]
+
+
+class Disruption(TypedDict):
+    consolidationPolicy: Literal["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"]
+    consolidateAfter: str
+    budgets: list[Budget]  # at most 50
+
+
+class NodeClassReference(TypedDict):
+    group: str
+    kind: str
+    name: str
+
+
+class NodeClaimTemplateSpec(TypedDict):
+    nodeClassRef: NodeClassReference
+    requirements: list[NodeSelectorRequirement]
+    taints: NotRequired[list[Taint]]
+    expireAfter: NotRequired[str]  # a duration or "Never"
+    terminationGracePeriod: NotRequired[str]
+
+
+class NodeClaimTemplateMetadata(TypedDict):
+    labels: NotRequired[dict[str, str]]
+
+
+class NodeClaimTemplate(TypedDict):
+    metadata: NotRequired[NodeClaimTemplateMetadata]
+    spec: NodeClaimTemplateSpec
+
+
+class NodePoolSpec(TypedDict):
+    template: NodeClaimTemplate
+    disruption: NotRequired[Disruption]
+    limits: NotRequired[dict[str, str]]  # resource name → quantity ("cpu": "512", "memory": "2048Gi")
+    weight: NotRequired[int]
+
+
+class NodePool(CustomResource):
+    """A ``karpenter.sh/v1`` NodePool: which nodes Karpenter may launch for pending pods, and when it may remove them.
+
+    Cluster-scoped, so it never carries a namespace.
+    """
+
+    API_VERSION = "karpenter.sh/v1"
+    KIND = "NodePool"
+
+    def __init__(self, resource_name: str, metadata: ObjectMeta, spec: NodePoolSpec,
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__(resource_name, api_version=self.API_VERSION, kind=self.KIND,
+                         metadata=_cluster_scoped(metadata), spec=spec, opts=opts)
+
+
+# --- karpenter.k8s.aws/v1 EC2NodeClass -----------------------------------------------------------------
+
+
+class AmiSelectorTerm(TypedDict):
+    alias: str  # "family@version", e.g. "al2023@v20260828"; must be the only term
+
+
+class SelectorTerm(TypedDict):
+    tags: dict[str, str]
+
+
+class MetadataOptions(TypedDict):
+    httpEndpoint: Literal["enabled", "disabled"]
+    httpProtocolIPv6: Literal["enabled", "disabled"]
+    httpPutResponseHopLimit: int
+    httpTokens: Literal["required", "optional"]
+
+
+class EbsVolume(TypedDict):
+    volumeSize: str  # "20Gi"
+    volumeType: Literal["standard", "io1", "io2", "gp2", "sc1", "st1", "gp3"]
+    encrypted: bool
+    deleteOnTermination: bool
+
+
+class BlockDeviceMapping(TypedDict):
+    deviceName: str
+    ebs: EbsVolume
+    rootVolume: NotRequired[bool]
+
+
+class EC2NodeClassSpec(TypedDict):
+    role: pulumi.Input[str]  # the node IAM role's name; Karpenter manages the instance profile
+    amiSelectorTerms: list[AmiSelectorTerm]
+    subnetSelectorTerms: list[SelectorTerm]
+    securityGroupSelectorTerms: list[SelectorTerm]
+    metadataOptions: MetadataOptions
+    blockDeviceMappings: list[BlockDeviceMapping]
+    tags: NotRequired[dict[str, str]]
+
+
+class EC2NodeClass(CustomResource):
+    """A ``karpenter.k8s.aws/v1`` EC2NodeClass: the AMI, IAM role, network and disks of a NodePool's instances.
+
+    Cluster-scoped, so it never carries a namespace.
+    """
+
+    API_VERSION = "karpenter.k8s.aws/v1"
+    KIND = "EC2NodeClass"
+
+    def __init__(self, resource_name: str, metadata: ObjectMeta, spec: EC2NodeClassSpec,
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__(resource_name, api_version=self.API_VERSION, kind=self.KIND,
+                         metadata=_cluster_scoped(metadata), spec=spec, opts=opts)
+
+
+# --- keda.sh/v1alpha1 ScaledObject ---------------------------------------------------------------------
+
+
+class ScaleTargetRef(TypedDict):
+    apiVersion: str
+    kind: str
+    name: str
+
+
+class CronTriggerMetadata(TypedDict):
+    """KEDA's cron scaler: ``desiredReplicas`` from ``start`` (inclusive) to ``end`` (exclusive) in ``timezone``."""
+
+    timezone: str  # IANA zone
+    start: str  # 5-field cron, robfig dialect
+    end: str
+    desiredReplicas: str  # KEDA reads every trigger metadata value as a string
+
+
+class CronTrigger(TypedDict):
+    # No metricType: the cron scaler must keep its AverageValue target (kedacore/keda#3591).
+    type: Literal["cron"]
+    name: NotRequired[str]
+    metadata: CronTriggerMetadata
+
+
+class ScalingPolicy(TypedDict):
+    type: Literal["Pods", "Percent"]
+    value: int
+    periodSeconds: int
+
+
+class ScalingRules(TypedDict):
+    stabilizationWindowSeconds: int
+    selectPolicy: NotRequired[Literal["Max", "Min", "Disabled"]]
+    policies: list[ScalingPolicy]
+
+
+class HpaBehavior(TypedDict):
+    scaleUp: ScalingRules
+    scaleDown: ScalingRules
+
+
+class HorizontalPodAutoscalerConfig(TypedDict):
+    behavior: HpaBehavior
+
+
+class AdvancedConfig(TypedDict):
+    horizontalPodAutoscalerConfig: HorizontalPodAutoscalerConfig
+
+
+class ScaledObjectSpec(TypedDict):
+    scaleTargetRef: ScaleTargetRef
+    minReplicaCount: int
+    maxReplicaCount: int
+    pollingInterval: int
+    cooldownPeriod: int
+    advanced: AdvancedConfig
+    triggers: list[CronTrigger]
+
+
+class ScaledObject(CustomResource):
+    """A ``keda.sh/v1alpha1`` ScaledObject: KEDA scales ``scaleTargetRef`` from its triggers through an HPA.
+
+    Its name must stay within 54 characters: KEDA names the HPA ``keda-hpa-<name>`` (a 63-character limit),
+    and its admission webhook refuses longer names.
+    """
+
+    API_VERSION = "keda.sh/v1alpha1"
+    KIND = "ScaledObject"
+    MAX_NAME_LENGTH = 54
+
+    def __init__(self, resource_name: str, metadata: ObjectMeta, spec: ScaledObjectSpec,
+                 opts: pulumi.ResourceOptions | None = None):
+        if len(metadata["name"]) > self.MAX_NAME_LENGTH:
+            raise ValueError(f"ScaledObject name {metadata['name']!r} is longer than {self.MAX_NAME_LENGTH} "
+                             "characters; KEDA's HPA name keda-hpa-<name> would exceed 63")
+        if "namespace" not in metadata:
+            raise ValueError(f"ScaledObject {metadata['name']!r} needs a namespace: it is a namespaced resource")
+        super().__init__(resource_name, api_version=self.API_VERSION, kind=self.KIND,
+                         metadata=metadata, spec=spec, opts=opts)
+
+
+def _cluster_scoped(metadata: ObjectMeta) -> ObjectMeta:
+    """Refuse a namespace on a cluster-scoped object rather than let the provider or API server guess."""
+    if "namespace" in metadata:
+        raise ValueError(f"{metadata['name']!r} is cluster-scoped and cannot have a namespace")
+    return metadata

@@ -1,0 +1,174 @@
+"""Per event window: a placeholder Deployment that KEDA scales up before the event and back to zero after it.
+
+The placeholders are pause containers at a negative priority (the shared PriorityClass built by
+:mod:`components.capacity`): they only *hold* room. While they are Pending, Karpenter launches nodes for
+them on the window's NodePool; when the event's real pods arrive, the scheduler preempts placeholders to
+make room at once instead of waiting for new nodes. Each window has its own Deployment and ScaledObject,
+so windows never interfere: overlapping windows on one pool hold the **sum** of their capacity (see
+``docs/capacity.md``).
+
+Replicas belong to KEDA, never to Pulumi
+----------------------------------------
+KEDA (through the HPA it creates, and directly for 0 ↔ 1) writes ``spec.replicas`` through the scale
+subresource. pulumi-kubernetes 4.x applies with server-side apply, so a ``pulumi up`` in the middle of a
+window must not send a ``replicas`` of its own:
+
+* *declared and not ignored*: pulumi's apply of ``replicas: 0`` conflicts with the HPA's ownership
+  (``conflict with "kube-controller-manager" with subresource "scale"``, pulumi/pulumi-kubernetes#2491,
+  #2569) and the update fails — or, forced, scales the placeholders down mid-event;
+* *omitted*: the API server defaults a new Deployment to ``replicas: 1``, so every window would start one
+  placeholder (and a node) on creation, outside its window;
+* **declared as 0 and ignored** (chosen): created with zero pods; afterwards ``ignore_changes`` makes the
+  engine keep the old input, and on an update the provider's ``handleSSAIgnoreFields`` (provider
+  ``pkg/await/await.go``) *drops* the field from the apply whenever another manager (KEDA or the HPA)
+  owns it, or re-sends the live value when only pulumi does. Either way a mid-window ``pulumi up``
+  leaves the running count alone.
+
+The Deployment also carries ``pulumi.com/skipAwait``: placeholders are Pending by design (until their
+node is up, or after real pods preempt them), and awaiting their rollout would make any mid-event
+``pulumi up`` hang until its timeout.
+"""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from .config import NodePoolConfig, PlaceholderConfig
+from .crds import ScaledObject, ScaledObjectSpec
+from .node_pools import POOL_LABEL
+from .platform import Platform
+from .windows import ArmedWindow
+
+WINDOW_LABEL = "prescale.io/window"
+# Pods of `nodes:` windows carry this with their pool's name; required anti-affinity on it puts at most one
+# on a node, across all `nodes:` windows of the pool, so overlapping windows add up to distinct nodes.
+ONE_PER_NODE_LABEL = "prescale.io/one-per-node"
+COMMON_LABELS = {"app.kubernetes.io/name": "prescale-placeholder", "app.kubernetes.io/managed-by": "prescale"}
+PAUSE_USER = 65535  # the pause image's own non-root user
+
+# KEDA timings, chosen together (kedacore/keda cron scaler; docs/capacity.md):
+POLLING_INTERVAL_SECONDS = 15  # KEDA notices a window opening/closing within 15 s (default 30)
+# After the window closes, KEDA waits this long since it last saw the trigger active, then sets replicas
+# to 0 itself (bypassing the HPA). One minute absorbs a missed poll without keeping nodes long.
+COOLDOWN_SECONDS = 60
+HPA_PERIOD_SECONDS = 15  # the HPA's sync period
+
+
+def object_name(window_name: str) -> str:
+    """The Deployment's and ScaledObject's name (the HPA becomes ``keda-hpa-prescale-<window>``)."""
+    return f"prescale-{window_name}"
+
+
+class ScheduledCapacity(pulumi.ComponentResource):
+    """One window's placeholder Deployment and the KEDA ScaledObject that scales it on the window's cron."""
+
+    armed: ArmedWindow  # the window's crons, freeze and placeholder plan (e.g. for a failsafe scale-down)
+    deployment: k8s.apps.v1.Deployment
+    scaled_object: ScaledObject
+    deployment_name: str
+    namespace: pulumi.Input[str]
+
+    def __init__(self, name: str, armed: ArmedWindow, pool: NodePoolConfig, placeholders: PlaceholderConfig,
+                 namespace: pulumi.Input[str], priority_class_name: pulumi.Input[str], platform: Platform,
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__("prescale:index:ScheduledCapacity", name, {}, pulumi.ResourceOptions.merge(
+            opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
+        self.armed = armed
+        self.namespace = namespace
+        self.deployment_name = object_name(armed.window.name)
+        metadata = {"name": self.deployment_name, "namespace": namespace, "labels": labels(armed)}
+        self.deployment = k8s.apps.v1.Deployment(
+            f"{name}-placeholders",
+            metadata={**metadata, "annotations": {"pulumi.com/skipAwait": "true"}},
+            spec=deployment_spec(armed, pool, placeholders.image, priority_class_name),
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["spec.replicas"]))
+        self.scaled_object = ScaledObject(
+            f"{name}-scaler", metadata, scaled_object_spec(armed, self.deployment_name),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[*platform.keda_ready, self.deployment]))
+        self.register_outputs({"deploymentName": self.deployment_name, "namespace": namespace,
+                               "pods": armed.placeholders.pods})
+
+
+def labels(armed: ArmedWindow) -> dict[str, str]:
+    return {**COMMON_LABELS, WINDOW_LABEL: armed.window.name, POOL_LABEL: armed.window.node_pool}
+
+
+def deployment_spec(armed: ArmedWindow, pool: NodePoolConfig, image: str,
+                    priority_class_name: pulumi.Input[str]) -> dict:
+    """Zero pods until KEDA says otherwise; pause containers that meet the "restricted" pod security standard."""
+    pod_labels = labels(armed)
+    if armed.placeholders.one_per_node:
+        pod_labels[ONE_PER_NODE_LABEL] = pool.name
+    requests = {"cpu": armed.placeholders.cpu, "memory": armed.placeholders.memory}
+    pod_spec = {
+        "priorityClassName": priority_class_name,
+        "automountServiceAccountToken": False,
+        "enableServiceLinks": False,
+        "terminationGracePeriodSeconds": 0,  # pause holds nothing: let preempting pods in at once
+        "nodeSelector": {POOL_LABEL: pool.name},
+        "tolerations": tolerations(pool),
+        "topologySpreadConstraints": [{
+            # Spread over zones when Karpenter can; never stay Pending because one zone has no capacity.
+            "maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway",
+            "labelSelector": {"matchLabels": {WINDOW_LABEL: armed.window.name}},
+        }],
+        "securityContext": {"runAsNonRoot": True, "runAsUser": PAUSE_USER, "runAsGroup": PAUSE_USER,
+                            "seccompProfile": {"type": "RuntimeDefault"}},
+        "containers": [{
+            "name": "pause",
+            "image": image,
+            "resources": {"requests": requests, "limits": requests},
+            "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
+                                "runAsNonRoot": True, "capabilities": {"drop": ["ALL"]}},
+        }],
+    }
+    if armed.placeholders.one_per_node:
+        pod_spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+            "labelSelector": {"matchLabels": {ONE_PER_NODE_LABEL: pool.name}},
+            "topologyKey": "kubernetes.io/hostname",
+        }]}}
+    return {
+        "replicas": 0,  # KEDA's from creation on; see the module docstring
+        # Recreate: a template change never runs old and new placeholders side by side (twice the nodes).
+        "strategy": {"type": "Recreate"},
+        "selector": {"matchLabels": {WINDOW_LABEL: armed.window.name}},
+        "template": {"metadata": {"labels": pod_labels}, "spec": pod_spec},
+    }
+
+
+def tolerations(pool: NodePoolConfig) -> list[dict[str, str]]:
+    """Tolerate exactly the pool's taints (a value-less taint is tolerated whatever its value)."""
+    return [{"key": taint.key, "effect": taint.effect,
+             **({"operator": "Equal", "value": taint.value} if taint.value else {"operator": "Exists"})}
+            for taint in pool.taints]
+
+
+def scaled_object_spec(armed: ArmedWindow, deployment_name: str) -> ScaledObjectSpec:
+    """The window's cron trigger, and an HPA that jumps to the full count at once and drops it promptly.
+
+    ``maxReplicaCount`` is the pod count itself: the HPA caps at it and KEDA's CEL rule wants min ≤ max.
+    Scale-up has no stabilization and a Pods policy as large as the count, so one HPA sync reaches it (a
+    rate-limited ramp can stall inside the HPA's 10 % tolerance, kedacore/keda#5263). Scale-down is
+    immediate too; at the end KEDA itself sets zero after ``COOLDOWN_SECONDS``.
+    """
+    pods = armed.placeholders.pods
+    return {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": deployment_name},
+        "minReplicaCount": 0,
+        "maxReplicaCount": pods,
+        "pollingInterval": POLLING_INTERVAL_SECONDS,
+        "cooldownPeriod": COOLDOWN_SECONDS,
+        "advanced": {"horizontalPodAutoscalerConfig": {"behavior": {
+            "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max",
+                        "policies": [{"type": "Pods", "value": pods, "periodSeconds": HPA_PERIOD_SECONDS}]},
+            "scaleDown": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max",
+                          "policies": [{"type": "Percent", "value": 100, "periodSeconds": HPA_PERIOD_SECONDS}]},
+        }}},
+        "triggers": [{"type": "cron", "metadata": {
+            "timezone": armed.window.timezone,
+            "start": armed.trigger_start,
+            "end": armed.trigger_end,
+            "desiredReplicas": str(pods),
+        }}],
+    }

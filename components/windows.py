@@ -1,0 +1,65 @@
+"""What each event window becomes right now: an armed trigger with its freeze and placeholders, or nothing.
+
+Pure (no Pulumi): the decision depends on the window, the placeholder settings and ``now``, so it is
+tested directly and the components only render it.
+
+* **Recurring** windows are always armed: KEDA's ``start`` is the window's start moved earlier by the lead
+  time (:func:`components.schedule.shift_cron`), ``end`` is the window's end, both read in the window's
+  time zone; the consolidation freeze is :func:`components.schedule.recurring_budget`.
+* **One-off** windows become dated crons (``M H D Mon *``) that have no year, so they are armed only while
+  KEDA would open them exactly once, at the right time (:func:`components.schedule.one_off_problem`):
+
+  - *ended* (now ≥ end): nothing is deployed, and a warning says the window can be removed from config;
+    deploying it would fire again on the same date next year;
+  - *too far ahead* (the dated crons would fire on an earlier anniversary first, i.e. roughly more than a
+    year before the event): nothing is deployed yet, with a warning; it is armed by the first ``pulumi up``
+    less than a year before the event. Deploying it now would scale up a year early.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from . import schedule
+from .config import EventWindow, PlaceholderConfig
+from .sizing import PlaceholderPlan, plan_placeholders
+
+
+@dataclass(frozen=True)
+class ArmedWindow:
+    """A window to deploy: KEDA's cron pair in ``window.timezone``, its UTC freeze and its placeholders."""
+
+    window: EventWindow
+    trigger_start: str  # lead-shifted start
+    trigger_end: str
+    freeze: schedule.BudgetSchedule
+    placeholders: PlaceholderPlan
+
+
+@dataclass(frozen=True)
+class IdleWindow:
+    """A window with nothing to deploy now, and why (shown to the user as a warning)."""
+
+    window: EventWindow
+    reason: str
+
+
+def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datetime) -> ArmedWindow | IdleWindow:
+    """Arm ``window`` at ``now`` (an aware datetime), or say why it stays idle (see the module docstring)."""
+    plan = plan_placeholders(window, placeholders)
+    if not window.is_one_off:
+        # The config checks proved the freeze can be written (and computed it: the result is cached).
+        freeze = schedule.recurring_budget(window.start, window.end, window.timezone, window.lead, now)
+        return ArmedWindow(window, schedule.shift_cron(window.start, -window.lead), window.end, freeze, plan)
+    occurrence = schedule.one_off_occurrence(window.local_start, window.local_end, window.timezone, window.lead)
+    if now >= occurrence.end_utc:
+        return IdleWindow(window, f"one-off event ended at {occurrence.end:%Y-%m-%d %H:%M %Z}; nothing is "
+                                  "deployed for it (its dated crons would fire again next year); remove it from "
+                                  "prescale:eventWindows")
+    problem = schedule.one_off_problem(occurrence, now)
+    if problem:
+        return IdleWindow(window, f"one-off event is not armed yet: {problem}. It is deployed by the first "
+                                  "`pulumi up` less than a year before it.")
+    start, end = schedule.one_off_trigger(occurrence)
+    return ArmedWindow(window, start, end, schedule.one_off_budget(occurrence), plan)

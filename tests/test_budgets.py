@@ -1,0 +1,108 @@
+"""Fitting consolidation freezes into a NodePool's 50 budgets: never fewer frozen instants, never more than 49."""
+
+import bisect
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from components.budgets import MAX_BUDGETS, fit_freezes
+from components.cron import epoch_seconds, fire_timestamps, parse_cron
+from components.duration import parse_duration
+from components.schedule import BudgetSchedule
+
+UTC_ZONE = ZoneInfo("UTC")
+SINCE = datetime(2027, 1, 1, tzinfo=timezone.utc)
+
+
+def test_identical_and_overlapping_freezes_collapse_without_widening():
+    fitted = fit_freezes([BudgetSchedule("0 1 * * 1-5", "30m"), BudgetSchedule("0 1 * * 1-5", "30m"),
+                          BudgetSchedule("15 1 * * 1-5", "1h"), BudgetSchedule("0 23 * * *", "2h")])
+    assert fitted.freezes == [BudgetSchedule("0 1 * * 1-5", "1h15m"), BudgetSchedule("0 23 * * *", "2h")]
+    assert fitted.requested == 3 and not fitted.merged
+
+
+def test_freezes_that_fit_are_kept_as_they_are():
+    freezes = [BudgetSchedule(f"{minute} 2 * * *", "10m") for minute in (0, 20, 40)]
+    assert fit_freezes(freezes).freezes == sorted(freezes, key=lambda f: f.schedule)
+    assert not fit_freezes(freezes).merged
+
+
+def test_many_dated_events_at_the_same_hours_are_joined_exactly():
+    # 60 one-off events (each its own date) at the same time of day: 60 budgets cannot fit in 49, one can.
+    dates = [(day, month) for month in (3, 4, 5) for day in range(1, 21)]
+    fitted = fit_freezes([BudgetSchedule(f"40 12 {day} {month} *", "6h20m") for day, month in dates])
+    assert fitted.freezes == [BudgetSchedule("40 12 1-20 3-5 *", "6h20m")]
+    assert fitted.requested == 60 and not fitted.merged
+
+
+def test_dated_events_at_different_hours_are_merged_per_month_into_covering_budgets():
+    freezes = [BudgetSchedule(f"{(7 * i) % 60} {(5 * i) % 24} {1 + i % 28} {1 + i % 12} *", f"{1 + i % 4}h")
+               for i in range(60)]
+    fitted = fit_freezes(freezes)
+    assert fitted.merged and len(fitted.freezes) <= MAX_BUDGETS - 1
+    # January's five events (days 1, 9, 13, 21, 25) share one budget from the earliest start to the latest end.
+    assert BudgetSchedule("0 0 1,9,13,21,25 1 *", "1h48m") in fitted.freezes
+
+
+def test_too_many_intervals_on_one_day_pattern_join_across_the_smallest_gaps():
+    # 60 daily 10-minute freezes, every 20 minutes from 00:00, but a 100-minute gap after 09:40.
+    starts = [20 * i for i in range(30)] + [20 * i + 700 for i in range(30)]
+    freezes = [BudgetSchedule(f"{start % 60} {start // 60} * * *", "10m") for start in starts]
+    fitted = fit_freezes(freezes, slots=2)
+    assert fitted.freezes == [BudgetSchedule("0 0 * * *", "9h50m"), BudgetSchedule("40 11 * * *", "9h50m")]
+
+
+def test_the_result_does_not_depend_on_the_order_of_windows():
+    freezes = [BudgetSchedule(f"{i % 60} {i % 24} {1 + i % 28} {1 + i % 12} *", f"{1 + i % 5}h") for i in range(80)]
+    assert fit_freezes(freezes) == fit_freezes(list(reversed(freezes)))
+    assert len(fit_freezes(freezes).freezes) <= MAX_BUDGETS - 1
+
+
+def test_five_hundred_windows_fit_quickly():
+    freezes = [BudgetSchedule(f"{i % 60} {i % 24} {1 + i % 28} {1 + i % 12} {i % 7}", f"{1 + i % 9}h{i % 60}m")
+               for i in range(500)]
+    started = datetime.now()
+    fitted = fit_freezes(freezes)
+    assert len(fitted.freezes) <= MAX_BUDGETS - 1
+    assert datetime.now() - started < timedelta(seconds=1)
+
+
+DAY_FIELDS = st.tuples(st.sampled_from(["*", "1", "5,20", "10-12", "31"]), st.sampled_from(["*", "3", "6,7", "12"]),
+                       st.sampled_from(["*", "1-5", "0,6", "3"]))
+FREEZE = st.builds(lambda minute, hour, days, minutes: BudgetSchedule(
+    f"{minute} {hour} {' '.join(days)}", f"{minutes // 60}h{minutes % 60}m" if minutes >= 60 else f"{minutes}m"),
+    st.sampled_from([0, 15, 30, 45]), st.integers(0, 23), DAY_FIELDS, st.integers(5, 30 * 60))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(FREEZE, min_size=1, max_size=8), st.integers(1, 6))
+def test_fitted_budgets_are_active_whenever_a_requested_freeze_is(freezes, slots):
+    fitted = fit_freezes(freezes, slots=slots)
+    assert len(fitted.freezes) <= slots
+    since, until = epoch_seconds(SINCE), epoch_seconds(SINCE + timedelta(days=366))
+    covered = _active_intervals(fitted.freezes, since - 3 * 86_400, until + 3 * 86_400)
+    for freeze in freezes:
+        for fire, end in _active_intervals([freeze], since, until):
+            assert _inside(covered, fire, end), f"{freeze} at {datetime.fromtimestamp(fire, timezone.utc)}"
+
+
+def _active_intervals(freezes, since, until):
+    """Karpenter's activity of UTC budgets: [fire, fire + duration) for every fire, united and sorted."""
+    intervals = sorted((fire, fire + int(parse_duration(freeze.duration).total_seconds()))
+                       for freeze in freezes
+                       for fire in fire_timestamps(parse_cron(freeze.schedule, allow_descriptors=True), UTC_ZONE,
+                                                   since, until))
+    united = []
+    for start, end in intervals:
+        if united and start <= united[-1][1]:
+            united[-1][1] = max(united[-1][1], end)
+        else:
+            united.append([start, end])
+    return united
+
+
+def _inside(intervals, start, end) -> bool:
+    index = bisect.bisect_right([interval[0] for interval in intervals], start) - 1
+    return index >= 0 and intervals[index][1] >= end
