@@ -39,6 +39,21 @@ class Taint(TypedDict):
     value: NotRequired[str]
 
 
+class _ClusterScoped(CustomResource):
+    """A custom resource of a cluster-scoped kind: its ``API_VERSION``/``KIND`` from the subclass, no namespace."""
+
+    API_VERSION: str
+    KIND: str
+
+    def __init__(self, resource_name: str, metadata: ObjectMeta, spec: object,
+                 opts: pulumi.ResourceOptions | None = None):
+        # Refuse a namespace rather than let the provider or the API server guess what was meant.
+        if "namespace" in metadata:
+            raise ValueError(f"{metadata['name']!r} is cluster-scoped and cannot have a namespace")
+        super().__init__(resource_name, api_version=self.API_VERSION, kind=self.KIND,
+                         metadata=metadata, spec=spec, opts=opts)
+
+
 # --- karpenter.sh/v1 NodePool --------------------------------------------------------------------------
 
 RequirementOperator = Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"]
@@ -101,7 +116,7 @@ class NodePoolSpec(TypedDict):
     weight: NotRequired[int]
 
 
-class NodePool(CustomResource):
+class NodePool(_ClusterScoped):
     """A ``karpenter.sh/v1`` NodePool: which nodes Karpenter may launch for pending pods, and when it may remove them.
 
     Cluster-scoped, so it never carries a namespace.
@@ -112,8 +127,7 @@ class NodePool(CustomResource):
 
     def __init__(self, resource_name: str, metadata: ObjectMeta, spec: NodePoolSpec,
                  opts: pulumi.ResourceOptions | None = None):
-        super().__init__(resource_name, api_version=self.API_VERSION, kind=self.KIND,
-                         metadata=_cluster_scoped(metadata), spec=spec, opts=opts)
+        super().__init__(resource_name, metadata, spec, opts)
 
 
 # --- karpenter.k8s.aws/v1 EC2NodeClass -----------------------------------------------------------------
@@ -157,7 +171,7 @@ class EC2NodeClassSpec(TypedDict):
     tags: NotRequired[dict[str, str]]
 
 
-class EC2NodeClass(CustomResource):
+class EC2NodeClass(_ClusterScoped):
     """A ``karpenter.k8s.aws/v1`` EC2NodeClass: the AMI, IAM role, network and disks of a NodePool's instances.
 
     Cluster-scoped, so it never carries a namespace.
@@ -168,8 +182,7 @@ class EC2NodeClass(CustomResource):
 
     def __init__(self, resource_name: str, metadata: ObjectMeta, spec: EC2NodeClassSpec,
                  opts: pulumi.ResourceOptions | None = None):
-        super().__init__(resource_name, api_version=self.API_VERSION, kind=self.KIND,
-                         metadata=_cluster_scoped(metadata), spec=spec, opts=opts)
+        super().__init__(resource_name, metadata, spec, opts)
 
 
 # --- keda.sh/v1alpha1 ScaledObject ---------------------------------------------------------------------
@@ -253,9 +266,3 @@ class ScaledObject(CustomResource):
         super().__init__(resource_name, api_version=self.API_VERSION, kind=self.KIND,
                          metadata=metadata, spec=spec, opts=opts)
 
-
-def _cluster_scoped(metadata: ObjectMeta) -> ObjectMeta:
-    """Refuse a namespace on a cluster-scoped object rather than let the provider or API server guess."""
-    if "namespace" in metadata:
-        raise ValueError(f"{metadata['name']!r} is cluster-scoped and cannot have a namespace")
-    return metadata
