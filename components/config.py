@@ -464,14 +464,10 @@ def _adapter(annotation: Any) -> TypeAdapter:
 def _describe(error: ValidationError, prefix: str, root: Any) -> list[str]:
     problems = []
     for item in error.errors(include_url=False):
-        loc = [part for part in item["loc"] if part not in _UNION_BRANCHES]
+        loc = list(item["loc"])
         path = prefix + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
         problems.append(f"{path}: {_explain(item, root, loc)}")
     return problems
-
-
-# Tags pydantic puts into error locations for the branches of `X | None`; they are not config keys.
-_UNION_BRANCHES = {"function-after[_v1_api(), str]"}
 
 
 def _explain(item: dict, root: Any, loc: list) -> str:
