@@ -5,32 +5,20 @@ program before a single resource is registered), and handed to the components as
 stack config → components.config → components.schedule → components → resources.
 """
 
-import json
 import os
 from datetime import datetime, timezone
 
 import pulumi
 from pulumi.runtime import config as runtime_config
 
-from components.config import NAMESPACE, load_stack_config
+from components.config import decode_config, load_stack_config
 from components.capacity import deploy_capacity
 from components.platform import deploy_platform
 
 
 def read_raw_config() -> dict:
-    """All ``prescale:*`` keys (so typos are caught) and ``aws:region``, with object values decoded."""
-    everything = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
-    wanted = {key: value for key, value in everything.items()
-              if key.startswith(f"{NAMESPACE}:") or key == "aws:region"}
-    return {key: _decode(value) for key, value in wanted.items()}
-
-
-def _decode(value):
-    """Pulumi hands structured values over as JSON text; plain strings stay strings."""
-    try:
-        return json.loads(value)
-    except (TypeError, ValueError):
-        return value
+    """Every config value the engine hands the program, decoded for the config model."""
+    return decode_config({**runtime_config.get_config_env(), **runtime_config.CONFIG.get()})
 
 
 def evaluation_time() -> datetime:

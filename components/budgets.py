@@ -29,10 +29,13 @@ from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TypeVar
 
 from .cron import parse_cron
 from .duration import format_duration, parse_duration
 from .schedule import BudgetSchedule
+
+T = TypeVar("T")  # anything ordered: minutes of the day here, instants in the CLI's timeline
 
 MAX_BUDGETS = 50  # NodePool CRD: spec.disruption.budgets maxItems
 
@@ -127,11 +130,12 @@ def _intervals_by_day_pattern(freezes: Iterable[BudgetSchedule]) -> dict[DayPatt
                           None if spec.dow_star else spec.days_of_week)
         minutes = math.ceil(parse_duration(freeze.duration).total_seconds() / 60)  # budgets count whole minutes
         grouped[days] += [(start, start + minutes) for start in spec.times]
-    return {days: _unite(intervals) for days, intervals in grouped.items()}
+    return {days: unite(intervals) for days, intervals in grouped.items()}
 
 
-def _unite(intervals: Iterable[Interval]) -> list[Interval]:
-    united: list[Interval] = []
+def unite(intervals: Iterable[tuple[T, T]]) -> list[tuple[T, T]]:
+    """Sorted ``[start, end)`` intervals with every overlapping or touching pair joined."""
+    united: list[tuple[T, T]] = []
     for start, end in sorted(intervals):
         if united and start <= united[-1][1]:
             united[-1] = (united[-1][0], max(united[-1][1], end))
@@ -152,7 +156,7 @@ def _unite_day_patterns(by_days: dict[DayPattern, list[Interval]],
         days = members[0]
         for other in members[1:]:
             days = days.union(other)
-        united[days] = _unite(united.get(days, []) + [i for member in members for i in by_days[member]])
+        united[days] = unite(united.get(days, []) + [i for member in members for i in by_days[member]])
     return united
 
 

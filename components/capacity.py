@@ -21,9 +21,8 @@ import pulumi_kubernetes as k8s
 from .config import StackConfig
 from .node_pools import EventNodePool
 from .platform import Platform
-from .schedule import BudgetSchedule
 from .scheduled_capacity import COMMON_LABELS, ScheduledCapacity
-from .windows import ArmedWindow, IdleWindow, plan_window
+from .windows import ArmedWindow, IdleWindow, plan_window, requested_freezes
 
 NAMESPACE = "prescale"
 PRIORITY_CLASS = "prescale-placeholder"
@@ -49,10 +48,8 @@ def deploy_capacity(config: StackConfig, platform: Platform, now: datetime,
     for name, reason in idle.items():
         pulumi.log.warn(f"event window {name!r}: {reason}")
 
-    freezes: dict[str, list[BudgetSchedule]] = {pool.name: [] for pool in config.node_pools}
-    for plan in armed:
-        freezes[plan.window.node_pool].append(plan.freeze)
-    node_pools = {pool.name: EventNodePool(pool.name, pool, freezes[pool.name], platform, config.tags, opts)
+    freezes = requested_freezes(plans)
+    node_pools = {pool.name: EventNodePool(pool.name, pool, freezes.get(pool.name, []), platform, config.tags, opts)
                   for pool in config.node_pools}
 
     shared = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=platform.kubernetes_provider))

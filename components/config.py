@@ -12,6 +12,7 @@ loudly instead of silently falling back to defaults.
 from __future__ import annotations
 
 import difflib
+import json
 import ipaddress
 import re
 from collections.abc import Mapping
@@ -398,6 +399,19 @@ class StackConfig(Model):
 KEYS = {"aws:region": "region", **{f"{NAMESPACE}:{to_camel(f)}": f for f in StackConfig.model_fields
                                    if f != "region"}}
 _REQUIRED = ("aws:region", f"{NAMESPACE}:cluster")
+
+
+def decode_config(wire: Mapping[str, Any]) -> dict[str, Any]:
+    """The keys this model reads (``prescale:*``, so typos are caught, and ``aws:region``) from config as
+    the Pulumi engine hands it over: structured values arrive as JSON text, plain strings stay strings."""
+    return {key: _decode(value) for key, value in wire.items() if key.startswith(f"{NAMESPACE}:") or key in _REQUIRED}
+
+
+def _decode(value: Any) -> Any:
+    try:
+        return json.loads(value)
+    except (TypeError, ValueError):
+        return value
 
 
 def load_stack_config(raw: Mapping[str, Any], now: datetime) -> StackConfig:

@@ -18,6 +18,7 @@ tested directly and the components only render it.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -63,3 +64,12 @@ def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datet
                                   "`pulumi up` less than a year before it.")
     start, end = schedule.one_off_trigger(occurrence)
     return ArmedWindow(window, start, end, schedule.one_off_budget(occurrence), plan)
+
+
+def requested_freezes(plans: list[ArmedWindow | IdleWindow]) -> dict[str, list[schedule.BudgetSchedule]]:
+    """The consolidation freezes each node pool's armed windows ask for (before fitting them into 50)."""
+    freezes: dict[str, list[schedule.BudgetSchedule]] = defaultdict(list)
+    for plan in plans:
+        if isinstance(plan, ArmedWindow):
+            freezes[plan.window.node_pool].append(plan.freeze)
+    return dict(freezes)

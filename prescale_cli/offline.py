@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import runpy
+import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -279,10 +280,13 @@ def run_program(project_dir: Path, stack: str, now: datetime | None = None,
     previous = os.environ.get("PRESCALE_NOW")
     if now is not None:
         os.environ["PRESCALE_NOW"] = now.isoformat()
+    # The program imports its components from its own directory, as `pulumi up` runs it there.
+    sys.path.insert(0, str(project_dir))
     try:
         return evaluate(lambda: runpy.run_path(str(project_dir / "__main__.py"), run_name="__main__"),
                         stack=stack, config=wire, region=region, mocks=mocks)
     finally:
+        sys.path.remove(str(project_dir))
         if previous is None:
             os.environ.pop("PRESCALE_NOW", None)
         else:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
@@ -12,7 +11,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.capacity import Capacity, deploy_capacity
-from components.config import StackConfig, load_stack_config
+from components.config import StackConfig, decode_config, load_stack_config
 from components.platform import Platform
 from prescale_cli.offline import Evaluation, Registration, evaluate, read_stack_file
 
@@ -33,14 +32,7 @@ CORE_RESOURCES = (DEPLOYMENT, PRIORITY_CLASS, NAMESPACE)
 def dev_config(now: datetime = NOW) -> StackConfig:
     """``Pulumi.dev.yaml`` as the program reads it."""
     wire = read_stack_file(PROJECT, "dev")
-    return load_stack_config({key: _decode(value) for key, value in wire.items()}, now)
-
-
-def _decode(value: str) -> Any:
-    try:
-        return json.loads(value)
-    except ValueError:
-        return value
+    return load_stack_config(decode_config(wire), now)
 
 
 def stack_config(node_pools: list[dict], event_windows: list[dict], now: datetime = NOW, **more: Any) -> StackConfig:

@@ -1,13 +1,12 @@
 """The stack config model: every validation rule, its key path, value and allowed values, all at once."""
 
 import copy
-import json
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
-from components.config import ConfigError, load_stack_config
+from components.config import ConfigError, decode_config, load_stack_config
 from prescale_cli.offline import read_stack_file
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
@@ -44,9 +43,7 @@ def only_problem(raw: dict) -> str:
 
 
 def test_dev_stack_is_valid_and_typed():
-    raw = {key: json.loads(value) if value[:1] in "[{" else value
-           for key, value in read_stack_file(ROOT, "dev").items()}
-    config = load_stack_config(raw, NOW)
+    config = load_stack_config(decode_config(read_stack_file(ROOT, "dev")), NOW)
     assert config.region == "ap-northeast-2"
     assert (config.cluster.name, config.cluster.create, config.cluster.kubernetes_version) == \
         ("prescale-dev", True, "1.34")
