@@ -1,0 +1,221 @@
+"""What pre-scaling costs for a range, compared with keeping the same nodes all day: an estimate.
+
+Prices come from ``prescale:pricing`` (:class:`components.config.PricingConfig`): on-demand USD per hour for
+named instance types, or else USD per vCPU-hour. The shipped default, 0.05 per vCPU-hour, is the Linux
+on-demand price of current general-purpose x86 instances in us-east-1 divided by their vCPUs (m7i.large:
+$0.1008/h for 2 vCPUs = $0.0504). Compute-optimized types cost less per vCPU, memory-optimized ones more,
+and most other regions (Seoul included) charge more than us-east-1, so set ``instanceTypes`` from the EC2
+on-demand pricing page for your region to get a number to budget with.
+
+How the estimate works, per window (each step is a stated assumption, not a measurement):
+
+1. **Which instances.** Karpenter launches the cheapest instances that fit the pending placeholders, so
+   the estimate picks the cheapest fleet of *one* instance type that holds all of a window's placeholder
+   pods (:func:`components.sizing.plan_placeholders`), one pod per node for ``nodes:`` windows. Candidate
+   types are the priced ``instanceTypes`` of the pool's categories and architectures; without any, sizes
+   ``large`` to ``24xlarge`` of each of the pool's categories priced per vCPU-hour. Shapes follow EC2's
+   naming: ``large`` = 2 vCPUs, ``xlarge`` = 4, ``Nxlarge`` = 4·N; memory per vCPU is 2 GiB for ``c``, 4
+   for ``m`` and 8 for ``r`` (other categories are not estimated).
+2. **What a node keeps for itself.** Allocatable room = capacity minus Karpenter's VM memory overhead
+   (7.5%), the EKS AMI's kube-reserved (CPU 6% of the first core, 1% of the second, 0.5% of the next two,
+   0.25% of the rest; memory 255 MiB + 11 MiB × 110 pods), the 100 MiB eviction threshold, and ~0.2 vCPU /
+   256 MiB of DaemonSets (VPC CNI, kube-proxy, Pod Identity agent...).
+3. **How long nodes live.** From the placeholders' scale-up until the later of the event's end and the
+   end of the freeze that covers it, plus the pool's ``consolidateAfter``; node launch time is ignored.
+   Only the part inside the range counts.
+4. **All day.** The same fleet kept for the whole range; per NodePool, enough of it for the busiest
+   moment (windows that overlap add up), which is what a static pool sized for the peak would cost.
+5. **Per week.** Recurring windows' range figures scaled to seven days; a one-off event has no weekly
+   figure (it happens once), only its cost within the range.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from components.config import NodePoolConfig, PricingConfig, StackConfig
+from components.duration import parse_duration
+from components.quantity import parse_quantity
+from components.sizing import PlaceholderPlan, plan_placeholders
+
+from .timeline import Entry, Interval, Timeline, clipped_hours
+
+CURRENCY = "USD"
+_GIB = Decimal(2**30)
+_MIB = Decimal(2**20)
+_GIB_PER_VCPU = {"c": 2, "m": 4, "r": 8}
+_GENERIC_SIZES = ("large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge")
+_INSTANCE_TYPE = re.compile(r"^(?P<category>[a-z]+?)\d+(?P<attributes>[a-z-]*)\.(?P<size>[0-9a-z]+)$")
+_VM_MEMORY_OVERHEAD = Decimal("0.075")
+_RESERVED_MEMORY = (255 + 11 * 110 + 100) * _MIB  # kube-reserved + eviction threshold
+_DAEMONSET_CPU = Decimal("0.2")
+_DAEMONSET_MEMORY = 256 * _MIB
+
+
+@dataclass(frozen=True)
+class InstanceShape:
+    name: str  # an instance type ("c7i.xlarge"), or "<category>.<size>" when priced per vCPU-hour
+    vcpus: int
+    memory_gib: int
+    price_per_hour: float
+    per_vcpu: bool  # priced from vcpuHour rather than a configured instance price
+
+
+@dataclass(frozen=True)
+class Fleet:
+    shape: InstanceShape
+    nodes: int
+
+    @property
+    def price_per_hour(self) -> float:
+        return self.nodes * self.shape.price_per_hour
+
+
+@dataclass(frozen=True)
+class WindowCost:
+    window: str
+    node_pool: str
+    recurring: bool
+    occurrences: int
+    fleet: Fleet | None  # None: no candidate instance fits a placeholder pod (no estimate)
+    node_hours: float
+    cost: float
+    all_day_cost: float  # the fleet kept for the whole range (0 if the window does not occur in it)
+
+
+@dataclass(frozen=True)
+class PoolCost:
+    node_pool: str
+    cost: float
+    recurring_cost: float  # the part of `cost` from recurring windows: what repeats every week
+    peak_price_per_hour: float
+    all_day_cost: float
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    days: float  # length of the range, to scale to a week
+    windows: list[WindowCost]
+    pools: list[PoolCost]
+
+    def per_week(self, amount: float) -> float:
+        """A recurring amount over the range, scaled to seven days."""
+        return amount * 7 / self.days
+
+
+def estimate_cost(config: StackConfig, timeline: Timeline) -> CostEstimate:
+    """Node-hours and USD per window and NodePool over the timeline's range (see the module docstring)."""
+    hours = (timeline.until - timeline.since) / timedelta(hours=1)
+    by_window: dict[str, list[Entry]] = defaultdict(list)
+    for entry in timeline.entries:
+        by_window[entry.window.name].append(entry)
+    fleets: dict[str, Fleet | None] = {}
+    windows = []
+    for window in config.event_windows:
+        pool = config.node_pool(window.node_pool)
+        entries = by_window[window.name]
+        fleet = fleets[window.name] = cheapest_fleet(plan_placeholders(window, config.placeholders),
+                                                     candidates(pool, config.pricing))
+        nodes, price = (fleet.nodes, fleet.shape.price_per_hour) if fleet else (0, 0.0)
+        node_hours = nodes * sum(clipped_hours(node_lifetime(entry, pool), timeline.since, timeline.until)
+                                 for entry in entries)
+        windows.append(WindowCost(
+            window=window.name, node_pool=window.node_pool, recurring=not window.is_one_off,
+            occurrences=len(entries), fleet=fleet, node_hours=node_hours, cost=node_hours * price,
+            all_day_cost=nodes * price * hours if entries else 0.0))
+    pools = []
+    for pool in config.node_pools:
+        pool_windows = [cost for cost in windows if cost.node_pool == pool.name]
+        peak = _peak_price(timeline, pool, fleets)
+        pools.append(PoolCost(node_pool=pool.name, cost=sum(cost.cost for cost in pool_windows),
+                              recurring_cost=sum(cost.cost for cost in pool_windows if cost.recurring),
+                              peak_price_per_hour=peak, all_day_cost=peak * hours))
+    return CostEstimate(days=hours / 24, windows=windows, pools=pools)
+
+
+def node_lifetime(entry: Entry, pool: NodePoolConfig) -> Interval:
+    """From scale-up until the event and its freeze are over and consolidation has had its delay."""
+    occurrence = entry.occurrence
+    released = max(occurrence.end_utc, entry.freeze[1]) if entry.freeze else occurrence.end_utc
+    return occurrence.scale_up_utc, released + parse_duration(pool.consolidate_after)
+
+
+def _peak_price(timeline: Timeline, pool: NodePoolConfig, fleets: dict[str, Fleet | None]) -> float:
+    """The highest hourly price of the pool's fleets that are up at the same moment."""
+    changes: list[tuple[datetime, float]] = []
+    for entry in timeline.entries:
+        fleet = fleets.get(entry.window.name)
+        if entry.window.node_pool == pool.name and fleet:
+            start, end = node_lifetime(entry, pool)
+            changes += [(start, fleet.price_per_hour), (end, -fleet.price_per_hour)]
+    peak = level = 0.0
+    for _, change in sorted(changes):  # at equal instants a fleet leaving (negative) sorts first
+        level += change
+        peak = max(peak, level)
+    return peak
+
+
+def candidates(pool: NodePoolConfig, pricing: PricingConfig) -> list[InstanceShape]:
+    """Instance shapes the estimate may pick for ``pool``, smallest first (see the module docstring)."""
+    priced = [shape for name, price in pricing.instance_types.items()
+              if (shape := instance_shape(name, price, pool)) is not None]
+    if priced:
+        return sorted(priced, key=lambda shape: (shape.vcpus, shape.price_per_hour, shape.name))
+    return [InstanceShape(f"{category}.{size}", vcpus, vcpus * _GIB_PER_VCPU[category],
+                          vcpus * pricing.vcpu_hour, per_vcpu=True)
+            for size in _GENERIC_SIZES for category in pool.instance_categories
+            if category in _GIB_PER_VCPU and (vcpus := _size_vcpus(size))]
+
+
+def instance_shape(name: str, price: float, pool: NodePoolConfig) -> InstanceShape | None:
+    """The shape of instance type ``name`` if the pool may launch it and its shape follows from its name."""
+    match = _INSTANCE_TYPE.match(name)
+    if match is None or match["category"] not in _GIB_PER_VCPU or match["category"] not in pool.instance_categories:
+        return None
+    architecture = "arm64" if "g" in match["attributes"] else "amd64"  # Graviton families carry a "g"
+    vcpus = _size_vcpus(match["size"])
+    if architecture not in pool.architectures or not vcpus:
+        return None
+    return InstanceShape(name, vcpus, vcpus * _GIB_PER_VCPU[match["category"]], price, per_vcpu=False)
+
+
+def _size_vcpus(size: str) -> int:
+    """vCPUs of an EC2 size name (0 for sizes without a fixed rule, such as ``metal``)."""
+    fixed = {"medium": 1, "large": 2, "xlarge": 4}
+    if size in fixed:
+        return fixed[size]
+    multiple = re.fullmatch(r"(\d+)xlarge", size)
+    return 4 * int(multiple[1]) if multiple else 0
+
+
+def cheapest_fleet(placeholders: PlaceholderPlan, shapes: list[InstanceShape]) -> Fleet | None:
+    """The cheapest single-type fleet holding every placeholder pod; the smaller type wins a tie."""
+    best: Fleet | None = None
+    for shape in shapes:
+        per_node = pods_per_node(placeholders, shape)
+        if per_node:
+            fleet = Fleet(shape, math.ceil(placeholders.pods / per_node))
+            if best is None or fleet.price_per_hour < best.price_per_hour:
+                best = fleet
+    return best
+
+
+def pods_per_node(placeholders: PlaceholderPlan, shape: InstanceShape) -> int:
+    cpu, memory = allocatable(shape)
+    fit = min(int(cpu // parse_quantity(placeholders.cpu)), int(memory // parse_quantity(placeholders.memory)))
+    return min(fit, 1) if placeholders.one_per_node else max(fit, 0)
+
+
+def allocatable(shape: InstanceShape) -> tuple[Decimal, Decimal]:
+    """CPU cores and memory bytes left for pods on a node of ``shape`` (step 2 of the module docstring)."""
+    cores = Decimal(shape.vcpus)
+    reserved_cpu = (Decimal("0.06") * min(cores, 1) + Decimal("0.01") * min(max(cores - 1, 0), 1)
+                    + Decimal("0.005") * min(max(cores - 2, 0), 2) + Decimal("0.0025") * max(cores - 4, 0))
+    memory = shape.memory_gib * _GIB * (1 - _VM_MEMORY_OVERHEAD)
+    return (cores - reserved_cpu - _DAEMONSET_CPU,
+            memory - _RESERVED_MEMORY - _DAEMONSET_MEMORY)

@@ -1,0 +1,195 @@
+"""The ``prescale`` command: see what ``pulumi up`` would create and when capacity will be there.
+
+Both subcommands work offline (no cloud account, no Pulumi CLI): ``plan`` runs the real ``__main__.py``
+under Pulumi mocks with the stack's config; ``schedule`` reads the same config and asks the schedule
+maths the program deploys from. Exit codes: 0 ok, 1 the project or stack cannot be found or the stack
+config is invalid (the message goes to stderr, without a traceback), 2 bad command-line usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from components.config import ConfigError
+
+from .cost import estimate_cost
+from .manifests import write_manifests
+from .offline import run_program
+from .output import Output
+from .plan import plan_document, show_plan
+from .schedule_report import schedule_document, show_schedule
+from .stack import find_project, load_config, project_name
+from .timeline import build_timeline
+
+_DESCRIPTION = """\
+Pre-scale EKS clusters for known traffic events. These commands run offline: they show
+what `pulumi up` would create for a stack and when its capacity will be up, without a
+cloud account or the Pulumi CLI."""
+
+_PLAN_DESCRIPTION = """\
+Run the Pulumi program offline with the stack's config and show every resource it
+registers as a tree (type, name, nested under its parent), like `pulumi preview`,
+followed by counts per type. Values AWS would compute (account, ARNs, endpoints) are
+offline stand-ins."""
+
+_SCHEDULE_DESCRIPTION = """\
+List every event-window occurrence in a range, in the window's time zone and in UTC:
+placeholder scale-up (start minus lead time), event start and end, the nodes or capacity
+held, the consolidation freeze covering it, windows that overlap on a NodePool, and the
+Karpenter disruption budgets (UTC). One-off events appear once, and not at all once they
+are over. Ends with a cost estimate compared with keeping the nodes all day."""
+
+_PLAN_EXAMPLES = """examples:
+  prescale plan --stack dev                  tree of resources and counts per type
+  prescale plan --stack dev --json | jq '.resources | length'
+  prescale plan --stack dev --out k8s/       Kubernetes objects as YAML for kubectl or GitOps
+"""
+
+_SCHEDULE_EXAMPLES = """examples:
+  prescale schedule --stack dev                          the next 7 days from now
+  prescale schedule --stack dev --from 2027-03-01 --days 3
+  prescale schedule --stack dev --json | jq '.occurrences[] | {window, scaleUp, end}'
+  prescale schedule --stack dev --png week.png           picture of the first week
+
+The cost estimate prices nodes from prescale:pricing (vcpuHour, default 0.05 USD; instanceTypes:
+{"c7i.xlarge": 0.1785, ...}). It assumes Karpenter picks the cheapest single instance type of the
+pool that holds the placeholders (one per node for `nodes:` windows), counts nodes from scale-up
+to the end of the consolidation freeze plus consolidateAfter, and compares with keeping the
+busiest moment's nodes all day. Details: prescale_cli/cost.py.
+"""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        project = args.project or find_project(Path.cwd())
+        return args.run(args, project, Output(sys.stdout))
+    except (ConfigError, FileNotFoundError) as error:
+        print(f"prescale: {error}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # The reader stopped early (`prescale plan | head`): end quietly, as if killed by SIGPIPE like other
+        # Unix tools, and keep Python from failing again while flushing the closed stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="prescale",
+        description=_DESCRIPTION,
+        epilog="examples:\n  prescale plan --stack dev\n  prescale schedule --stack dev --days 14\n\n"
+               "Run `prescale <command> --help` for a command's options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(title="commands", required=True, metavar="{plan,schedule}")
+
+    common = argparse.ArgumentParser(add_help=False)
+    options = common.add_argument_group("stack options")
+    options.add_argument("--stack", default="dev", metavar="NAME",
+                         help="the stack whose Pulumi.<NAME>.yaml to use (default: dev)")
+    options.add_argument("--project", type=Path, metavar="DIR",
+                         help="the Pulumi project directory (default: the nearest directory holding Pulumi.yaml, "
+                              "from the current one upward)")
+    options.add_argument("--at", type=instant, default=os.environ.get("PRESCALE_NOW"), metavar="ISO-8601",
+                         help="take this instant as 'now' for reproducible output, e.g. 2026-12-01T09:00+09:00 "
+                              "(default: $PRESCALE_NOW, else the current time; without an offset: UTC)")
+
+    plan = commands.add_parser(
+        "plan", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_PLAN_EXAMPLES,
+        help="show the resources `pulumi up` would create", description=_PLAN_DESCRIPTION)
+    plan.add_argument("--json", action="store_true",
+                      help='print {"resources": [{"type", "name", "parent", "inputs"}, ...]} instead: '
+                           "exactly the registered resources, parent as a URN, secrets as \"[secret]\"")
+    plan.add_argument("--out", type=Path, metavar="DIR",
+                      help="also write every Kubernetes object (NodePool, EC2NodeClass, PriorityClass, "
+                           "Deployment, ScaledObject...) to DIR as one YAML manifest per object, for "
+                           "`kubectl apply -f DIR` or a GitOps repository; Helm releases are listed in DIR/README.md")
+    plan.set_defaults(run=_run_plan)
+
+    schedule = commands.add_parser(
+        "schedule", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_SCHEDULE_EXAMPLES, help="show when each window's capacity is up, and what it costs",
+        description=_SCHEDULE_DESCRIPTION)
+    schedule.add_argument("--from", dest="since", type=instant, metavar="ISO-8601",
+                          help="start of the range, e.g. 2027-03-01 or 2027-03-01T08:00+09:00 (default: now; "
+                               "without an offset: UTC)")
+    schedule.add_argument("--days", type=_positive_days, default=7, metavar="N",
+                          help="length of the range in days (default: 7)")
+    schedule.add_argument("--json", action="store_true",
+                          help='print {"occurrences": [{"window", "scaleUp", "start", "end", "nodes", "capacity", '
+                               '...}], "overlaps", "freezes", "cost"} with ISO-8601 instants carrying their offset')
+    schedule.add_argument("--png", type=Path, metavar="FILE",
+                          help="also draw the first week of the range to FILE (PNG): placeholders vs event windows "
+                               "per NodePool")
+    schedule.set_defaults(run=_run_schedule)
+    return parser
+
+
+def instant(text: str) -> datetime:
+    """An ISO-8601 date or date-time; one without an offset is read as UTC."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an ISO-8601 date or date-time "
+                                         "(e.g. 2027-03-01 or 2027-03-01T08:00+09:00)") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _positive_days(text: str) -> int:
+    try:
+        days = int(text)
+    except ValueError:
+        days = 0
+    if not 1 <= days <= 366:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of days from 1 to 366")
+    return days
+
+
+def _now(args: argparse.Namespace) -> datetime:
+    # argparse has parsed a $PRESCALE_NOW default too; the clock is read to the second, as people write it.
+    return args.at or datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def _run_plan(args: argparse.Namespace, project: Path, output: Output) -> int:
+    with contextlib.redirect_stdout(sys.stderr):  # the program's own prints must not corrupt --json
+        evaluation = run_program(project, args.stack, now=_now(args))
+    if args.json:
+        output.json(plan_document(evaluation))
+    else:
+        show_plan(evaluation, f"{project_name(project)}-{args.stack}", output)
+    if args.out:
+        rendered = write_manifests(evaluation, args.out, args.stack)
+        stale = f" (removed {len(rendered.removed)} stale)" if rendered.removed else ""
+        charts = ", ".join(f"{release.chart} {release.version}" for release in rendered.helm_releases)
+        helm = f"; Helm releases to install first (see README.md there): {charts}" if charts else ""
+        _notes(args, output).line(f"Wrote {len(rendered.files)} Kubernetes manifests to {args.out}{stale}{helm}")
+    return 0
+
+
+def _run_schedule(args: argparse.Namespace, project: Path, output: Output) -> int:
+    now = _now(args)
+    config = load_config(project, args.stack, now)
+    since = args.since or now
+    timeline = build_timeline(config, since, since + timedelta(days=args.days), now)
+    cost = estimate_cost(config, timeline)
+    if args.json:
+        output.json(schedule_document(args.stack, timeline, cost))
+    else:
+        show_schedule(args.stack, config, timeline, cost, output)
+    if args.png:
+        from .picture import draw_week  # matplotlib takes a second to import: only when drawing
+        draw_week(config, timeline, args.png)
+        _notes(args, output).line(f"Drew the week from {since:%Y-%m-%d %H:%M %Z} to {args.png}")
+    return 0
+
+
+def _notes(args: argparse.Namespace, output: Output) -> Output:
+    """Where to say what was written: stderr under ``--json``, so stdout stays one JSON document."""
+    return Output(sys.stderr) if args.json else output

@@ -1,0 +1,69 @@
+"""Where command results go: rich tables on a terminal, plain aligned text when piped or redirected.
+
+A person at a terminal gets colour and borders; ``grep``, ``diff``, CI logs and the tests get the same
+rows as plain columns without escape codes or box drawing, so the output stays easy to parse and compare.
+Everything a command prints goes through one :class:`Output`, which decides once from ``isatty``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+_GAP = "  "  # between plain-text columns
+
+
+class Output:
+    """Tables, headings and notes for one command run, styled only when ``stream`` is a terminal."""
+
+    def __init__(self, stream: TextIO, terminal: bool | None = None):
+        self.stream = stream
+        self.terminal = stream.isatty() if terminal is None else terminal
+        self.console = Console(file=stream, force_terminal=self.terminal, no_color=not self.terminal,
+                               highlight=False, emoji=False)
+
+    def heading(self, text: str) -> None:
+        if self.terminal:
+            self.console.print(Text(text, style="bold"))
+        else:
+            self.stream.write(f"{text}\n")
+
+    def line(self, text: str = "") -> None:
+        """One line of prose, printed as is (never read as rich markup)."""
+        if self.terminal:
+            self.console.print(Text(text))
+        else:
+            self.stream.write(f"{text}\n")
+
+    def table(self, columns: Sequence[str], rows: Iterable[Sequence[str]], title: str | None = None) -> None:
+        rows = [[str(cell) for cell in row] for row in rows]
+        if title:
+            self.heading(title)
+        if self.terminal:
+            self._rich_table(columns, rows)
+        else:
+            self._plain_table(columns, rows)
+
+    def json(self, document: Any) -> None:
+        """Machine-readable output: always plain, never styled (``--json`` is for pipes)."""
+        self.stream.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+
+    def _rich_table(self, columns: Sequence[str], rows: list[list[str]]) -> None:
+        table = Table(box=box.SIMPLE_HEAD, header_style="bold cyan", pad_edge=False)
+        for column in columns:
+            table.add_column(column, overflow="fold")
+        for row in rows:
+            table.add_row(*(Text(cell) for cell in row))  # Text: no rich markup in names like "x[0]"
+        self.console.print(table)
+
+    def _plain_table(self, columns: Sequence[str], rows: list[list[str]]) -> None:
+        widths = [max(len(cell) for cell in column) for column in zip(columns, *rows)]
+        for row in [list(columns), *rows]:
+            self.stream.write(_GAP.join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")
+        self.stream.write("\n")

@@ -1,0 +1,39 @@
+"""Find the Pulumi project and read a stack's config exactly as the program will see it.
+
+``prescale schedule`` needs the typed :class:`~components.config.StackConfig` without running the whole
+Pulumi program, and must refuse the same configs ``pulumi up`` would refuse, with the same message. So the
+stack file is read the engine's way (:func:`prescale_cli.offline.read_stack_file`), decoded as the
+program decodes it (:func:`components.config.decode_config`), and validated by :func:`components.config.load_stack_config`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from ruamel.yaml import YAML
+
+from components.config import StackConfig, decode_config, load_stack_config
+
+from .offline import read_stack_file
+
+PROJECT_FILE = "Pulumi.yaml"
+
+
+def find_project(start: Path) -> Path:
+    """The nearest directory from ``start`` upward that holds ``Pulumi.yaml`` (as the Pulumi CLI looks)."""
+    for directory in (start, *start.parents):
+        if (directory / PROJECT_FILE).is_file():
+            return directory
+    raise FileNotFoundError(f"no {PROJECT_FILE} in {start} or any directory above it; run prescale inside the "
+                            "project or pass --project DIR")
+
+
+def project_name(project: Path) -> str:
+    """The project's ``name`` from ``Pulumi.yaml`` (Pulumi names the stack resource ``<name>-<stack>``)."""
+    return YAML(typ="safe", pure=True).load((project / PROJECT_FILE).read_text())["name"]
+
+
+def load_config(project: Path, stack: str, now: datetime) -> StackConfig:
+    """The validated config of ``Pulumi.<stack>.yaml``; ``ConfigError`` or ``FileNotFoundError`` otherwise."""
+    return load_stack_config(decode_config(read_stack_file(project, stack)), now)

@@ -1,0 +1,163 @@
+"""When each window's capacity is up in a date range, where windows overlap, and when consolidation is frozen.
+
+All time maths is :mod:`components.schedule`'s and every deployment decision is
+:func:`components.windows.plan_window`'s (what the program deploys at ``now``); this module only asks them
+about a range and lines the answers up:
+
+* **occurrences**: recurring windows through :func:`~components.schedule.recurring_occurrences`; a one-off
+  event through :func:`~components.schedule.one_off_occurrence`, listed once when it falls in the range
+  and never once it is over at ``now`` (the program no longer deploys it). A one-off the program does not
+  arm yet (more than about a year ahead) is listed with the reason, and has no freeze;
+* **placeholders** per occurrence from :func:`components.sizing.plan_placeholders`;
+* **overlaps**: stretches where two or more windows hold placeholders on the same NodePool, with the
+  placeholders held together (the NodePool's limits must admit the sum);
+* **freezes**: each NodePool's ``nodes: "0"`` disruption budgets (the armed windows' UTC budgets, fitted
+  into the CRD's 50 by :func:`components.budgets.fit_freezes` as the NodePool gets them) and, per
+  occurrence, the frozen stretch that covers it, or ``None`` if consolidation could remove nodes mid-window.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+from components.budgets import fit_freezes, unite
+from components.config import EventWindow, StackConfig
+from components.cron import UTC, epoch_seconds, fire_timestamps, parse_cron
+from components.duration import parse_duration
+from components.quantity import parse_quantity
+from components.schedule import BudgetSchedule, Occurrence, one_off_occurrence, recurring_occurrences
+from components.sizing import PlaceholderPlan, plan_placeholders
+from components.windows import ArmedWindow, IdleWindow, plan_window, requested_freezes
+
+_UTC_ZONE = ZoneInfo("UTC")  # Karpenter evaluates budget schedules in UTC
+
+Interval = tuple[datetime, datetime]  # [from, until) in UTC
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One occurrence of one window, with what it holds and the freeze that protects it."""
+
+    window: EventWindow
+    occurrence: Occurrence
+    placeholders: PlaceholderPlan
+    freeze: Interval | None
+    not_armed: str | None = None  # why the program deploys nothing for it yet (a one-off far ahead)
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """A stretch where several windows hold placeholders on one NodePool at once."""
+
+    node_pool: str
+    start: datetime  # UTC
+    end: datetime
+    windows: tuple[str, ...]
+    pods: int
+    cpu: Decimal  # cores requested together
+    memory: Decimal  # bytes requested together
+
+
+@dataclass(frozen=True)
+class Timeline:
+    since: datetime
+    until: datetime
+    now: datetime
+    entries: list[Entry]  # by scale-up instant
+    overlaps: list[Overlap]
+    freezes: dict[str, list[BudgetSchedule]]  # NodePool name → its fitted `nodes: "0"` budgets
+
+
+def build_timeline(config: StackConfig, since: datetime, until: datetime, now: datetime) -> Timeline:
+    """Everything ``prescale schedule`` shows for ``[since, until)``, as the program deploys it at ``now``."""
+    plans = [plan_window(window, config.placeholders, now) for window in config.event_windows]
+    freezes = pool_freezes(plans)
+    frozen = {pool: _frozen_intervals(budgets, since, until) for pool, budgets in freezes.items()}
+    entries = []
+    for plan in plans:
+        window = plan.window
+        placeholders = plan_placeholders(window, config.placeholders)
+        for occurrence in window_occurrences(window, since, until, now):
+            if isinstance(plan, IdleWindow):
+                entries.append(Entry(window, occurrence, placeholders, None, not_armed=plan.reason))
+            else:
+                entries.append(Entry(window, occurrence, placeholders,
+                                     _covering(frozen.get(window.node_pool, []), occurrence)))
+    entries.sort(key=lambda entry: (entry.occurrence.scale_up_utc, entry.window.name))
+    return Timeline(since, until, now, entries, overlaps(entries), freezes)
+
+
+def window_occurrences(window: EventWindow, since: datetime, until: datetime, now: datetime) -> list[Occurrence]:
+    """The window's occurrences whose ``[scale_up, end)`` meets ``[since, until)``; a finished one-off has none."""
+    if not window.is_one_off:
+        return recurring_occurrences(window.start, window.end, window.timezone, window.lead, since, until)
+    occurrence = one_off_occurrence(window.local_start, window.local_end, window.timezone, window.lead)
+    if occurrence.end_utc <= max(since, now) or occurrence.scale_up_utc >= until:
+        return []
+    return [occurrence]
+
+
+def pool_freezes(plans: list[ArmedWindow | IdleWindow]) -> dict[str, list[BudgetSchedule]]:
+    """Each NodePool's consolidation freezes as deployed: the armed windows' budgets, fitted into 50."""
+    return {pool: fit_freezes(budgets).freezes for pool, budgets in requested_freezes(plans).items()}
+
+
+def _frozen_intervals(budgets: list[BudgetSchedule], since: datetime, until: datetime) -> list[Interval]:
+    """When any of the budgets is active around ``[since, until)``, as united UTC intervals."""
+    intervals = []
+    for budget in budgets:
+        length = parse_duration(budget.duration)
+        spec = parse_cron(budget.schedule, allow_descriptors=True)
+        # A budget that fired up to `length` before `since` is still active at `since`.
+        for fire in fire_timestamps(spec, _UTC_ZONE, epoch_seconds(since - length), epoch_seconds(until)):
+            start = datetime.fromtimestamp(fire, UTC)
+            intervals.append((start, start + length))
+    return unite(intervals)
+
+
+def _covering(frozen: list[Interval], occurrence: Occurrence) -> Interval | None:
+    return next((interval for interval in frozen
+                 if interval[0] <= occurrence.scale_up_utc and occurrence.end_utc <= interval[1]), None)
+
+
+def overlaps(entries: list[Entry]) -> list[Overlap]:
+    """Maximal stretches where two or more windows' placeholders are up on the same NodePool (one sweep)."""
+    by_pool: dict[str, list[Entry]] = defaultdict(list)
+    for entry in entries:
+        by_pool[entry.window.node_pool].append(entry)
+    found = []
+    for pool, pool_entries in sorted(by_pool.items()):
+        starting: dict[datetime, list[Entry]] = defaultdict(list)
+        for entry in pool_entries:
+            starting[entry.occurrence.scale_up_utc].append(entry)
+        instants = sorted({moment for entry in pool_entries
+                           for moment in (entry.occurrence.scale_up_utc, entry.occurrence.end_utc)})
+        active: list[Entry] = []
+        opened: tuple[datetime, list[Entry]] | None = None
+        for instant in instants:
+            current = [entry for entry in active if entry.occurrence.end_utc > instant] + starting[instant]
+            if opened is not None and current != opened[1]:
+                found.append(_overlap(pool, opened[0], instant, opened[1]))
+                opened = None
+            if opened is None and len(current) >= 2:
+                opened = (instant, current)
+            active = current
+    return found
+
+
+def _overlap(pool: str, start: datetime, end: datetime, active: list[Entry]) -> Overlap:
+    plans = [entry.placeholders for entry in active]
+    return Overlap(pool, start, end, tuple(entry.window.name for entry in active),
+                   pods=sum(plan.pods for plan in plans),
+                   cpu=sum((plan.pods * parse_quantity(plan.cpu) for plan in plans), Decimal(0)),
+                   memory=sum((plan.pods * parse_quantity(plan.memory) for plan in plans), Decimal(0)))
+
+
+def clipped_hours(interval: Interval, since: datetime, until: datetime) -> float:
+    """Hours of ``interval`` inside ``[since, until)``."""
+    overlap = min(interval[1], until) - max(interval[0], since)
+    return max(overlap, timedelta(0)) / timedelta(hours=1)
