@@ -4,7 +4,8 @@
 KEDA) exists. It builds the pieces shared by all windows (the placeholders' namespace and PriorityClass),
 one :class:`~components.node_pools.EventNodePool` per configured pool, and one
 :class:`~components.scheduled_capacity.ScheduledCapacity` per window that is armed now (see
-:mod:`components.windows`; windows with nothing to deploy are reported with a warning).
+:mod:`components.windows`; windows with nothing to deploy are reported with a warning), each guarded by a
+:class:`~components.failsafe.Failsafe` that scales it to zero after the window even if KEDA cannot.
 
 Every Pulumi name derives from a pool's or a window's own name, never from its position in the config, so
 adding, removing, reordering or editing one window leaves every other window's resources untouched.
@@ -19,6 +20,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from .config import StackConfig
+from .duration import parse_duration
+from .failsafe import Failsafe
 from .node_pools import EventNodePool
 from .platform import Platform
 from .scheduled_capacity import COMMON_LABELS, ScheduledCapacity
@@ -36,6 +39,7 @@ class Capacity:
     priority_class: k8s.scheduling.v1.PriorityClass
     node_pools: dict[str, EventNodePool]
     windows: dict[str, ScheduledCapacity]  # armed windows only
+    failsafes: dict[str, Failsafe]  # one per armed window
     idle_windows: dict[str, str]  # window name → why nothing is deployed for it now
 
 
@@ -74,4 +78,6 @@ def deploy_capacity(config: StackConfig, platform: Platform, now: datetime,
                                                    config.placeholders, namespace.metadata.name,
                                                    priority_class.metadata.name, platform, opts)
                for plan in armed}
-    return Capacity(namespace, priority_class, node_pools, windows, idle)
+    grace = parse_duration(config.placeholders.failsafe_grace)
+    failsafes = {name: Failsafe(name, window, grace, platform, opts) for name, window in windows.items()}
+    return Capacity(namespace, priority_class, node_pools, windows, failsafes, idle)

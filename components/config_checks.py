@@ -7,16 +7,20 @@ occurrences) and name the exact key they blame, with its value and what would be
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from . import schedule
+from . import failsafe_timing, schedule
 from .config import LOCAL_DATETIME, NAMESPACE, EventWindow, NodePoolConfig, StackConfig
+from .duration import format_duration, parse_duration
 from .quantity import parse_quantity
 
 
 def stack_problems(config: StackConfig, now: datetime) -> list[str]:
     """Every cross-key problem of a parsed config, as ``key path: message`` lines."""
-    problems = _duplicate_names(config)
+    problems = _duplicate_names(config) + _endpoint_problems(config)
+    grace_problems = _grace_problems(config)
+    problems += grace_problems
+    grace = parse_duration(config.placeholders.failsafe_grace)
     pools = {pool.name: pool for pool in config.node_pools}
     for index, window in enumerate(config.event_windows):
         path = f"{NAMESPACE}:eventWindows[{index}]"
@@ -26,8 +30,36 @@ def stack_problems(config: StackConfig, now: datetime) -> list[str]:
             problems.append(f"{path}.nodePool: {window.node_pool!r} is not a node pool; allowed: {allowed}")
         else:
             problems += _limit_problems(path, window, pool)
-        problems += window_time_problems(path, window, now)
+        time_problems = window_time_problems(path, window, now)
+        problems += time_problems
+        if not time_problems and not grace_problems:
+            problems += _failsafe_problems(path, window, grace, now)
     return problems
+
+
+def _endpoint_problems(config: StackConfig) -> list[str]:
+    """A new cluster needs an API endpoint: without one, not even ``pulumi up`` could reach it."""
+    cluster = config.cluster
+    if cluster.create and not (cluster.endpoint_public_access or cluster.endpoint_private_access):
+        return [f"{NAMESPACE}:cluster.endpointPrivateAccess: false while endpointPublicAccess is false too: the "
+                "cluster would have no API endpoint; allowed: true (private, from the VPC), or a public endpoint "
+                "limited by publicAccessCidrs"]
+    return []
+
+
+def _grace_problems(config: StackConfig) -> list[str]:
+    grace = config.placeholders.failsafe_grace
+    problem = failsafe_timing.grace_problem(parse_duration(grace))
+    return [f"{NAMESPACE}:placeholders.failsafeGrace: {grace!r} {problem}"] if problem else []
+
+
+def _failsafe_problems(path: str, window: EventWindow, grace: timedelta, now: datetime) -> list[str]:
+    """The window's failsafe scale-down must fire once after each occurrence, never inside the next one."""
+    problem = failsafe_timing.failsafe_problem(window, grace, now)
+    if problem is None:
+        return []
+    return [f"{path}.end: {window.end!r}: {problem} (prescale:placeholders.failsafeGrace is "
+            f"{format_duration(grace)}; the failsafe is explained in docs/guardrails.md)"]
 
 
 def _duplicate_names(config: StackConfig) -> list[str]:

@@ -23,7 +23,7 @@ from typing import Any
 
 import pulumi
 from pulumi.runtime import mocks as pulumi_mocks
-from pulumi.runtime.proto import resource_pb2
+from pulumi.runtime.proto import alias_pb2, resource_pb2
 from ruamel.yaml import YAML
 
 ACCOUNT_ID = "123456789012"
@@ -45,8 +45,10 @@ class Registration:
     provider: str = ""
     dependencies: list[str] = field(default_factory=list)
     ignore_changes: list[str] = field(default_factory=list)
-    aliases: list[str] = field(default_factory=list)
+    aliases: list[str | pulumi.Alias] = field(default_factory=list)  # URNs, or specs as the program gave them
     protect: bool = False
+    remote: bool = False  # a component implemented by a provider plugin (pulumi-eks)
+    version: str = ""  # the provider plugin version the SDK asked for
 
 
 @dataclass
@@ -92,8 +94,19 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
                 type=args.typ, name=args.name, urn=response.urn, parent=request.parent,
                 inputs=dict(args.inputs), custom=bool(args.custom), provider=args.provider or "",
                 dependencies=list(request.dependencies), ignore_changes=list(request.ignoreChanges),
-                aliases=[a.urn or a.spec.name for a in request.aliases], protect=bool(request.protect)))
+                aliases=[_declared_alias(alias) for alias in request.aliases], protect=bool(request.protect),
+                remote=bool(request.remote), version=request.version))
         return response
+
+
+def _declared_alias(alias: alias_pb2.Alias) -> str | pulumi.Alias:
+    """An alias as the program declared it (the wire leaves a field empty where the program gave none)."""
+    if alias.urn:
+        return alias.urn
+    spec = alias.spec
+    parent = None if spec.noParent else (spec.parentUrn or ...)
+    return pulumi.Alias(name=spec.name or ..., type_=spec.type or ..., parent=parent, stack=spec.stack or ...,
+                        project=spec.project or ...)
 
 
 class OfflineMocks(pulumi.runtime.Mocks):

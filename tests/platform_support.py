@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pulumi_kubernetes as k8s
 
 from components.cluster import SystemPlacement
 from components.config import StackConfig
-from prescale_cli.offline import Evaluation, Registration
+from prescale_cli.offline import Evaluation, Registration, run_program
 
+PROJECT = Path(__file__).resolve().parent.parent
+DEV_NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)  # the dev stack's one-off (2027-03-02) is armed
 REGION = "ap-northeast-2"
 ACCOUNT = "123456789012"
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -58,3 +63,9 @@ def provider_urn(evaluation: Evaluation) -> str:
 def uses_provider(registration: Registration, provider: str) -> bool:
     """``Registration.provider`` is ``<provider urn>::<provider id>``."""
     return registration.provider.startswith(provider + "::")
+
+
+@cache
+def dev_stack() -> Evaluation:
+    """The whole dev stack (``__main__.py`` with ``Pulumi.dev.yaml``) at ``DEV_NOW``, evaluated once (read-only)."""
+    return run_program(PROJECT, "dev", DEV_NOW)

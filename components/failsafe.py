@@ -1,0 +1,175 @@
+"""Per armed window: a CronJob that forces the placeholders to zero after the window, whatever KEDA does.
+
+KEDA ends a window by setting the placeholder Deployment to zero. If KEDA is down at that moment, or its
+metrics server fails, nobody does: the HPA keeps the last replica count when it cannot read the metric, the
+placeholders keep their nodes, and Karpenter never consolidates them, for days if nobody looks. This guard
+does not depend on KEDA at all: a ``batch/v1`` CronJob in the window's own time zone (the CronJob
+controller runs in kube-controller-manager, on the EKS control plane) runs ``kubectl scale --replicas=0``
+on the window's Deployment at the window's end + ``placeholders.failsafeGrace``
+(:mod:`components.failsafe_timing`).
+
+Why scaling to zero then is safe: the window is over, so a healthy KEDA wants zero too (its
+``minReplicaCount`` is 0); KEDA only scales up again when the trigger turns active, at the next
+occurrence; and the HPA KEDA created does nothing while its target has zero replicas. The config checks
+refuse a grace that could make the run land in the next occurrence.
+
+One-off events get a second job: their KEDA trigger is a dated cron without a year, so it would fire again
+on the same date next year if nobody ran ``pulumi up`` to remove the window. The same CronJob therefore also
+deletes the window's ScaledObject (``kubectl delete --wait=false``: KEDA's finalizer completes whenever KEDA
+runs; the HPA goes with it through its owner reference). Deleting, rather than pausing it with KEDA's
+``autoscaling.keda.sh/paused-replicas`` annotation, leaves nothing behind that could silently disable the
+window if its name were reused for a later event. The CronJob itself fires again next year, harmlessly.
+
+Least privilege: each window has its own ServiceAccount and Role, allowed to read its one Deployment and
+read and write that Deployment's ``scale`` subresource (``resourceNames``), plus, for a one-off, to read and
+delete its one ScaledObject. The pod meets the "restricted" pod security standard that the ``prescale``
+namespace enforces, runs on the cluster's own nodes (never on a node Karpenter launched, which it may be
+about to remove), and is bounded in time (``activeDeadlineSeconds``) and history.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from .cluster import SYSTEM_NODE_TAINT
+from .config import EventWindow
+from .failsafe_timing import failsafe_schedule, starting_deadline
+from .platform import Platform
+from .scheduled_capacity import WINDOW_LABEL, ScheduledCapacity
+from .scheduled_capacity import object_name as placeholder_name
+
+# Upstream's kubectl image (published with every Kubernetes release since 1.28, CHANGELOG-1.34.md), pinned:
+# the Kubernetes project's own registry, a release that matches the default cluster version, no third party.
+KUBECTL_IMAGE = "registry.k8s.io/kubectl:v1.34.3"
+KUBECTL_USER = 65532  # any non-root uid: kubectl only needs the service-account token and a scratch HOME
+HOME = "/home/kubectl"
+JOB_DEADLINE_SECONDS = 300  # a kubectl call takes seconds; a stuck one must not hold the run (Forbid) forever
+JOB_RETRIES = 3
+KARPENTER_NODE_LABEL = "karpenter.sh/nodepool"  # on every node Karpenter launched
+LABELS = {"app.kubernetes.io/name": "prescale-failsafe", "app.kubernetes.io/managed-by": "prescale"}
+KEDA_GROUP = "keda.sh"
+
+
+def object_name(window_name: str) -> str:
+    """The CronJob's, ServiceAccount's, Role's and RoleBinding's name.
+
+    ``failsafe-<window>``: at most 49 characters for a 40-character window name, within a CronJob's 52
+    (its Jobs append an 11-character suffix to it).
+    """
+    return f"failsafe-{window_name}"
+
+
+class Failsafe(pulumi.ComponentResource):
+    """One window's failsafe: ServiceAccount, Role, RoleBinding and the CronJob that scales to zero.
+
+    It names the window's objects instead of depending on them: it only acts at the window's end, so the
+    order in which ``pulumi up`` creates or deletes it next to them does not matter.
+    """
+
+    cron_job: k8s.batch.v1.CronJob
+
+    def __init__(self, name: str, window: ScheduledCapacity, grace: timedelta, platform: Platform,
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__("prescale:index:Failsafe", name, {}, pulumi.ResourceOptions.merge(
+            opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
+        event = window.armed.window
+        child = pulumi.ResourceOptions(parent=self)
+        metadata = {"name": object_name(event.name), "namespace": window.namespace,
+                    "labels": {**LABELS, WINDOW_LABEL: event.name}}
+        account = k8s.core.v1.ServiceAccount(f"{name}-failsafe-account", metadata=metadata,
+                                             automount_service_account_token=False, opts=child)
+        role = k8s.rbac.v1.Role(f"{name}-failsafe-role", metadata=metadata,
+                                rules=role_rules(event, window.deployment_name), opts=child)
+        binding = k8s.rbac.v1.RoleBinding(
+            f"{name}-failsafe-binding", metadata=metadata,
+            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role.metadata.name},
+            subjects=[{"kind": "ServiceAccount", "name": account.metadata.name, "namespace": window.namespace}],
+            opts=child)
+        schedule = failsafe_schedule(event, grace)
+        self.cron_job = k8s.batch.v1.CronJob(
+            f"{name}-failsafe-job", metadata=metadata,
+            spec=cron_job_spec(event, schedule, window.namespace, window.deployment_name, account.metadata.name),
+            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[binding])))
+        self.register_outputs({"schedule": schedule, "timeZone": event.timezone,
+                               "cronJobName": object_name(event.name)})
+
+
+def role_rules(window: EventWindow, deployment: str) -> list[dict[str, Any]]:
+    """Exactly what the kubectl calls need, on exactly this window's objects."""
+    rules = [
+        {"apiGroups": ["apps"], "resources": ["deployments"], "resourceNames": [deployment], "verbs": ["get"]},
+        {"apiGroups": ["apps"], "resources": ["deployments/scale"], "resourceNames": [deployment],
+         "verbs": ["get", "patch", "update"]},
+    ]
+    if window.is_one_off:
+        rules.append({"apiGroups": [KEDA_GROUP], "resources": ["scaledobjects"],
+                      "resourceNames": [placeholder_name(window.name)], "verbs": ["get", "delete"]})
+    return rules
+
+
+def commands(window: EventWindow, namespace: str, deployment: str) -> dict[str, list[str]]:
+    """Container name → kubectl arguments; independent containers, so one failing never stops the other."""
+    calls = {"scale-to-zero": ["scale", f"--namespace={namespace}", "--replicas=0", f"deployment/{deployment}"]}
+    if window.is_one_off:
+        calls["disarm-trigger"] = ["delete", f"--namespace={namespace}",
+                                   f"scaledobjects.{KEDA_GROUP}/{placeholder_name(window.name)}",
+                                   "--ignore-not-found", "--wait=false"]
+    return calls
+
+
+def cron_job_spec(window: EventWindow, schedule: str, namespace: pulumi.Input[str], deployment: str,
+                  service_account: pulumi.Input[str]) -> pulumi.Output[dict[str, Any]]:
+    """A run at ``schedule`` in the window's zone, never two at once, abandoned if it cannot start in time."""
+    labels = {**LABELS, WINDOW_LABEL: window.name}
+    return pulumi.Output.all(namespace, service_account).apply(lambda names: {
+        "schedule": schedule,
+        "timeZone": window.timezone,
+        "concurrencyPolicy": "Forbid",
+        "startingDeadlineSeconds": int(starting_deadline(window).total_seconds()),
+        "successfulJobsHistoryLimit": 1,
+        "failedJobsHistoryLimit": 3,
+        "jobTemplate": {"metadata": {"labels": labels}, "spec": {
+            "backoffLimit": JOB_RETRIES,
+            "activeDeadlineSeconds": JOB_DEADLINE_SECONDS,
+            "template": {"metadata": {"labels": labels},
+                         "spec": pod_spec(commands(window, names[0], deployment), names[1])},
+        }},
+    })
+
+
+def pod_spec(calls: dict[str, list[str]], service_account: str) -> dict[str, Any]:
+    """kubectl containers that meet the "restricted" standard, on nodes Karpenter did not launch."""
+    return {
+        "serviceAccountName": service_account,
+        "automountServiceAccountToken": True,  # kubectl's in-cluster credentials
+        "restartPolicy": "OnFailure",
+        "enableServiceLinks": False,
+        "securityContext": {"runAsNonRoot": True, "runAsUser": KUBECTL_USER, "runAsGroup": KUBECTL_USER,
+                            "seccompProfile": {"type": "RuntimeDefault"}},
+        # The system nodes (tainted for controllers only), or an existing cluster's own nodes: never a node
+        # Karpenter launched, and never a reason for Karpenter to launch one.
+        "tolerations": [{"key": SYSTEM_NODE_TAINT["key"], "operator": "Exists", "effect": SYSTEM_NODE_TAINT["effect"]}],
+        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": KARPENTER_NODE_LABEL, "operator": "DoesNotExist"}]}]}}},
+        "containers": [_kubectl(name, args) for name, args in calls.items()],
+        # kubectl caches API discovery under $HOME; the root filesystem is read-only.
+        "volumes": [{"name": "home", "emptyDir": {"sizeLimit": "16Mi"}}],
+    }
+
+
+def _kubectl(name: str, args: list[str]) -> dict[str, Any]:
+    return {
+        "name": name,
+        "image": KUBECTL_IMAGE,
+        "command": ["kubectl"],
+        "args": args,
+        "env": [{"name": "HOME", "value": f"{HOME}/{name}"}],
+        "volumeMounts": [{"name": "home", "mountPath": HOME}],
+        "resources": {"requests": {"cpu": "10m", "memory": "64Mi"}, "limits": {"memory": "128Mi"}},
+        "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
+                            "runAsNonRoot": True, "capabilities": {"drop": ["ALL"]}},
+    }

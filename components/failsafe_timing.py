@@ -1,0 +1,103 @@
+"""When a window's failsafe scale-down runs, and whether it can run exactly once after each occurrence.
+
+The failsafe (:mod:`components.failsafe`) is a Kubernetes CronJob in the window's own time zone that sets
+the placeholders to zero at the window's end plus ``placeholders.failsafeGrace``, whatever KEDA is doing.
+Pure (no Pulumi), so the config checks can refuse a grace that would misfire before anything is registered,
+and the component renders exactly the schedule that was checked.
+
+The CronJob controller evaluates schedules with robfig/cron, like KEDA, so the same rules apply: the fire
+must be one exact 5-field cron, must not sit in a DST gap (skipped) or overlap (doubled), and, for recurring
+windows, must come (even when it starts late, up to the CronJob's ``startingDeadlineSeconds``) before the
+next occurrence scales up, or it would remove the placeholders of a window that is open.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from datetime import datetime, timedelta
+from itertools import pairwise
+
+from . import schedule
+from .config import EventWindow
+from .cron import epoch_seconds, fire_timestamps, parse_cron
+from .duration import format_duration
+
+# The longest failsafeGrace: a scale-down that waits longer than a day guards nothing.
+MAX_GRACE = timedelta(days=1)
+_YEAR = timedelta(days=366)
+
+
+def starting_deadline(window: EventWindow) -> timedelta:
+    """How late the CronJob controller may still start a missed run (``startingDeadlineSeconds``).
+
+    Recurring: a few minutes, so that a controller outage never makes the run land in the next occurrence
+    (the config checks count it in). One-off: a week, because its next fire is a year away, and a late
+    run still disarms the event's trigger before it can repeat next year.
+    """
+    return timedelta(days=7) if window.is_one_off else timedelta(minutes=5)
+
+
+def failsafe_schedule(window: EventWindow, grace: timedelta) -> str:
+    """The CronJob's schedule, read in ``window.timezone``: the window's end moved ``grace`` later.
+
+    A one-off gets a dated cron (``M H D Mon *``) like its KEDA trigger; ``ValueError`` when a recurring
+    end cannot be shifted as one cron (see :func:`components.schedule.shift_cron`).
+    """
+    if window.is_one_off:
+        fire = window.local_end + grace
+        return f"{fire.minute} {fire.hour} {fire.day} {fire.month} *"
+    return schedule.shift_cron(window.end, grace)
+
+
+def grace_problem(grace: timedelta) -> str | None:
+    """What is wrong with ``placeholders.failsafeGrace`` on its own, or ``None``."""
+    if grace % timedelta(minutes=1):
+        return "must be whole minutes: a CronJob schedule has no seconds field"
+    if grace > MAX_GRACE:
+        return f"must be at most {format_duration(MAX_GRACE)}: a failsafe that waits longer guards nothing"
+    return None
+
+
+def failsafe_problem(window: EventWindow, grace: timedelta, now: datetime) -> str | None:
+    """Why ``window``'s failsafe would not run exactly once after each occurrence, or ``None``.
+
+    ``window`` must already be valid on its own (the other config checks passed), ``grace`` too.
+    """
+    try:
+        cron = failsafe_schedule(window, grace)
+    except ValueError as error:
+        return f"the failsafe scale-down at end + {format_duration(grace)} is not one cron: {error}"
+    if window.is_one_off:
+        problem = schedule.dst_problem_local(window.local_end + grace, window.timezone)
+    else:
+        problem = schedule.dst_problem(cron, window.timezone, now) or _reaches_next_window(window, cron, now)
+    return f"the failsafe scale-down ({cron!r} in {window.timezone}): {problem}" if problem else None
+
+
+def _reaches_next_window(window: EventWindow, cron: str, now: datetime) -> str | None:
+    """Whether a failsafe run, started as late as allowed, falls into the next occurrence of the window."""
+    occurrences = schedule.recurring_occurrences(window.start, window.end, window.timezone, window.lead, now,
+                                                 now + _YEAR)
+    if len(occurrences) < 2:
+        return None
+    latest = starting_deadline(window)
+    # Every failsafe fire from the first end on (one pass; each end then finds its own fire by bisection).
+    fires = list(fire_timestamps(parse_cron(cron), schedule.load_zone(window.timezone),
+                                 epoch_seconds(occurrences[0].end_utc), epoch_seconds(occurrences[-1].scale_up_utc)))
+    for previous, following in pairwise(occurrences):
+        index = bisect_left(fires, epoch_seconds(previous.end_utc))  # a fire at the end instant itself counts
+        fire = fires[index] if index < len(fires) else None
+        if fire is None or fire + latest.total_seconds() >= epoch_seconds(following.scale_up_utc):
+            room = following.scale_up_utc - previous.end_utc - latest
+            allowed = (f"a failsafeGrace shorter than {format_duration(room)}" if room > timedelta(0)
+                       else f"occurrences more than {format_duration(latest)} apart")
+            return (f"would run at {_show(fire, window)} (or up to {format_duration(latest)} later), not before the "
+                    f"next scale-up at {following.scale_up:%a %Y-%m-%d %H:%M %Z}, and remove the placeholders of an "
+                    f"open window; allowed: {allowed}")
+    return None
+
+
+def _show(instant: int | None, window: EventWindow) -> str:
+    if instant is None:
+        return "never"
+    return f"{datetime.fromtimestamp(instant, schedule.load_zone(window.timezone)):%a %Y-%m-%d %H:%M %Z}"
