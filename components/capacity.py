@@ -20,7 +20,6 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from .config import StackConfig
-from .duration import parse_duration
 from .failsafe import Failsafe
 from .node_pools import EventNodePool
 from .platform import Platform
@@ -78,6 +77,5 @@ def deploy_capacity(config: StackConfig, platform: Platform, now: datetime,
                                                    config.placeholders, namespace.metadata.name,
                                                    priority_class.metadata.name, platform, opts)
                for plan in armed}
-    grace = parse_duration(config.placeholders.failsafe_grace)
-    failsafes = {name: Failsafe(name, window, grace, platform, opts) for name, window in windows.items()}
+    failsafes = {name: Failsafe(name, window, config.placeholders, platform, opts) for name, window in windows.items()}
     return Capacity(namespace, priority_class, node_pools, windows, failsafes, idle)

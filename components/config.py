@@ -364,6 +364,9 @@ class PlaceholderConfig(Model):
     max_pod_size: Capacity = Capacity(cpu="4", memory="16Gi")
     # Failsafe: placeholders are forced to zero this long after a window's end, even if KEDA is down.
     failsafe_grace: Duration = "15m"
+    # The failsafe's kubectl: upstream's own image (registry.k8s.io, published with every Kubernetes release
+    # since 1.28), pinned to the default cluster version; point it at a mirror for air-gapped clusters.
+    failsafe_image: Annotated[StrictStr, Field(min_length=1)] = "registry.k8s.io/kubectl:v1.34.3"
 
 
 class PricingConfig(Model):

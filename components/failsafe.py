@@ -29,22 +29,19 @@ about to remove), and is bounded in time (``activeDeadlineSeconds``) and history
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
 
 from .cluster import SYSTEM_NODE_TAINT
-from .config import EventWindow
+from .config import EventWindow, PlaceholderConfig
+from .duration import parse_duration
 from .failsafe_timing import failsafe_schedule, starting_deadline
 from .platform import Platform
 from .scheduled_capacity import WINDOW_LABEL, ScheduledCapacity
 from .scheduled_capacity import object_name as placeholder_name
 
-# Upstream's kubectl image (published with every Kubernetes release since 1.28, CHANGELOG-1.34.md), pinned:
-# the Kubernetes project's own registry, a release that matches the default cluster version, no third party.
-KUBECTL_IMAGE = "registry.k8s.io/kubectl:v1.34.3"
 KUBECTL_USER = 65532  # any non-root uid: kubectl only needs the service-account token and a scratch HOME
 HOME = "/home/kubectl"
 JOB_DEADLINE_SECONDS = 300  # a kubectl call takes seconds; a stuck one must not hold the run (Forbid) forever
@@ -72,7 +69,7 @@ class Failsafe(pulumi.ComponentResource):
 
     cron_job: k8s.batch.v1.CronJob
 
-    def __init__(self, name: str, window: ScheduledCapacity, grace: timedelta, platform: Platform,
+    def __init__(self, name: str, window: ScheduledCapacity, placeholders: PlaceholderConfig, platform: Platform,
                  opts: pulumi.ResourceOptions | None = None):
         super().__init__("prescale:index:Failsafe", name, {}, pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
@@ -89,10 +86,11 @@ class Failsafe(pulumi.ComponentResource):
             role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role.metadata.name},
             subjects=[{"kind": "ServiceAccount", "name": account.metadata.name, "namespace": window.namespace}],
             opts=child)
-        schedule = failsafe_schedule(event, grace)
+        schedule = failsafe_schedule(event, parse_duration(placeholders.failsafe_grace))
         self.cron_job = k8s.batch.v1.CronJob(
             f"{name}-failsafe-job", metadata=metadata,
-            spec=cron_job_spec(event, schedule, window.namespace, window.deployment_name, account.metadata.name),
+            spec=cron_job_spec(event, schedule, window.namespace, window.deployment_name, account.metadata.name,
+                               placeholders.failsafe_image),
             opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[binding])))
         self.register_outputs({"schedule": schedule, "timeZone": event.timezone,
                                "cronJobName": object_name(event.name)})
@@ -122,7 +120,7 @@ def commands(window: EventWindow, namespace: str, deployment: str) -> dict[str, 
 
 
 def cron_job_spec(window: EventWindow, schedule: str, namespace: pulumi.Input[str], deployment: str,
-                  service_account: pulumi.Input[str]) -> pulumi.Output[dict[str, Any]]:
+                  service_account: pulumi.Input[str], image: str) -> pulumi.Output[dict[str, Any]]:
     """A run at ``schedule`` in the window's zone, never two at once, abandoned if it cannot start in time."""
     labels = {**LABELS, WINDOW_LABEL: window.name}
     return pulumi.Output.all(namespace, service_account).apply(lambda names: {
@@ -136,12 +134,12 @@ def cron_job_spec(window: EventWindow, schedule: str, namespace: pulumi.Input[st
             "backoffLimit": JOB_RETRIES,
             "activeDeadlineSeconds": JOB_DEADLINE_SECONDS,
             "template": {"metadata": {"labels": labels},
-                         "spec": pod_spec(commands(window, names[0], deployment), names[1])},
+                         "spec": pod_spec(commands(window, names[0], deployment), names[1], image)},
         }},
     })
 
 
-def pod_spec(calls: dict[str, list[str]], service_account: str) -> dict[str, Any]:
+def pod_spec(calls: dict[str, list[str]], service_account: str, image: str) -> dict[str, Any]:
     """kubectl containers that meet the "restricted" standard, on nodes Karpenter did not launch."""
     return {
         "serviceAccountName": service_account,
@@ -155,16 +153,16 @@ def pod_spec(calls: dict[str, list[str]], service_account: str) -> dict[str, Any
         "tolerations": [{"key": SYSTEM_NODE_TAINT["key"], "operator": "Exists", "effect": SYSTEM_NODE_TAINT["effect"]}],
         "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchExpressions": [{"key": KARPENTER_NODE_LABEL, "operator": "DoesNotExist"}]}]}}},
-        "containers": [_kubectl(name, args) for name, args in calls.items()],
+        "containers": [_kubectl(name, args, image) for name, args in calls.items()],
         # kubectl caches API discovery under $HOME; the root filesystem is read-only.
         "volumes": [{"name": "home", "emptyDir": {"sizeLimit": "16Mi"}}],
     }
 
 
-def _kubectl(name: str, args: list[str]) -> dict[str, Any]:
+def _kubectl(name: str, args: list[str], image: str) -> dict[str, Any]:
     return {
         "name": name,
-        "image": KUBECTL_IMAGE,
+        "image": image,
         "command": ["kubectl"],
         "args": args,
         "env": [{"name": "HOME", "value": f"{HOME}/{name}"}],

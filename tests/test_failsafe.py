@@ -10,9 +10,8 @@ from datetime import datetime, timedelta
 import kubernetes_validate
 import pytest
 
-from components.config import EventWindow
+from components.config import EventWindow, PlaceholderConfig
 from components.cron import epoch_seconds, fire_timestamps, parse_cron
-from components.failsafe import KUBECTL_IMAGE
 from components.failsafe_timing import failsafe_problem, failsafe_schedule
 from components.schedule import cron_window_active, load_zone
 from policy.prescale_policies import restricted_pod_problems
@@ -74,7 +73,7 @@ def test_runs_never_overlap_are_bounded_in_time_and_leave_little_history():
 def test_a_recurring_guard_scales_its_deployment_to_zero_and_nothing_else():
     containers = pod(dev_run()[0], "lunch-rush")["containers"]
     assert [(c["name"], c["image"], c["command"], c["args"]) for c in containers] == [
-        ("scale-to-zero", KUBECTL_IMAGE, ["kubectl"],
+        ("scale-to-zero", PlaceholderConfig().failsafe_image, ["kubectl"],
          ["scale", "--namespace=prescale", "--replicas=0", "deployment/prescale-lunch-rush"])]
 
 
