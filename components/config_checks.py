@@ -66,10 +66,11 @@ def _duplicate_names(config: StackConfig) -> list[str]:
     problems = []
     for key, names in (("nodePools", [p.name for p in config.node_pools]),
                        ("eventWindows", [w.name for w in config.event_windows])):
+        first: dict[str, int] = {}  # name → index of its first use (one pass: stacks hold hundreds of windows)
         for index, name in enumerate(names):
-            if name in names[:index]:
+            if first.setdefault(name, index) != index:
                 problems.append(f"{NAMESPACE}:{key}[{index}].name: {name!r} is already used by "
-                                f"{NAMESPACE}:{key}[{names.index(name)}]; names must be unique")
+                                f"{NAMESPACE}:{key}[{first[name]}]; names must be unique")
     return problems
 
 

@@ -17,14 +17,13 @@ and the UTC offset, which is wrong across a DST change.
 
 from __future__ import annotations
 
-import heapq
 from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from functools import cache
-from itertools import pairwise
+from functools import cache, lru_cache
+from itertools import chain, pairwise
 from typing import cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -33,6 +32,7 @@ from .cron import (FIELD_VALUES, UTC, CronSpec, ceil_epoch_seconds, day_offsets,
 from .duration import format_duration, parse_duration
 
 _MINUTE = timedelta(minutes=1)
+_SECOND = timedelta(seconds=1)
 _DAY = 86_400
 _MINUTES_PER_DAY = 1_440
 _START, _END = 1, 2  # event kinds; a fire of both crons at one instant is _START | _END
@@ -89,19 +89,30 @@ def cron_window_active(start: str, end: str, timezone: str, at: datetime) -> boo
 
 def _events(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInfo, since: int,
             until: int) -> Iterator[tuple[int, int]]:
-    """Both crons' fires in ``[since, until)`` merged in time order as ``(instant, kind)``; lazy."""
-    merged = heapq.merge(((instant, _START) for instant in fire_timestamps(start_spec, tz, since, until)),
-                         ((instant, _END) for instant in fire_timestamps(end_spec, tz, since, until)))
-    pending: tuple[int, int] | None = None
-    for instant, kind in merged:
-        if pending is not None and pending[0] == instant:
-            pending = (instant, pending[1] | kind)
+    """Both crons' fires in ``[since, until)`` merged in time order as ``(instant, kind)``; lazy.
+
+    The smaller head first, a start before an end at the same instant (``heapq.merge`` of the two streams),
+    and then fires at one instant joined into one event. Written out because it is the innermost loop of every
+    check: ``heapq.merge`` over generator expressions cost twice as much.
+    """
+    starts = fire_timestamps(start_spec, tz, since, until)
+    ends = fire_timestamps(end_spec, tz, since, until)
+    start, end = next(starts, None), next(ends, None)
+    pending: int | None = None
+    pending_kind = 0
+    while start is not None or end is not None:
+        if end is None or (start is not None and start <= end):
+            instant, kind, start = start, _START, next(starts, None)
+        else:
+            instant, kind, end = end, _END, next(ends, None)
+        if instant == pending:
+            pending_kind |= kind
             continue
         if pending is not None:
-            yield pending
-        pending = (instant, kind)
+            yield pending, pending_kind
+        pending, pending_kind = instant, kind
     if pending is not None:
-        yield pending
+        yield pending, pending_kind
 
 
 def _keda_intervals(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInfo, since: int,
@@ -191,19 +202,34 @@ def recurring_occurrences(start: str, end: str, timezone: str, lead: timedelta, 
     fail :func:`dst_problem`/:func:`lead_problem`). Linear in the number of fires; ``ValueError`` if KEDA
     would keep the window open for more than ``_MAX_OPEN``.
     """
+    instants = occurrence_instants(start, end, timezone, lead, since, until)
+    tz = load_zone(timezone)
+    return [Occurrence(*(datetime.fromtimestamp(moment, tz) for moment in occurrence)) for occurrence in instants]
+
+
+@lru_cache(maxsize=64)
+def occurrence_instants(start: str, end: str, timezone: str, lead: timedelta, since: datetime,
+                        until: datetime) -> tuple[tuple[int, int, int], ...]:
+    """:func:`recurring_occurrences` as epoch seconds ``(scale_up, start, end)``.
+
+    Cached: the config checks, the window's budget and its failsafe each walk the same window's year, one
+    window after another, so a few windows' worth is enough (and memory stays flat however many windows).
+    """
     _check_lead(lead)
     start_spec, end_spec, tz = _keda_window(start, end, timezone)
     scale_up_spec = _keda_window(shift_cron(start, -lead), end, timezone)[0] if lead else start_spec
     intervals = _keda_intervals(scale_up_spec, end_spec, tz, epoch_seconds(since), ceil_epoch_seconds(until))
+    if not lead:  # each interval opens at a start fire: the occurrence's start
+        return tuple((opened, opened, closed) for opened, closed in intervals)
     if not intervals:
-        return []
+        return ()
     starts = list(fire_timestamps(start_spec, tz, intervals[0][0], intervals[-1][1]))
     occurrences = []
     for opened, closed in intervals:
         index = bisect_left(starts, opened)
         begins = starts[index] if index < len(starts) and starts[index] < closed else opened
-        occurrences.append(Occurrence(*(datetime.fromtimestamp(moment, tz) for moment in (opened, begins, closed))))
-    return occurrences
+        occurrences.append((opened, begins, closed))
+    return tuple(occurrences)
 
 
 def one_off_occurrence(start_local: datetime, end_local: datetime, timezone: str,
@@ -381,21 +407,24 @@ def recurring_budget(start: str, end: str, timezone: str, lead: timedelta, since
     NodePool under its 50-budget limit; the cost is freezing up to an hour longer in the other season.
     ``ValueError`` if the window has no occurrence within a year or the UTC schedule is not one exact cron.
     """
-    occurrences = recurring_occurrences(start, end, timezone, lead, since, since + timedelta(days=366))
+    occurrences = occurrence_instants(start, end, timezone, lead, since, since + timedelta(days=366))
     if not occurrences:
         raise ValueError(f"window {start!r} → {end!r} has no occurrence in the year from {since:%Y-%m-%d}")
-    largest = max(occurrence.scale_up.utcoffset() for occurrence in occurrences)
-    schedule = shift_cron(start, -(lead + largest))
-    fires = list(fire_timestamps(parse_cron(schedule), _UTC_ZONE,
-                                 epoch_seconds(occurrences[0].scale_up_utc) - 2 * _DAY,
-                                 epoch_seconds(occurrences[-1].scale_up_utc) + 1))
+    tz = load_zone(timezone)
+    scale_ups = [scale_up for scale_up, _, _ in occurrences]
+    # The offset is the same from one clock change to the next: read it at the first scale-up after each.
+    firsts = {0, *(bisect_left(scale_ups, change) for change in _clock_changes(tz, scale_ups[0], scale_ups[-1]))}
+    largest = max(_offset_at(tz, scale_ups[index]) for index in firsts if index < len(scale_ups))
+    schedule = shift_cron(start, -(lead + timedelta(seconds=largest)))
+    fires = list(fire_timestamps(parse_cron(schedule), _UTC_ZONE, occurrences[0][0] - 2 * _DAY,
+                                 occurrences[-1][0] + 1))
     needed = 0
-    for occurrence in occurrences:
-        latest = bisect_right(fires, epoch_seconds(occurrence.scale_up_utc)) - 1
+    for scale_up, _, ends in occurrences:
+        latest = bisect_right(fires, scale_up) - 1
         if latest < 0:
             raise ValueError(f"UTC schedule {schedule!r} does not fire before the scale-up at "
-                             f"{occurrence.scale_up_utc:%Y-%m-%d %H:%M} UTC")
-        needed = max(needed, epoch_seconds(occurrence.end_utc) - fires[latest])
+                             f"{datetime.fromtimestamp(scale_up, UTC):%Y-%m-%d %H:%M} UTC")
+        needed = max(needed, ends - fires[latest])
     return BudgetSchedule(schedule, _budget_duration(timedelta(seconds=needed)))
 
 
@@ -441,7 +470,7 @@ def alternation_problem(start: str, end: str, timezone: str, since: datetime, da
     first = epoch_seconds(since)
     events = _events(start_spec, end_spec, tz, first, first + days * _DAY)
     before = _event_before(start_spec, end_spec, tz, first, days)
-    stream = events if before is None else _chain(before, events)
+    stream = events if before is None else chain((before,), events)
     run: list[int] = []
     run_kind = opened = None
     for instant, kind in stream:
@@ -455,11 +484,6 @@ def alternation_problem(start: str, end: str, timezone: str, since: datetime, da
             run, run_kind = [], kind
         run.append(instant)
     return _run_problem(run_kind, run, opened, tz) if len(run) > 1 else None
-
-
-def _chain(first: tuple[int, int], rest: Iterator[tuple[int, int]]) -> Iterator[tuple[int, int]]:
-    yield first
-    yield from rest
 
 
 def _event_before(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInfo, instant: int,
@@ -491,19 +515,26 @@ def lead_problem(start: str, end: str, timezone: str, lead: timedelta, since: da
     open and close the window within the gap (``0 9 * * *`` → ``0 17 * * *`` with 17h: open 16:00-17:00).
     """
     try:
-        occurrences = recurring_occurrences(start, end, timezone, timedelta(0), since - lead - timedelta(days=2),
-                                            since + timedelta(days=days))
+        occurrences = occurrence_instants(start, end, timezone, timedelta(0), since - lead - timedelta(days=2),
+                                          since + timedelta(days=days))
     except ValueError as error:
         return str(error)
     tz = load_zone(timezone)
-    pairs = list(pairwise(occurrences))
-    for previous, occurrence in pairs:
-        scale_up = epoch_seconds((occurrence.start.replace(tzinfo=None) - lead).replace(tzinfo=tz))
-        if scale_up <= epoch_seconds(previous.end):
-            gap = min(later.start_utc - earlier.end_utc for earlier, later in pairs)
-            return (f"lead time {format_duration(lead)} moves the scale-up for {_show(occurrence.start, tz)} to "
-                    f"{_show(scale_up, tz)}, not after the previous occurrence's end ({_show(previous.end, tz)}): "
-                    f"KEDA would pair it with that earlier end; allowed: less than {format_duration(gap)}")
+    lead_seconds = -(-lead // _SECOND)  # so that begins - lead_seconds is epoch_seconds(begins - lead)
+    changes = _clock_changes(tz, occurrences[0][1] - lead_seconds - _DAY, occurrences[-1][1] + _DAY) \
+        if occurrences else []
+    for (_, _, previous_end), (_, begins, _) in pairwise(occurrences):
+        scale_up = begins - lead_seconds
+        if bisect_left(changes, scale_up - _DAY) != bisect_right(changes, begins + _DAY):
+            # A clock change nearby: move the start on the wall clock (far from one, that is the subtraction).
+            wall = datetime.fromtimestamp(begins, tz).replace(tzinfo=None) - lead
+            scale_up = epoch_seconds(wall.replace(tzinfo=tz))
+        if scale_up <= previous_end:
+            gap = min(later[1] - earlier[2] for earlier, later in pairwise(occurrences))
+            return (f"lead time {format_duration(lead)} moves the scale-up for {_show(begins, tz)} to "
+                    f"{_show(scale_up, tz)}, not after the previous occurrence's end ({_show(previous_end, tz)}): "
+                    f"KEDA would pair it with that earlier end; allowed: less than "
+                    f"{format_duration(timedelta(seconds=gap))}")
     return None
 
 
@@ -594,12 +625,23 @@ def _transition_between(tz: ZoneInfo, low: int, high: int) -> _Transition:
     return _Transition(high, before, after, walls[0], walls[1])
 
 
+def _clock_changes(tz: ZoneInfo, since: int, until: int) -> list[int]:
+    """The instants of the offset changes in ``[since, until]`` (from the cached :func:`_transitions`)."""
+    first, last = (datetime.fromtimestamp(instant, tz).date() for instant in (since, until))
+    return [transition.instant for transition in _transitions(tz, first - timedelta(days=1), last + timedelta(days=1))
+            if since <= transition.instant <= until]
+
+
 def _offset_at(tz: ZoneInfo, instant: int) -> int:
     return datetime.fromtimestamp(instant, tz).utcoffset() // timedelta(seconds=1)
 
 
-def _transitions(tz: ZoneInfo, first: date, last: date) -> list[_Transition]:
-    """Every offset change whose day lies in ``[first, last]``; found from the cached per-day offsets."""
+@lru_cache(maxsize=256)
+def _transitions(tz: ZoneInfo, first: date, last: date) -> tuple[_Transition, ...]:
+    """Every offset change whose day lies in ``[first, last]``; found from the cached per-day offsets.
+
+    Cached: every cron of every window in a zone is checked over the same year.
+    """
     found: dict[int, _Transition] = {}
     day = first
     while day <= last:
@@ -610,7 +652,7 @@ def _transitions(tz: ZoneInfo, first: date, last: date) -> list[_Transition]:
                                              midnight + _DAY - end_offset + _DAY // 2)
             found[transition.instant] = transition
         day += timedelta(days=1)
-    return sorted(found.values(), key=lambda transition: transition.instant)
+    return tuple(sorted(found.values(), key=lambda transition: transition.instant))
 
 
 def dst_problem(expr: str, timezone: str, since: datetime, days: int = 366) -> str | None:

@@ -1,0 +1,114 @@
+"""``python -m bench``: how the whole program's cost compares with Pulumi's own, from 1 to 500 event windows.
+
+For each stack size it builds a synthetic stack (:mod:`bench.stacks`), then in fresh interpreters
+(:mod:`bench.worker`) evaluates the real ``__main__.py`` under mocks and the baseline that registers the same
+resources with no program logic (:mod:`bench.replay`), alternating the two, and prints the medians, their
+ratio, the peak memory of each and, unless ``--no-plan``, how long ``prescale plan`` takes end to end
+(interpreter start and imports included: what a user waits for). See ``bench/README.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .stacks import NOW, pool_count, wire_config
+from .table import Row, markdown
+from .worker import PROJECT
+
+_CLI = "import sys; from prescale_cli.main import main; sys.exit(main())"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--windows", type=_counts, default=[1, 10, 100, 500], metavar="N,N,...",
+                        help="stack sizes in event windows (default: 1,10,100,500)")
+    parser.add_argument("--pools", type=int, metavar="N",
+                        help="node pools in every stack (default: about √windows / 2, from 1 to 10)")
+    parser.add_argument("--runs", type=int, default=3, metavar="N",
+                        help="timed runs of each kind per size; the table shows their medians (default: 3)")
+    parser.add_argument("--plan", action=argparse.BooleanOptionalAction, default=True,
+                        help="also time `prescale plan` end to end (default: yes)")
+    args = parser.parse_args(argv)
+
+    print(machine(), file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="prescale-bench-") as scratch:
+        rows = [measure_size(windows, args.pools or pool_count(windows), args.runs, args.plan, Path(scratch))
+                for windows in args.windows]
+    print(markdown(rows))
+    return 0
+
+
+def measure_size(windows: int, pools: int, runs: int, plan: bool, scratch: Path) -> Row:
+    """One table row: ``runs`` runs of the program, each followed by one of its baseline (and of the plan)."""
+    stack = scratch / f"bench-{windows}.json"
+    record = scratch / f"bench-{windows}.pickle"
+    wire = wire_config(windows, pools)
+    stack.write_text(json.dumps(wire))
+    print(f"{windows} windows, {pools} pools: ", end="", file=sys.stderr, flush=True)
+    program: list[dict[str, Any]] = []
+    baseline: list[dict[str, Any]] = []
+    plan_seconds: list[float] = []
+    for _ in range(runs):
+        program.append(_worker("program", stack, record))  # the baseline replays the latest program run
+        baseline.append(_worker("baseline", stack, record))
+        if program[-1]["resources"] != baseline[-1]["resources"]:
+            raise RuntimeError(f"the baseline registered {baseline[-1]['resources']} resources, the program "
+                               f"{program[-1]['resources']}: the replay is not the same stack")
+        if plan:
+            plan_seconds.append(time_plan(wire, f"bench-{windows}", scratch / "project"))
+        print(".", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    return Row(windows, pools, program[0]["resources"], [run["seconds"] for run in program],
+               [run["seconds"] for run in baseline], max(run["peak_bytes"] for run in program),
+               max(run["peak_bytes"] for run in baseline), plan_seconds)
+
+
+def _worker(mode: str, stack: Path, record: Path) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-m", "bench.worker", mode, str(stack), "--record", str(record)],
+                          cwd=PROJECT, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.splitlines()[-1])  # the program's own prints come before
+
+
+def time_plan(wire: dict[str, str], stack: str, project: Path) -> float:
+    """Seconds ``prescale plan`` takes for ``wire`` in a scratch project that runs this repository's program."""
+    project.mkdir(exist_ok=True)
+    for name in ("__main__.py", "Pulumi.yaml", "components"):
+        if not (project / name).exists():
+            (project / name).symlink_to(PROJECT / name)
+    # The engine's YAML 1.2 reads JSON as is: objects, strings and booleans stay what they are.
+    config = {key: value if key == "aws:region" else json.loads(value) for key, value in wire.items()}
+    (project / f"Pulumi.{stack}.yaml").write_text(json.dumps({"config": config}))
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", _CLI, "plan", "--project", str(project), "--stack", stack,
+                    "--at", NOW.isoformat()], cwd=PROJECT, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def machine() -> str:
+    """Where the figures come from: CPUs this process may use (``nproc``), CPU model, Python."""
+    cpuinfo = Path("/proc/cpuinfo")
+    models = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
+              if line.startswith("model name")] if cpuinfo.exists() else []
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{cpus} CPUs ({models[0] if models else platform.processor()}), Python {platform.python_version()}"
+
+
+def _counts(text: str) -> list[int]:
+    try:
+        counts = [int(part) for part in text.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of window counts ≥ 1")
+    return counts

@@ -1,0 +1,45 @@
+"""The benchmark's result table, as Markdown (readable in a terminal, pasted as is into the docs)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from statistics import median
+
+_MIB = 2**20
+COLUMNS = ("windows", "pools", "resources", "program s", "baseline s", "ratio", "program peak MiB",
+           "baseline peak MiB", "plan s")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One stack size: every run's seconds (the table shows medians) and the highest peak memory of each kind."""
+
+    windows: int
+    pools: int
+    resources: int
+    program_seconds: list[float]
+    baseline_seconds: list[float]
+    program_peak_bytes: int  # peak resident memory of the measuring process, imports included
+    baseline_peak_bytes: int
+    plan_seconds: list[float]  # `prescale plan` end to end; empty when not measured
+
+    @property
+    def ratio(self) -> float:
+        """The figure to quote: the program's median time over the baseline's (Pulumi's own cost)."""
+        return median(self.program_seconds) / median(self.baseline_seconds)
+
+    def cells(self) -> tuple[str, ...]:
+        plan = f"{median(self.plan_seconds):.2f}" if self.plan_seconds else "-"
+        return (str(self.windows), str(self.pools), str(self.resources), f"{median(self.program_seconds):.2f}",
+                f"{median(self.baseline_seconds):.2f}", f"{self.ratio:.2f}", f"{self.program_peak_bytes / _MIB:.1f}",
+                f"{self.baseline_peak_bytes / _MIB:.1f}", plan)
+
+
+def markdown(rows: list[Row]) -> str:
+    """A Markdown table of ``rows`` with :data:`COLUMNS`, numbers right-aligned."""
+    cells = [COLUMNS, *(row.cells() for row in rows)]
+    widths = [max(len(line[index]) for line in cells) for index in range(len(COLUMNS))]
+    header = "| " + " | ".join(name.ljust(width) for name, width in zip(COLUMNS, widths)) + " |"
+    rule = "|" + "|".join("-" * (width + 1) + ":" for width in widths) + "|"
+    body = ["| " + " | ".join(cell.rjust(width) for cell, width in zip(line, widths)) + " |" for line in cells[1:]]
+    return "\n".join([header, rule, *body])

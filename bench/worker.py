@@ -1,0 +1,74 @@
+"""One measurement in a fresh interpreter: evaluate the program, or its baseline, once; print the figures as JSON.
+
+A fresh process per measurement is what ``pulumi preview`` is, and keeps the schedule maths' caches from one
+run out of the next (a second in-process run would only measure the caches). Imports and the SDK's start-up
+are paid before the clock starts, by a warm-up evaluation (:func:`bench.stacks.warm_up_config`): they cost the
+same at any stack size and are not what the ratio compares.
+
+    python -m bench.worker program STACK.json [--record RUN.pickle]
+    python -m bench.worker baseline STACK.json --record RUN.pickle
+
+``STACK.json`` holds the stack config in Pulumi's wire form; ``program`` writes its registrations and stack
+outputs to ``RUN.pickle`` if asked, ``baseline`` replays them (:mod:`bench.replay`). Printed: resources
+registered, wall seconds of the evaluation, and the process's peak resident memory (``ru_maxrss``: imports
+included, the same in both modes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import pickle
+import resource
+import sys
+import time
+from collections.abc import Sequence
+from functools import partial
+from pathlib import Path
+
+from prescale_cli.offline import Evaluation, evaluate, run_program
+
+from .replay import replay
+from .stacks import NOW, warm_up_config
+
+PROJECT = Path(__file__).resolve().parent.parent
+STACK = "bench"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.worker", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("mode", choices=("program", "baseline"))
+    parser.add_argument("stack", type=Path, help="the stack config in wire form (JSON)")
+    parser.add_argument("--record", type=Path,
+                        help="program: where to write what it registered; baseline: the recording to replay")
+    args = parser.parse_args(argv)
+    if args.mode == "baseline" and args.record is None:
+        parser.error("baseline needs --record: the program's recorded run to replay")
+
+    wire = json.loads(args.stack.read_text())
+    run_program(PROJECT, "warm-up", NOW, config=warm_up_config())
+    if args.mode == "program":
+        run = partial(run_program, PROJECT, STACK, NOW, config=wire)
+    else:
+        recorded: Evaluation = pickle.loads(args.record.read_bytes())
+        run = partial(evaluate, partial(replay, recorded.resources, recorded.outputs), stack=STACK, config=wire)
+    gc.collect()
+    started = time.perf_counter()
+    evaluation = run()
+    seconds = time.perf_counter() - started
+    if args.mode == "program" and args.record:
+        args.record.write_bytes(pickle.dumps(evaluation))
+    print(json.dumps({"resources": len(evaluation.resources), "seconds": seconds, "peak_bytes": peak_memory()}))
+    return 0
+
+
+def peak_memory() -> int:
+    """The process's peak resident memory in bytes (``ru_maxrss`` is KiB on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
