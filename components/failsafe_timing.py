@@ -19,7 +19,7 @@ from itertools import pairwise
 
 from . import schedule
 from .config import EventWindow
-from .cron import epoch_seconds, fire_timestamps, parse_cron
+from .cron import fire_timestamps, parse_cron
 from .duration import format_duration
 
 # The longest failsafeGrace: a scale-down that waits longer than a day guards nothing.
@@ -76,23 +76,24 @@ def failsafe_problem(window: EventWindow, grace: timedelta, now: datetime) -> st
 
 def _reaches_next_window(window: EventWindow, cron: str, now: datetime) -> str | None:
     """Whether a failsafe run, started as late as allowed, falls into the next occurrence of the window."""
-    occurrences = schedule.recurring_occurrences(window.start, window.end, window.timezone, window.lead, now,
-                                                 now + _YEAR)
+    # (scale_up, start, end) in epoch seconds; the same year the freeze check walked, so a cache hit.
+    occurrences = schedule.occurrence_instants(window.start, window.end, window.timezone, window.lead, now,
+                                               now + _YEAR)
     if len(occurrences) < 2:
         return None
     latest = starting_deadline(window)
     # Every failsafe fire from the first end on (one pass; each end then finds its own fire by bisection).
     fires = list(fire_timestamps(parse_cron(cron), schedule.load_zone(window.timezone),
-                                 epoch_seconds(occurrences[0].end_utc), epoch_seconds(occurrences[-1].scale_up_utc)))
-    for previous, following in pairwise(occurrences):
-        index = bisect_left(fires, epoch_seconds(previous.end_utc))  # a fire at the end instant itself counts
+                                 occurrences[0][2], occurrences[-1][0]))
+    for (_, _, ended), (next_scale_up, _, _) in pairwise(occurrences):
+        index = bisect_left(fires, ended)  # a fire at the end instant itself counts
         fire = fires[index] if index < len(fires) else None
-        if fire is None or fire + latest.total_seconds() >= epoch_seconds(following.scale_up_utc):
-            room = following.scale_up_utc - previous.end_utc - latest
+        if fire is None or fire + latest.total_seconds() >= next_scale_up:
+            room = timedelta(seconds=next_scale_up - ended) - latest
             allowed = (f"a failsafeGrace shorter than {format_duration(room)}" if room > timedelta(0)
                        else f"occurrences more than {format_duration(latest)} apart")
             return (f"would run at {_show(fire, window)} (or up to {format_duration(latest)} later), not before the "
-                    f"next scale-up at {following.scale_up:%a %Y-%m-%d %H:%M %Z}, and remove the placeholders of an "
+                    f"next scale-up at {_show(next_scale_up, window)}, and remove the placeholders of an "
                     f"open window; allowed: {allowed}")
     return None
 
