@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
-# DST zones first; all change their clocks at night, away from the windows' hours (06:00-23:59 and 04:00-06:59).
+# DST zones first; they change their clocks between 01:00 and 03:00, before any window's earliest fire (04:00).
 ZONES = ("America/New_York", "Europe/Berlin", "Australia/Sydney", "Europe/London", "America/Los_Angeles",
          "Asia/Seoul", "UTC", "Asia/Kolkata")
 LEAD_TIMES = ("10m", "5m", "15m", "30m", "20m")
