@@ -9,6 +9,7 @@ partition, the EKS cluster's endpoint and OIDC issuer...), so nothing here claim
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import runpy
@@ -233,7 +234,7 @@ def evaluate(program: Callable[[], Any], *, stack: str = "dev", config: Mapping[
     pulumi.runtime.set_all_config(dict(config or {}))
     warnings: list[str] = []
     outputs: dict[str, Any] = {}
-    with _capturing_warnings(warnings):
+    with _capturing_warnings(warnings), _registration_gc():
         pulumi.runtime.test(lambda: _with_stack_outputs(program, outputs))()
     return Evaluation(resources=list(mocks.registrations), outputs=outputs, warnings=warnings)
 
@@ -248,6 +249,25 @@ def _with_stack_outputs(program: Callable[[], Any], sink: dict[str, Any]) -> pul
             lambda pair: sink.__setitem__(name, SECRET if pair[1] else pair[0]))
 
     return pulumi.Output.all(*(keep(name, pulumi.Output.from_input(v)) for name, v in exported.items()))
+
+
+@contextmanager
+def _registration_gc() -> Iterator[None]:
+    """Garbage collection tuned for registering thousands of resources while the program runs, then restored.
+
+    Every resource leaves hundreds of long-lived objects (futures, outputs, protobuf messages), so with the
+    default thresholds the collector runs every 700 allocations and keeps rescanning a growing heap, on top
+    of the SDKs' own 250 000 objects: a third of a 500-window run. Here the objects that exist before the run
+    are frozen out of collection and the youngest generation is collected every 10 000 allocations.
+    """
+    thresholds = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(10_000, *thresholds[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
 
 
 @contextmanager
