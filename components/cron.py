@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
@@ -319,18 +320,18 @@ def fire_timestamps(spec: CronSpec, tz: ZoneInfo, since: int, until: int) -> Ite
 
     Walks matching local dates (a day of margin on each side: a fall-back overlap can put an instant's wall
     date one day back) and, per date, the sorted times of day; about a microsecond per fire on days without a
-    clock change, a tenth of that when the month was walked before (:func:`_month_fires`).
+    clock change, far less when the month was walked before (:func:`_month_fires`). The chunks are ascending
+    and follow one another, so each is cut to ``[since, until)`` by bisection rather than fire by fire.
     """
     if since >= until:
         return
     first = _local_date(since, tz) - timedelta(days=1)
     last = _local_date(until, tz) + timedelta(days=1)
     for instants in _fire_chunks(spec, tz, first, last):
-        for instant in instants:
-            if instant >= until:
-                return
-            if instant >= since:
-                yield instant
+        end = bisect_left(instants, until)
+        yield from instants[bisect_left(instants, since, 0, end):end]
+        if end < len(instants):
+            return
 
 
 _CACHED_TIMES_PER_DAY = 4  # event windows, budgets and failsafes fire once or twice a day; `*/5` is not cached
