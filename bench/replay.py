@@ -1,29 +1,46 @@
-"""The baseline: Pulumi's own cost of registering what the program registered, with no program logic at all.
+"""Pulumi's own cost of registering what the program registered, with no program logic at all.
 
 A recorded run (:class:`prescale_cli.offline.Registration`: type, name, inputs, parent, provider, dependencies
-and options) is replayed as plain ``pulumi.CustomResource``/``ComponentResource``/``ProviderResource``
-registrations under fresh mocks: the same resources with the same inputs, the same tree and the same
-dependencies, the same stack outputs, but no config validation, schedule maths, typed SDK classes or
-``Output`` chains. What the program costs on top of this floor is what prescale adds.
+and options) is registered again under fresh mocks, parents first, with the same stack outputs. Two ways:
+
+* ``sdk``, **the baseline**: every resource through the class a Pulumi program declares it with, found in the
+  SDKs' own registry of type tokens (``kubernetes:apps/v1:Deployment`` → ``pulumi_kubernetes.apps.v1.Deployment``,
+  ``aws:iam/role:Role`` → ``pulumi_aws.iam.Role``, ``eks:index:Cluster`` → ``pulumi_eks.Cluster``...), custom
+  resources of Kubernetes through ``pulumi_kubernetes.apiextensions.CustomResource``, prescale's own components
+  as plain ``ComponentResource``. The typed classes' work (argument classes, the aliases they add, typed
+  outputs) is what any program declaring these resources pays; the program's own work (config validation,
+  schedule maths, building the inputs, its components' constructors) is all that is missing.
+* ``engine``, **the floor**: every resource as a plain ``pulumi.CustomResource``/``ComponentResource``/
+  ``ProviderResource``: what registering costs with no SDK class at all.
+
+:func:`differences` proves a replay registered the same thing as the program: same resources, inputs, tree,
+providers, options and dependencies (except on resources the run did not register itself: the mock's stand-in
+for the EKS cluster's inner resource, which a replay cannot refer to).
 """
 
 from __future__ import annotations
 
+import importlib
+import re
 from collections.abc import Mapping
-from typing import Any
+from functools import cache
+from typing import Any, Literal
 
 import pulumi
+import pulumi_kubernetes as k8s
+from pulumi.runtime import rpc
 
 from prescale_cli.offline import Registration
 
+Through = Literal["sdk", "engine"]
 _PROVIDER_TYPE = "pulumi:providers:"
 
 
-def replay(registrations: list[Registration], outputs: Mapping[str, Any]) -> None:
+def replay(registrations: list[Registration], outputs: Mapping[str, Any], through: Through) -> None:
     """Register every recorded resource again, parents first, then export ``outputs`` (a Pulumi program)."""
     made: dict[str, pulumi.Resource] = {}
     for registration in parents_first(registrations):
-        made[registration.urn] = _register(registration, made)
+        made[registration.urn] = _register(registration, made, through)
     for name, value in outputs.items():
         pulumi.export(name, value)
 
@@ -51,22 +68,90 @@ def parents_first(registrations: list[Registration]) -> list[Registration]:
     return ordered
 
 
-def _register(registration: Registration, made: Mapping[str, pulumi.Resource]) -> pulumi.Resource:
+def differences(program: list[Registration], replayed: list[Registration]) -> list[str]:
+    """What a replay registered differently from the program (empty when it is the same stack)."""
+    recorded = {registration.urn for registration in program}
+    replayed_by_urn = {registration.urn: registration for registration in replayed}
+    found = [f"{urn}: not registered by the program" for urn in replayed_by_urn.keys() - recorded]
+    for registration in program:
+        again = replayed_by_urn.get(registration.urn)
+        if again is None:
+            found.append(f"{registration.urn}: not replayed")
+            continue
+        expected, got = _comparable(registration, recorded), _comparable(again, recorded)
+        found.extend(f"{registration.urn}: {what} differ" for what in expected if expected[what] != got[what])
+    return found
+
+
+def _comparable(registration: Registration, recorded: set[str]) -> dict[str, Any]:
+    return {"type and name": (registration.type, registration.name), "inputs": registration.inputs,
+            "parent": registration.parent, "provider": registration.provider, "custom": registration.custom,
+            "remote": registration.remote, "version": registration.version, "protect": registration.protect,
+            "ignore_changes": registration.ignore_changes,
+            "dependencies": {urn for urn in registration.dependencies if urn in recorded},
+            "aliases": sorted(map(_alias_key, registration.aliases))}
+
+
+def _alias_key(alias: str | pulumi.Alias) -> str:
+    return alias if isinstance(alias, str) else repr(sorted((key, repr(value)) for key, value in vars(alias).items()))
+
+
+def _register(registration: Registration, made: Mapping[str, pulumi.Resource], through: Through) -> pulumi.Resource:
+    sdk_class = _sdk_class(registration.type) if through == "sdk" else None
     opts = pulumi.ResourceOptions(
         parent=made.get(registration.parent),
         provider=made.get(_provider_urn(registration.provider)),
         depends_on=[made[urn] for urn in registration.dependencies if urn in made],
         ignore_changes=registration.ignore_changes or None,
-        aliases=registration.aliases or None,
+        # SDK classes declare their own aliases (the type's former API versions); the program adds none.
+        aliases=None if sdk_class else registration.aliases or None,
         protect=registration.protect or None,
         version=registration.version or None)
     inputs = dict(registration.inputs)
+    if sdk_class is not None:
+        return sdk_class(registration.name, opts=opts, **_keyword_arguments(inputs))
+    if through == "sdk" and registration.custom and registration.type.startswith("kubernetes:"):
+        return k8s.apiextensions.CustomResource(registration.name, opts=opts, **_keyword_arguments(inputs))
     if registration.type.startswith(_PROVIDER_TYPE):
         return pulumi.ProviderResource(registration.type.removeprefix(_PROVIDER_TYPE), registration.name, inputs,
                                        opts)
     if registration.custom:
         return pulumi.CustomResource(registration.type, registration.name, inputs, opts)
     return pulumi.ComponentResource(registration.type, registration.name, inputs, opts, remote=registration.remote)
+
+
+@cache
+def _sdk_class(type_: str) -> type[pulumi.Resource] | None:
+    """The SDK class of a type token, from the registry the SDKs fill on import (None for other types)."""
+    if type_.startswith(_PROVIDER_TYPE):
+        package = type_.removeprefix(_PROVIDER_TYPE)
+        info = _registered(lambda: rpc.get_resource_package(package, ""), package)
+        return _class_in(info.pkg_info["fqn"], info.pkg_info["class"]) if info else None
+    package, module, _ = type_.split(":")
+    info = _registered(lambda: rpc.get_resource_module(package, module, ""), package)
+    class_name = info.mod_info["classes"].get(type_) if info else None
+    return _class_in(info.mod_info["fqn"], class_name) if class_name else None
+
+
+def _registered(lookup: Any, package: str) -> Any:
+    """``lookup()`` once the package's SDK (``pulumi_<package>``), if installed, has filled the registry."""
+    try:
+        importlib.import_module(f"pulumi_{package}")
+    except ImportError:
+        return None
+    return lookup()
+
+
+def _class_in(module: str, name: str) -> type[pulumi.Resource]:
+    return getattr(importlib.import_module(module), name)
+
+
+def _keyword_arguments(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """Wire inputs as an SDK class's keyword arguments (``assumeRolePolicy`` → ``assume_role_policy``).
+
+    Nested objects stay as they are: the SDKs translate only the keys they know, so wire names pass unchanged.
+    """
+    return {re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", key).lower(): value for key, value in inputs.items()}
 
 
 def _provider_urn(reference: str) -> str:

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from statistics import median
 
 _MIB = 2**20
-COLUMNS = ("windows", "pools", "resources", "program s", "baseline s", "ratio", "program peak MiB",
-           "baseline peak MiB", "plan s")
+COLUMNS = ("windows", "pools", "resources", "program s", "baseline s", "ratio", "floor s", "floor ratio",
+           "program peak MiB", "baseline peak MiB", "plan s")
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,7 @@ class Row:
     resources: int
     program_seconds: list[float]
     baseline_seconds: list[float]
+    floor_seconds: list[float]
     program_peak_bytes: int  # peak resident memory of the measuring process, imports included
     baseline_peak_bytes: int
     plan_seconds: list[float]  # `prescale plan` end to end; empty when not measured
@@ -28,10 +29,16 @@ class Row:
         """The figure to quote: the program's median time over the baseline's (Pulumi's own cost)."""
         return median(self.program_seconds) / median(self.baseline_seconds)
 
+    @property
+    def floor_ratio(self) -> float:
+        """The program's median time over the floor's (the engine alone, no SDK classes)."""
+        return median(self.program_seconds) / median(self.floor_seconds)
+
     def cells(self) -> tuple[str, ...]:
         plan = f"{median(self.plan_seconds):.2f}" if self.plan_seconds else "-"
         return (str(self.windows), str(self.pools), str(self.resources), f"{median(self.program_seconds):.2f}",
-                f"{median(self.baseline_seconds):.2f}", f"{self.ratio:.2f}", f"{self.program_peak_bytes / _MIB:.1f}",
+                f"{median(self.baseline_seconds):.2f}", f"{self.ratio:.2f}", f"{median(self.floor_seconds):.2f}",
+                f"{self.floor_ratio:.2f}", f"{self.program_peak_bytes / _MIB:.1f}",
                 f"{self.baseline_peak_bytes / _MIB:.1f}", plan)
 
 

@@ -1,4 +1,4 @@
-"""One measurement in a fresh interpreter: evaluate the program, or its baseline, once; print the figures as JSON.
+"""One measurement in a fresh interpreter: evaluate the program, its baseline or its floor once; print JSON.
 
 A fresh process per measurement is what ``pulumi preview`` is, and keeps the schedule maths' caches from one
 run out of the next (a second in-process run would only measure the caches). Imports and the SDK's start-up
@@ -7,11 +7,13 @@ same at any stack size and are not what the ratio compares.
 
     python -m bench.worker program STACK.json [--record RUN.pickle]
     python -m bench.worker baseline STACK.json --record RUN.pickle
+    python -m bench.worker floor STACK.json --record RUN.pickle
 
 ``STACK.json`` holds the stack config in Pulumi's wire form; ``program`` writes its registrations and stack
-outputs to ``RUN.pickle`` if asked, ``baseline`` replays them (:mod:`bench.replay`). Printed: resources
-registered, wall seconds of the evaluation, and the process's peak resident memory (``ru_maxrss``: imports
-included, the same in both modes).
+outputs to ``RUN.pickle`` if asked, ``baseline`` replays them through the SDKs' classes and ``floor`` as plain
+resources (:mod:`bench.replay`), and both fail unless they registered exactly what the program did. Printed:
+resources registered, wall seconds of the evaluation, and the process's peak resident memory (``ru_maxrss``:
+imports included, the same in every mode).
 """
 
 from __future__ import annotations
@@ -29,23 +31,24 @@ from pathlib import Path
 
 from prescale_cli.offline import Evaluation, evaluate, run_program
 
-from .replay import replay
+from .replay import differences, replay
 from .stacks import NOW, warm_up_config
 
 PROJECT = Path(__file__).resolve().parent.parent
 STACK = "bench"
+_REPLAYS = {"baseline": "sdk", "floor": "engine"}  # mode → how bench.replay registers
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.worker", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=("program", "baseline"))
+    parser.add_argument("mode", choices=("program", *_REPLAYS))
     parser.add_argument("stack", type=Path, help="the stack config in wire form (JSON)")
     parser.add_argument("--record", type=Path,
                         help="program: where to write what it registered; baseline: the recording to replay")
     args = parser.parse_args(argv)
-    if args.mode == "baseline" and args.record is None:
-        parser.error("baseline needs --record: the program's recorded run to replay")
+    if args.mode in _REPLAYS and args.record is None:
+        parser.error(f"{args.mode} needs --record: the program's recorded run to replay")
 
     wire = json.loads(args.stack.read_text())
     run_program(PROJECT, "warm-up", NOW, config=warm_up_config())
@@ -53,13 +56,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         run = partial(run_program, PROJECT, STACK, NOW, config=wire)
     else:
         recorded: Evaluation = pickle.loads(args.record.read_bytes())
-        run = partial(evaluate, partial(replay, recorded.resources, recorded.outputs), stack=STACK, config=wire)
+        run = partial(evaluate, partial(replay, recorded.resources, recorded.outputs, _REPLAYS[args.mode]),
+                      stack=STACK, config=wire)
     gc.collect()
     started = time.perf_counter()
     evaluation = run()
     seconds = time.perf_counter() - started
     if args.mode == "program" and args.record:
         args.record.write_bytes(pickle.dumps(evaluation))
+    if args.mode in _REPLAYS and (unlike := differences(recorded.resources, evaluation.resources)):
+        sys.exit(f"the {args.mode} did not register what the program did: " + "; ".join(unlike[:5]))
     print(json.dumps({"resources": len(evaluation.resources), "seconds": seconds, "peak_bytes": peak_memory()}))
     return 0
 

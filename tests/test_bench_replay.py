@@ -1,0 +1,71 @@
+"""The benchmark's baselines register exactly what the program did, so the ratio compares like with like."""
+
+import copy
+from datetime import datetime, timezone
+from functools import partial
+from pathlib import Path
+
+import pytest
+import pulumi_kubernetes as k8s
+
+from bench.replay import differences, replay
+from bench.stacks import wire_config
+from prescale_cli.offline import Evaluation, evaluate, run_program
+
+ROOT = Path(__file__).resolve().parent.parent
+NOW = datetime(2026, 11, 30, 12, tzinfo=timezone.utc)
+STACK = "bench"
+
+
+@pytest.fixture(scope="module")
+def recorded() -> Evaluation:
+    return run_program(ROOT, STACK, NOW, config=wire_config(6, 2))
+
+
+def replayed(recorded: Evaluation, through: str) -> Evaluation:
+    return evaluate(partial(replay, recorded.resources, recorded.outputs, through), stack=STACK,
+                    config=wire_config(6, 2))
+
+
+@pytest.mark.parametrize("through", ["sdk", "engine"])
+def test_a_replay_registers_the_same_resources_inputs_tree_and_options(recorded, through):
+    again = replayed(recorded, through)
+    assert differences(recorded.resources, again.resources) == []
+    assert len(again.resources) == len(recorded.resources) > 100
+    assert again.outputs == recorded.outputs
+
+
+def test_the_baseline_declares_each_resource_through_its_sdk_class(recorded, monkeypatch):
+    """The typed classes' own work is in the baseline: a Deployment goes through pulumi_kubernetes' class."""
+    declared: list[str] = []
+    original = k8s.apps.v1.Deployment._internal_init
+
+    def spy(self, resource_name, *args, **kwargs):
+        declared.append(resource_name)
+        return original(self, resource_name, *args, **kwargs)
+
+    monkeypatch.setattr(k8s.apps.v1.Deployment, "_internal_init", spy)
+    replayed(recorded, "sdk")
+    assert sorted(declared) == sorted(r.name for r in recorded.of_type("kubernetes:apps/v1:Deployment"))
+    declared.clear()
+    replayed(recorded, "engine")
+    assert declared == []
+
+
+def test_differences_name_what_a_replay_got_wrong(recorded):
+    changed = copy.deepcopy(recorded.resources)
+    deployment = next(r for r in changed if r.type == "kubernetes:apps/v1:Deployment")
+    deployment.inputs["spec"]["replicas"] = 3
+    deployment.ignore_changes = []
+    extra = copy.deepcopy(deployment)
+    extra.urn += "-extra"
+    missing = changed.pop()
+    assert sorted(differences(recorded.resources, [*changed, extra])) == sorted([
+        f"{deployment.urn}: inputs differ", f"{deployment.urn}: ignore_changes differ",
+        f"{extra.urn}: not registered by the program", f"{missing.urn}: not replayed"])
+
+
+def test_dependencies_on_resources_the_run_did_not_register_are_not_compared(recorded):
+    registrations = copy.deepcopy(recorded.resources)
+    registrations[0].dependencies.append("urn:pulumi:bench::prescale::eks:index:Cluster$aws:eks/cluster:Cluster::x")
+    assert differences(registrations, recorded.resources) == []
