@@ -1,7 +1,8 @@
 """Pulumi's own cost of registering what the program registered, with no program logic at all.
 
-A recorded run (:class:`prescale_cli.offline.Registration`: type, name, inputs, parent, provider, dependencies
-and options) is registered again under fresh mocks, parents first, with the same stack outputs. Two ways:
+A recorded run (:class:`prescale_cli.offline.Registration`: type, name, inputs, parent, provider, dependencies,
+options and a component's registered outputs) is registered again under fresh mocks, parents first, with the
+same stack outputs. Two ways:
 
 * ``sdk``, **the baseline**: every resource through the class a Pulumi program declares it with, found in the
   SDKs' own registry of type tokens (``kubernetes:apps/v1:Deployment`` → ``pulumi_kubernetes.apps.v1.Deployment``,
@@ -41,6 +42,9 @@ def replay(registrations: list[Registration], outputs: Mapping[str, Any], throug
     made: dict[str, pulumi.Resource] = {}
     for registration in parents_first(registrations):
         made[registration.urn] = _register(registration, made, through)
+    for registration in registrations:  # a component registers its outputs once its children are declared
+        if registration.outputs is not None:
+            made[registration.urn].register_outputs(registration.outputs)
     for name, value in outputs.items():
         pulumi.export(name, value)
 
@@ -87,6 +91,7 @@ def _comparable(registration: Registration, recorded: set[str]) -> dict[str, Any
     return {"type and name": (registration.type, registration.name), "inputs": registration.inputs,
             "parent": registration.parent, "provider": registration.provider, "custom": registration.custom,
             "remote": registration.remote, "version": registration.version, "protect": registration.protect,
+            "outputs": registration.outputs,
             "ignore_changes": registration.ignore_changes,
             "dependencies": {urn for urn in registration.dependencies if urn in recorded},
             "aliases": sorted(map(_alias_key, registration.aliases))}

@@ -24,6 +24,7 @@ from typing import Any
 
 import pulumi
 from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import rpc
 from pulumi.runtime.proto import alias_pb2, resource_pb2
 from ruamel.yaml import YAML
 
@@ -50,6 +51,7 @@ class Registration:
     protect: bool = False
     remote: bool = False  # a component implemented by a provider plugin (pulumi-eks)
     version: str = ""  # the provider plugin version the SDK asked for
+    outputs: dict[str, Any] | None = None  # what a component passed to register_outputs, if it did
 
 
 @dataclass
@@ -80,6 +82,7 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
     def __init__(self, mocks: "OfflineMocks"):
         super().__init__(mocks)
         self.registrations: list[Registration] = []
+        self._by_urn: dict[str, Registration] = {}
 
     def GetDeploymentInfo(self, request):
         info = super().GetDeploymentInfo(request)
@@ -91,13 +94,21 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
         response = super().RegisterResource(request)
         if request.type != "pulumi:pulumi:Stack":
             args = self.mocks.current.args  # set by new_resource on this same thread
-            self.registrations.append(Registration(
+            registration = Registration(
                 type=args.typ, name=args.name, urn=response.urn, parent=request.parent,
                 inputs=dict(args.inputs), custom=bool(args.custom), provider=args.provider or "",
                 dependencies=list(request.dependencies), ignore_changes=list(request.ignoreChanges),
                 aliases=[_declared_alias(alias) for alias in request.aliases], protect=bool(request.protect),
-                remote=bool(request.remote), version=request.version))
+                remote=bool(request.remote), version=request.version)
+            self.registrations.append(registration)
+            self._by_urn[registration.urn] = registration
         return response
+
+    def RegisterResourceOutputs(self, request):
+        registration = self._by_urn.get(request.urn)  # the stack's own outputs are kept by evaluate()
+        if registration is not None:
+            registration.outputs = rpc.deserialize_properties(request.outputs)
+        return super().RegisterResourceOutputs(request)
 
 
 def _declared_alias(alias: alias_pb2.Alias) -> str | pulumi.Alias:

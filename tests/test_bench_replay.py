@@ -57,12 +57,21 @@ def test_differences_name_what_a_replay_got_wrong(recorded):
     deployment = next(r for r in changed if r.type == "kubernetes:apps/v1:Deployment")
     deployment.inputs["spec"]["replicas"] = 3
     deployment.ignore_changes = []
+    component = next(r for r in changed if r.type == "prescale:index:ScheduledCapacity")
+    component.outputs = None
     extra = copy.deepcopy(deployment)
     extra.urn += "-extra"
     missing = changed.pop()
     assert sorted(differences(recorded.resources, [*changed, extra])) == sorted([
         f"{deployment.urn}: inputs differ", f"{deployment.urn}: ignore_changes differ",
-        f"{extra.urn}: not registered by the program", f"{missing.urn}: not replayed"])
+        f"{component.urn}: outputs differ", f"{extra.urn}: not registered by the program",
+        f"{missing.urn}: not replayed"])
+
+
+def test_the_recording_keeps_what_each_component_registered_as_outputs(recorded):
+    window = recorded.named("prescale:index:ScheduledCapacity", "window-0")
+    assert window.outputs == {"deploymentName": "prescale-window-0", "namespace": "prescale", "pods": 1}
+    assert recorded.named("kubernetes:apps/v1:Deployment", "window-0-placeholders").outputs is None
 
 
 def test_dependencies_on_resources_the_run_did_not_register_are_not_compared(recorded):
