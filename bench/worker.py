@@ -45,17 +45,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("mode", choices=("program", *_REPLAYS))
     parser.add_argument("stack", type=Path, help="the stack config in wire form (JSON)")
     parser.add_argument("--record", type=Path,
-                        help="program: where to write what it registered; baseline: the recording to replay")
+                        help="program: where to write what it registered; baseline, floor: the recording to replay")
     args = parser.parse_args(argv)
     if args.mode in _REPLAYS and args.record is None:
         parser.error(f"{args.mode} needs --record: the program's recorded run to replay")
 
     wire = json.loads(args.stack.read_text())
     run_program(PROJECT, "warm-up", NOW, config=warm_up_config())
+    recorded: Evaluation | None = None
     if args.mode == "program":
         run = partial(run_program, PROJECT, STACK, NOW, config=wire)
     else:
-        recorded: Evaluation = pickle.loads(args.record.read_bytes())
+        recorded = pickle.loads(args.record.read_bytes())
         run = partial(evaluate, partial(replay, recorded.resources, recorded.outputs, _REPLAYS[args.mode]),
                       stack=STACK, config=wire)
     gc.collect()
@@ -64,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     seconds = time.perf_counter() - started
     if args.mode == "program" and args.record:
         args.record.write_bytes(pickle.dumps(evaluation))
-    if args.mode in _REPLAYS and (unlike := differences(recorded.resources, evaluation.resources)):
+    if recorded is not None and (unlike := differences(recorded.resources, evaluation.resources)):
         sys.exit(f"the {args.mode} did not register what the program did: " + "; ".join(unlike[:5]))
     print(json.dumps({"resources": len(evaluation.resources), "seconds": seconds, "peak_bytes": peak_memory()}))
     return 0
