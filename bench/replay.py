@@ -130,21 +130,21 @@ def _sdk_class(type_: str) -> type[pulumi.Resource] | None:
     """The SDK class of a type token, from the registry the SDKs fill on import (None for other types)."""
     if type_.startswith(_PROVIDER_TYPE):
         package = type_.removeprefix(_PROVIDER_TYPE)
-        info = _registered(lambda: rpc.get_resource_package(package, ""), package)
+        info = rpc.get_resource_package(package, "") if _sdk_imported(package) else None
         return _class_in(info.pkg_info["fqn"], info.pkg_info["class"]) if info else None
     package, module, _ = type_.split(":")
-    info = _registered(lambda: rpc.get_resource_module(package, module, ""), package)
+    info = rpc.get_resource_module(package, module, "") if _sdk_imported(package) else None
     class_name = info.mod_info["classes"].get(type_) if info else None
     return _class_in(info.mod_info["fqn"], class_name) if class_name else None
 
 
-def _registered(lookup: Any, package: str) -> Any:
-    """``lookup()`` once the package's SDK (``pulumi_<package>``), if installed, has filled the registry."""
+def _sdk_imported(package: str) -> bool:
+    """Import the package's SDK (``pulumi_<package>``), which fills the registry; False if it is not installed."""
     try:
         importlib.import_module(f"pulumi_{package}")
     except ImportError:
-        return None
-    return lookup()
+        return False
+    return True
 
 
 def _class_in(module: str, name: str) -> type[pulumi.Resource]:
