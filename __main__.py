@@ -2,7 +2,7 @@
 
 The only place that reads stack config. It is read once, validated whole (any problem stops the
 program before a single resource is registered), and handed to the components as typed objects:
-stack config → components.config → components.schedule → components → resources.
+stack config → prescale.model.config → prescale.model.schedule → components → resources.
 """
 
 import os
@@ -11,9 +11,9 @@ from datetime import datetime, timezone
 import pulumi
 from pulumi.runtime import config as runtime_config
 
-from components.config import decode_config, load_stack_config
-from components.capacity import deploy_capacity
-from components.platform import deploy_platform
+from prescale.model.validation import decode_config, load_stack_config
+from prescale.capacity import deploy_capacity
+from prescale.platform import deploy_platform
 
 
 def read_raw_config() -> dict:

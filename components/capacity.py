@@ -2,10 +2,10 @@
 
 :func:`deploy_capacity` is the one entry point ``__main__.py`` calls once the platform (cluster, Karpenter,
 KEDA) exists. It builds the pieces shared by all windows (the placeholders' namespace and PriorityClass),
-one :class:`~components.node_pools.EventNodePool` per configured pool, and one
-:class:`~components.scheduled_capacity.ScheduledCapacity` per window that is armed now (see
-:mod:`components.windows`; windows with nothing to deploy are reported with a warning), each guarded by a
-:class:`~components.failsafe.Failsafe` that scales it to zero after the window even if KEDA cannot.
+one :class:`~prescale.node_pools.EventNodePool` per configured pool, and one
+:class:`~prescale.scheduled_capacity.ScheduledCapacity` per window that is armed now (see
+:mod:`prescale.model.windows`; windows with nothing to deploy are reported with a warning), each guarded by a
+:class:`~prescale.failsafe.Failsafe` that scales it to zero after the window even if KEDA cannot.
 
 Every Pulumi name derives from a pool's or a window's own name, never from its position in the config, so
 adding, removing, reordering or editing one window leaves every other window's resources untouched.
@@ -19,12 +19,12 @@ from datetime import datetime
 import pulumi
 import pulumi_kubernetes as k8s
 
-from .config import StackConfig
+from .model.config import StackConfig
 from .failsafe import Failsafe
 from .node_pools import EventNodePool
 from .platform import Platform
 from .scheduled_capacity import COMMON_LABELS, ScheduledCapacity
-from .windows import ArmedWindow, IdleWindow, plan_window, requested_freezes
+from .model.windows import ArmedWindow, IdleWindow, plan_window, requested_freezes
 
 NAMESPACE = "prescale"
 PRIORITY_CLASS = "prescale-placeholder"

@@ -36,7 +36,7 @@ import pulumi_aws as aws
 import pulumi_eks as eks
 import pulumi_kubernetes as k8s
 
-from .config import ClusterConfig
+from .model.config import ClusterConfig
 from .iam import eks_node_role
 from .network import DISCOVERY_TAG, Network, NetworkArgs
 

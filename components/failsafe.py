@@ -6,7 +6,7 @@ placeholders keep their nodes, and Karpenter never consolidates them, for days i
 does not depend on KEDA at all: a ``batch/v1`` CronJob in the window's own time zone (the CronJob
 controller runs in kube-controller-manager, on the EKS control plane) runs ``kubectl scale --replicas=0``
 on the window's Deployment at the window's end + ``placeholders.failsafeGrace``
-(:mod:`components.failsafe_timing`).
+(:mod:`prescale.model.failsafe_timing`).
 
 Why scaling to zero then is safe: the window is over, so a healthy KEDA wants zero too (its
 ``minReplicaCount`` is 0); KEDA only scales up again when the trigger turns active, at the next
@@ -35,9 +35,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from .cluster import SYSTEM_NODE_TAINT
-from .config import EventWindow, PlaceholderConfig
-from .duration import parse_duration
-from .failsafe_timing import failsafe_schedule, starting_deadline
+from .model.config import EventWindow, PlaceholderConfig
+from .model.duration import parse_duration
+from .model.failsafe_timing import failsafe_schedule, starting_deadline
 from .platform import Platform
 from .scheduled_capacity import WINDOW_LABEL, ScheduledCapacity
 from .scheduled_capacity import object_name as placeholder_name

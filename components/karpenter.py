@@ -8,7 +8,7 @@ AWS side (Karpenter v1.14 getting-started CloudFormation; terraform-aws-modules'
 - the controller role, assumed through EKS Pod Identity (default: a ``pods.eks.amazonaws.com`` trust and
   a Pod Identity association for ``kube-system/karpenter``) or IRSA (an OIDC trust limited to that
   service account and the STS audience, plus the role annotation on the service account);
-- the controller policy (:mod:`components.karpenter_policy`) as one inline policy: merged, it is longer
+- the controller policy (:mod:`prescale.karpenter_policy`) as one inline policy: merged, it is longer
   than the 6,144 characters a managed policy may have (CloudFormation splits it into six for that reason);
   inline policies may have 10,240;
 - the interruption queue (SSE, 300 s retention) with its policy, and the five EventBridge rules that feed
@@ -33,7 +33,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from .cluster import SystemPlacement
-from .config import KarpenterConfig
+from .model.config import KarpenterConfig
 from .helm import pinned_release
 from .iam import eks_node_role, policy_json
 from .karpenter_policy import (SERVICE_ACCOUNT_NAME, SERVICE_ACCOUNT_NAMESPACE, controller_policy,

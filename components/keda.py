@@ -18,7 +18,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from .cluster import SystemPlacement
-from .config import KedaConfig
+from .model.config import KedaConfig
 from .helm import pinned_release
 
 CHART_REPOSITORY = "https://kedacore.github.io/charts"

@@ -8,9 +8,9 @@ own pods if they choose to) land there. Nodes come up for pending placeholders a
   ``WhenEmptyOrUnderutilized`` after 2m) removes the nodes once the placeholders scale to zero after a
   window.
 * **Disruption budgets** keep Karpenter's hands off during windows: a ``nodes: "0"`` budget per window
-  from placeholder scale-up to the event's end, as a UTC cron from :mod:`components.schedule` (Karpenter
+  from placeholder scale-up to the event's end, as a UTC cron from :mod:`prescale.model.schedule` (Karpenter
   has no time zones; in a DST zone the budget starts at the earlier of the two UTC instants and lasts
-  long enough for the later one), fitted into the CRD's 50 by :mod:`components.budgets`, plus a default
+  long enough for the later one), fitted into the CRD's 50 by :mod:`prescale.model.budgets`, plus a default
   ``nodes: "10%"`` budget that paces consolidation the rest of the time.
 * **expireAfter** defaults to ``Never``: expiry is forceful and budgets do *not* stop it, so a lifetime
   timer could drain a node mid-event. Event nodes are short-lived anyway (consolidated after each window);
@@ -28,12 +28,12 @@ from collections.abc import Sequence
 
 import pulumi
 
-from .budgets import MAX_BUDGETS, fit_freezes
-from .config import NodePoolConfig
+from .model.budgets import MAX_BUDGETS, fit_freezes
+from .model.config import NodePoolConfig
 from .crds import (BlockDeviceMapping, Budget, EC2NodeClass, EC2NodeClassSpec, NodePool, NodePoolSpec,
                    NodeSelectorRequirement, Taint)
 from .platform import Platform
-from .schedule import BudgetSchedule
+from .model.schedule import BudgetSchedule
 
 POOL_LABEL = "prescale.io/node-pool"
 DISCOVERY_TAG = "karpenter.sh/discovery"

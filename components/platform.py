@@ -14,7 +14,7 @@ from typing import Any
 import pulumi
 
 from .cluster import Cluster, ClusterArgs
-from .config import StackConfig
+from .model.config import StackConfig
 from .karpenter import Karpenter, KarpenterArgs
 from .keda import Keda, KedaArgs
 

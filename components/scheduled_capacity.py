@@ -1,7 +1,7 @@
 """Per event window: a placeholder Deployment that KEDA scales up before the event and back to zero after it.
 
 The placeholders are pause containers at a negative priority (the shared PriorityClass built by
-:mod:`components.capacity`): they only *hold* room. While they are Pending, Karpenter launches nodes for
+:mod:`prescale.capacity`): they only *hold* room. While they are Pending, Karpenter launches nodes for
 them on the window's NodePool; when the event's real pods arrive, the scheduler preempts placeholders to
 make room at once instead of waiting for new nodes. Each window has its own Deployment and ScaledObject,
 so windows never interfere: overlapping windows on one pool hold the **sum** of their capacity (see
@@ -34,11 +34,11 @@ from __future__ import annotations
 import pulumi
 import pulumi_kubernetes as k8s
 
-from .config import NodePoolConfig, PlaceholderConfig
+from .model.config import NodePoolConfig, PlaceholderConfig
 from .crds import ScaledObject, ScaledObjectSpec
 from .node_pools import POOL_LABEL
 from .platform import Platform
-from .windows import ArmedWindow
+from .model.windows import ArmedWindow
 
 WINDOW_LABEL = "prescale.io/window"
 # Pods of `nodes:` windows carry this with their pool's name; required anti-affinity on it puts at most one

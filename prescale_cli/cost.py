@@ -1,6 +1,6 @@
 """What pre-scaling costs for a range, compared with keeping the same nodes all day: an estimate.
 
-Prices come from ``prescale:pricing`` (:class:`components.config.PricingConfig`): on-demand USD per hour for
+Prices come from ``prescale:pricing`` (:class:`prescale.model.config.PricingConfig`): on-demand USD per hour for
 named instance types, or else USD per vCPU-hour. The shipped default, 0.05 per vCPU-hour, is the Linux
 on-demand price of current general-purpose x86 instances in us-east-1 divided by their vCPUs (m7i.large:
 $0.1008/h for 2 vCPUs = $0.0504). Compute-optimized types cost less per vCPU, memory-optimized ones more,
@@ -11,7 +11,7 @@ How the estimate works, per window (each step is a stated assumption, not a meas
 
 1. **Which instances.** Karpenter launches the cheapest instances that fit the pending placeholders, so
    the estimate picks the cheapest fleet of *one* instance type that holds all of a window's placeholder
-   pods (:func:`components.sizing.plan_placeholders`), one pod per node for ``nodes:`` windows. Candidate
+   pods (:func:`prescale.model.sizing.plan_placeholders`), one pod per node for ``nodes:`` windows. Candidate
    types are the priced ``instanceTypes`` of the pool's categories and architectures; without any, sizes
    ``large`` to ``24xlarge`` of each of the pool's categories priced per vCPU-hour. Shapes follow EC2's
    naming: ``large`` = 2 vCPUs, ``xlarge`` = 4, ``Nxlarge`` = 4·N; memory per vCPU is 2 GiB for ``c``, 4
@@ -38,10 +38,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from components.config import NodePoolConfig, PricingConfig, StackConfig
-from components.duration import parse_duration
-from components.quantity import parse_quantity
-from components.sizing import PlaceholderPlan, plan_placeholders
+from prescale.model.config import NodePoolConfig, PricingConfig, StackConfig
+from prescale.model.duration import parse_duration
+from prescale.model.quantity import parse_quantity
+from prescale.model.sizing import PlaceholderPlan, plan_placeholders
 
 from .timeline import Entry, Interval, Timeline, clipped_hours
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from components.config import ConfigError
+from prescale.model.validation import ConfigError
 
 from .cost import estimate_cost
 from .manifests import write_manifests

@@ -20,7 +20,7 @@ matplotlib.use("Agg")  # before pyplot: a file renderer, never a window
 import matplotlib.dates as mdates  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
-from components.config import StackConfig  # noqa: E402
+from prescale.model.config import StackConfig  # noqa: E402
 
 from .timeline import Entry, Timeline  # noqa: E402
 

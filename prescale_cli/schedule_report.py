@@ -10,9 +10,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from components.config import StackConfig
-from components.cron import UTC
-from components.quantity import format_cpu, format_memory
+from prescale.model.config import StackConfig
+from prescale.model.cron import UTC
+from prescale.model.quantity import format_cpu, format_memory
 
 from .cost import CURRENCY, CostEstimate, Fleet
 from .output import Output

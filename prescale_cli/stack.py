@@ -1,9 +1,9 @@
 """Find the Pulumi project and read a stack's config exactly as the program will see it.
 
-``prescale schedule`` needs the typed :class:`~components.config.StackConfig` without running the whole
+``prescale schedule`` needs the typed :class:`~prescale.model.config.StackConfig` without running the whole
 Pulumi program, and must refuse the same configs ``pulumi up`` would refuse, with the same message. So the
 stack file is read the engine's way (:func:`prescale_cli.offline.read_stack_file`), decoded as the
-program decodes it (:func:`components.config.decode_config`), and validated by :func:`components.config.load_stack_config`.
+program decodes it (:func:`prescale.model.config.decode_config`), and validated by :func:`prescale.model.config.load_stack_config`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
-from components.config import StackConfig, decode_config, load_stack_config
+from prescale.model.config import StackConfig
+from prescale.model.validation import decode_config, load_stack_config
 
 from .offline import read_stack_file
 

@@ -1,18 +1,18 @@
 """When each window's capacity is up in a date range, where windows overlap, and when consolidation is frozen.
 
-All time maths is :mod:`components.schedule`'s and every deployment decision is
-:func:`components.windows.plan_window`'s (what the program deploys at ``now``); this module only asks them
+All time maths is :mod:`prescale.model.schedule`'s and every deployment decision is
+:func:`prescale.model.windows.plan_window`'s (what the program deploys at ``now``); this module only asks them
 about a range and lines the answers up:
 
-* **occurrences**: recurring windows through :func:`~components.schedule.recurring_occurrences`; a one-off
-  event through :func:`~components.schedule.one_off_occurrence`, listed once when it falls in the range
+* **occurrences**: recurring windows through :func:`~prescale.model.schedule.recurring_occurrences`; a one-off
+  event through :func:`~prescale.model.schedule.one_off_occurrence`, listed once when it falls in the range
   and never once it is over at ``now`` (the program no longer deploys it). A one-off the program does not
   arm yet (more than about a year ahead) is listed with the reason, and has no freeze;
-* **placeholders** per occurrence from :func:`components.sizing.plan_placeholders`;
+* **placeholders** per occurrence from :func:`prescale.model.sizing.plan_placeholders`;
 * **overlaps**: stretches where two or more windows hold placeholders on the same NodePool, with the
   placeholders held together (the NodePool's limits must admit the sum);
 * **freezes**: each NodePool's ``nodes: "0"`` disruption budgets (the armed windows' UTC budgets, fitted
-  into the CRD's 50 by :func:`components.budgets.fit_freezes` as the NodePool gets them) and, per
+  into the CRD's 50 by :func:`prescale.model.budgets.fit_freezes` as the NodePool gets them) and, per
   occurrence, the frozen stretch that covers it, or ``None`` if consolidation could remove nodes mid-window.
 """
 
@@ -24,14 +24,14 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
-from components.budgets import fit_freezes, unite
-from components.config import EventWindow, StackConfig
-from components.cron import UTC, epoch_seconds, fire_timestamps, parse_cron
-from components.duration import parse_duration
-from components.quantity import parse_quantity
-from components.schedule import BudgetSchedule, Occurrence, one_off_occurrence, recurring_occurrences
-from components.sizing import PlaceholderPlan, plan_placeholders
-from components.windows import ArmedWindow, IdleWindow, plan_window, requested_freezes
+from prescale.model.budgets import fit_freezes, unite
+from prescale.model.config import EventWindow, StackConfig
+from prescale.model.cron import UTC, epoch_seconds, fire_timestamps, parse_cron
+from prescale.model.duration import parse_duration
+from prescale.model.quantity import parse_quantity
+from prescale.model.schedule import BudgetSchedule, Occurrence, one_off_occurrence, recurring_occurrences
+from prescale.model.sizing import PlaceholderPlan, plan_placeholders
+from prescale.model.windows import ArmedWindow, IdleWindow, plan_window, requested_freezes
 
 _UTC_ZONE = ZoneInfo("UTC")  # Karpenter evaluates budget schedules in UTC
 

@@ -10,9 +10,10 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.capacity import Capacity, deploy_capacity
-from components.config import StackConfig, decode_config, load_stack_config
-from components.platform import Platform
+from prescale.capacity import Capacity, deploy_capacity
+from prescale.model.config import StackConfig
+from prescale.model.validation import decode_config, load_stack_config
+from prescale.platform import Platform
 from prescale_cli.offline import Evaluation, Registration, evaluate, read_stack_file
 
 PROJECT = Path(__file__).resolve().parent.parent

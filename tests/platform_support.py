@@ -10,8 +10,8 @@ from typing import Any
 
 import pulumi_kubernetes as k8s
 
-from components.cluster import SystemPlacement
-from components.config import StackConfig
+from prescale.cluster import SystemPlacement
+from prescale.model.config import StackConfig
 from prescale_cli.offline import Evaluation, Registration, run_program
 
 PROJECT = Path(__file__).resolve().parent.parent

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from components.config import ConfigError
+from prescale.model.validation import ConfigError
 from prescale_cli.offline import OfflineMocks, read_config_file, run_program
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,10 +7,10 @@ from zoneinfo import ZoneInfo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from components.budgets import MAX_BUDGETS, fit_freezes
-from components.cron import epoch_seconds, fire_timestamps, parse_cron
-from components.duration import parse_duration
-from components.schedule import BudgetSchedule
+from prescale.model.budgets import MAX_BUDGETS, fit_freezes
+from prescale.model.cron import epoch_seconds, fire_timestamps, parse_cron
+from prescale.model.duration import parse_duration
+from prescale.model.schedule import BudgetSchedule
 
 UTC_ZONE = ZoneInfo("UTC")
 SINCE = datetime(2027, 1, 1, tzinfo=timezone.utc)

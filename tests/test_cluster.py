@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from components.cluster import Cluster, ClusterArgs
-from components.network import plan_subnets
+from prescale.cluster import Cluster, ClusterArgs
+from prescale.network import plan_subnets
 from prescale_cli.offline import evaluate
 from tests.platform_support import ACCOUNT, K8S_PROVIDER, REGION, is_secret, only, revealed, stack_config
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from components.config import ConfigError, decode_config, load_stack_config
+from prescale.model.validation import ConfigError, decode_config, load_stack_config
 from prescale_cli.offline import read_stack_file
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)

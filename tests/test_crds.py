@@ -2,8 +2,8 @@
 
 import pytest
 
-from components.crds import EC2NodeClass, NodePool, ScaledObject
-from components.scheduled_capacity import object_name
+from prescale.crds import EC2NodeClass, NodePool, ScaledObject
+from prescale.scheduled_capacity import object_name
 from prescale_cli.offline import evaluate
 
 SPEC = {"template": {"spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "x"},

@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from zoneinfo import ZoneInfo
 
-from components.cron import (KARPENTER_DESCRIPTORS, CronError, epoch_seconds, fire_timestamps, fires_between,
+from prescale.model.cron import (KARPENTER_DESCRIPTORS, CronError, epoch_seconds, fire_timestamps, fires_between,
                              next_fire, parse_cron, wall_instants)
-from components.schedule import dst_problem
+from prescale.model.schedule import dst_problem
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

@@ -10,10 +10,10 @@ from datetime import datetime, timedelta
 import kubernetes_validate
 import pytest
 
-from components.config import EventWindow, PlaceholderConfig
-from components.cron import epoch_seconds, fire_timestamps, parse_cron
-from components.failsafe_timing import failsafe_problem, failsafe_schedule
-from components.schedule import cron_window_active, load_zone
+from prescale.model.config import EventWindow, PlaceholderConfig
+from prescale.model.cron import epoch_seconds, fire_timestamps, parse_cron
+from prescale.model.failsafe_timing import failsafe_problem, failsafe_schedule
+from prescale.model.schedule import cron_window_active, load_zone
 from policy.prescale_policies import restricted_pod_problems
 from tests.capacity_support import NOW, as_object, dev_run, rich_run, short
 

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from components.config import KarpenterConfig
-from components.karpenter import Karpenter, KarpenterArgs
-from components.karpenter_policy import controller_policy, interruption_queue_policy
+from prescale.model.config import KarpenterConfig
+from prescale.karpenter import Karpenter, KarpenterArgs
+from prescale.karpenter_policy import controller_policy, interruption_queue_policy
 from prescale_cli.offline import evaluate
 from tests.platform_support import (ACCOUNT, REGION, RELEASE, SYSTEM_PLACEMENT, only, policy, provider_urn,
                                     stand_in_provider, uses_provider)

@@ -2,8 +2,8 @@
 
 import pytest
 
-from components.config import KedaConfig
-from components.keda import Keda, KedaArgs
+from prescale.model.config import KedaConfig
+from prescale.keda import Keda, KedaArgs
 from prescale_cli.offline import evaluate
 from tests.platform_support import RELEASE, SYSTEM_PLACEMENT, only, provider_urn, stand_in_provider, uses_provider
 

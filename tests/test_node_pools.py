@@ -1,6 +1,6 @@
 """One EC2NodeClass + NodePool per configured pool: instances, requirements, taints, limits and budgets."""
 
-from components.budgets import MAX_BUDGETS
+from prescale.model.budgets import MAX_BUDGETS
 from tests.capacity_support import (NODE_CLASS, NODE_POOL, as_object, dev_run, pool, rich_run, run, short,
                                     stack_config, window)
 

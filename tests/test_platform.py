@@ -3,7 +3,7 @@
 import pulumi
 import pytest
 
-from components.platform import deploy_platform
+from prescale.platform import deploy_platform
 from prescale_cli.offline import SECRET, evaluate
 from tests.platform_support import K8S_PROVIDER, RELEASE, only, stack_config, uses_provider
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from components.config import ConfigError
+from prescale.model.validation import ConfigError
 from prescale_cli.offline import OfflineMocks, read_stack_file, run_program
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,9 +14,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from zoneinfo import ZoneInfo
 
-from components.cron import epoch_seconds, fire_timestamps, parse_cron
-from components.duration import parse_duration
-from components.schedule import (BudgetSchedule, Occurrence, alternation_problem, budget_active,
+from prescale.model.cron import epoch_seconds, fire_timestamps, parse_cron
+from prescale.model.duration import parse_duration
+from prescale.model.schedule import (BudgetSchedule, Occurrence, alternation_problem, budget_active,
                                  cron_window_active, dst_problem, dst_problem_local, lead_problem,
                                  never_fires_problem, one_off_budget, one_off_occurrence, one_off_problem,
                                  one_off_trigger, recurring_budget, recurring_occurrences, shift_cron)

@@ -6,9 +6,9 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from components.config import Capacity, EventWindow, PlaceholderConfig
-from components.quantity import parse_quantity
-from components.sizing import PlaceholderPlan, plan_placeholders
+from prescale.model.config import Capacity, EventWindow, PlaceholderConfig
+from prescale.model.quantity import parse_quantity
+from prescale.model.sizing import PlaceholderPlan, plan_placeholders
 
 DEFAULTS = PlaceholderConfig()
 

@@ -9,9 +9,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from components.config import EventWindow
-from components.failsafe_timing import failsafe_schedule
-from components.schedule import shift_cron
+from prescale.model.config import EventWindow
+from prescale.model.failsafe_timing import failsafe_schedule
+from prescale.model.schedule import shift_cron
 from prescale_cli.offline import Evaluation, run_program
 from tests.capacity_support import DEPLOYMENT, NODE_CLASS, NODE_POOL, SCALED_OBJECT, as_object, pool, window
 from tests.test_failsafe import CRON_JOB, FAILSAFE_TYPES, GRACE

@@ -4,9 +4,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from components.config import EventWindow, PlaceholderConfig
-from components.schedule import BudgetSchedule, budget_active, cron_window_active
-from components.windows import ArmedWindow, IdleWindow, plan_window
+from prescale.model.config import EventWindow, PlaceholderConfig
+from prescale.model.schedule import BudgetSchedule, budget_active, cron_window_active
+from prescale.model.windows import ArmedWindow, IdleWindow, plan_window
 
 PLACEHOLDERS = PlaceholderConfig()
 UTC = timezone.utc

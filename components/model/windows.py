@@ -4,10 +4,10 @@ Pure (no Pulumi): the decision depends on the window, the placeholder settings a
 tested directly and the components only render it.
 
 * **Recurring** windows are always armed: KEDA's ``start`` is the window's start moved earlier by the lead
-  time (:func:`components.schedule.shift_cron`), ``end`` is the window's end, both read in the window's
-  time zone; the consolidation freeze is :func:`components.schedule.recurring_budget`.
+  time (:func:`prescale.model.schedule.shift_cron`), ``end`` is the window's end, both read in the window's
+  time zone; the consolidation freeze is :func:`prescale.model.schedule.recurring_budget`.
 * **One-off** windows become dated crons (``M H D Mon *``) that have no year, so they are armed only while
-  KEDA would open them exactly once, at the right time (:func:`components.schedule.one_off_problem`):
+  KEDA would open them exactly once, at the right time (:func:`prescale.model.schedule.one_off_problem`):
 
   - *ended* (now ≥ end): nothing is deployed, and a warning says the window can be removed from config;
     deploying it would fire again on the same date next year;

@@ -1,6 +1,6 @@
 """Rules that look across keys and through time: the second half of stack-config validation.
 
-The models in :mod:`components.config` check each value on its own. The rules here need several values
+The models in :mod:`prescale.model.config` check each value on its own. The rules here need several values
 at once (a window and its node pool; a window's start, end, time zone and lead time over a year of
 occurrences) and name the exact key they blame, with its value and what would be accepted.
 """

@@ -23,7 +23,7 @@ How robfig behaves, and therefore what this module reproduces:
 The model is exact for DST changes of whole hours that start on the hour and do not touch local midnight,
 i.e. every zone in current use except a few (Africa/Cairo, America/Santiago, America/Havana, Atlantic/Azores,
 Australia/Lord_Howe...). Around those changes robfig's day walk misbehaves in ways that depend on the instant
-``Next`` starts from; :func:`components.schedule.dst_problem` refuses schedules that fire near them.
+``Next`` starts from; :func:`prescale.model.schedule.dst_problem` refuses schedules that fire near them.
 
 Everything internal works in integer epoch seconds: same-zone ``datetime`` comparisons ignore ``fold``, so
 two fires of a fall-back overlap would otherwise compare equal.

@@ -1,6 +1,6 @@
 """Fit a node pool's consolidation freezes into Karpenter's 50 disruption budgets without losing one.
 
-Each event window asks for ``nodes: "0"`` budgets (UTC cron + duration, from :mod:`components.schedule`)
+Each event window asks for ``nodes: "0"`` budgets (UTC cron + duration, from :mod:`prescale.model.schedule`)
 on its node pool, from placeholder scale-up to the event's end. The NodePool CRD allows at most 50
 budgets, one of which prescale keeps for the pool's default (``nodes: "10%"``), so a pool with many
 windows (each recurring window and each one-off event brings its own) can ask for more than fit.

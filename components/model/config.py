@@ -1,9 +1,7 @@
-"""The stack config model: what users write in ``Pulumi.<stack>.yaml``, typed and validated all-or-nothing.
+"""The stack config model: what users write in ``Pulumi.<stack>.yaml``, as typed, immutable models.
 
-``load_stack_config`` is the only door from raw config to the program. It either returns a fully valid,
-immutable :class:`StackConfig` or raises one :class:`ConfigError` listing *every* problem, each with its
-key path (``prescale:eventWindows[0].timezone``), the offending value and what is allowed. Nothing is
-skipped: a half-valid config would make Pulumi delete the resources of the part it dropped.
+Each model checks its own values; :func:`prescale.model.validation.load_stack_config` is the door that
+runs them and the cross-key rules together and reports every problem at once.
 
 Models are strict (no ``"5"`` for ``5``, no ``yes`` for ``true``) and forbid unknown keys, so typos fail
 loudly instead of silently falling back to defaults.
@@ -12,17 +10,15 @@ loudly instead of silently falling back to defaults.
 from __future__ import annotations
 
 import difflib
-import json
 import ipaddress
 import re
-from collections.abc import Mapping
 from datetime import datetime, timedelta
 from functools import cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 from zoneinfo import available_timezones
 
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr,
-                      TypeAdapter, ValidationError, field_validator, model_validator)
+                      field_validator, model_validator)
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
@@ -33,16 +29,6 @@ from .quantity import ALLOWED as QUANTITY_ALLOWED
 from .quantity import parse_quantity
 
 NAMESPACE = "prescale"
-
-
-class ConfigError(ValueError):
-    """Every problem of a stack config at once, each as ``key path: message``."""
-
-    def __init__(self, problems: list[str]):
-        self.problems = problems
-        super().__init__(
-            f"invalid stack config ({len(problems)} problem{'s' * (len(problems) != 1)}); "
-            "nothing was registered:\n" + "\n".join(f"  - {p}" for p in problems))
 
 
 def _fail(kind: str, message: str) -> PydanticCustomError:
@@ -286,7 +272,7 @@ class EventWindow(Model):
 
     ``start``/``end`` are either both 5-field crons in KEDA's dialect (a recurring window) or both local
     date-times ``YYYY-MM-DDTHH:MM`` (a one-off event), always read in ``timezone``. How the two fit together
-    over time is checked by :mod:`components.config_checks`, which can name the exact key at fault.
+    over time is checked by :mod:`prescale.model.config_checks`, which can name the exact key at fault.
     """
 
     name: WindowName
@@ -395,134 +381,3 @@ class StackConfig(Model):
 
     def node_pool(self, name: str) -> NodePoolConfig:
         return next(pool for pool in self.node_pools if pool.name == name)
-
-
-# Full config key → StackConfig field. `aws:region` is the AWS provider's own key; the program needs the
-# region too (the controller policy is scoped to it), so it is read from there rather than duplicated.
-KEYS = {"aws:region": "region", **{f"{NAMESPACE}:{to_camel(f)}": f for f in StackConfig.model_fields
-                                   if f != "region"}}
-_REQUIRED = ("aws:region", f"{NAMESPACE}:cluster")
-
-
-def decode_config(wire: Mapping[str, Any]) -> dict[str, Any]:
-    """The keys this model reads (``prescale:*``, so typos are caught, and ``aws:region``) from config as
-    the Pulumi engine hands it over: structured values arrive as JSON text, plain strings stay strings."""
-    return {key: _decode(value) for key, value in wire.items() if key.startswith(f"{NAMESPACE}:") or key in _REQUIRED}
-
-
-def _decode(value: Any) -> Any:
-    try:
-        return json.loads(value)
-    except (TypeError, ValueError):
-        return value
-
-
-def load_stack_config(raw: Mapping[str, Any], now: datetime) -> StackConfig:
-    """Validate raw stack config (full keys such as ``prescale:cluster`` → decoded values) as a whole.
-
-    ``now`` anchors the time-dependent checks (a year of window occurrences). Raises :class:`ConfigError`
-    with every problem; keys outside the ``prescale`` namespace (``pulumi:*``, ``aws:profile``...) are
-    left to their owners.
-    """
-    from .config_checks import stack_problems  # the checks build on the models defined here
-
-    problems = _unknown_keys(raw) + [f"{key}: required key is missing; see the README's config reference"
-                                     for key in _REQUIRED if key not in raw]
-    values = {}
-    for key, field in KEYS.items():
-        if key in raw:
-            values[field], section_problems = _validate_section(key, field, raw[key])
-            problems += section_problems
-    if problems:
-        raise ConfigError(problems)
-    config = StackConfig.model_validate(values)
-    problems = stack_problems(config, now)
-    if problems:
-        raise ConfigError(problems)
-    return config
-
-
-def _unknown_keys(raw: Mapping[str, Any]) -> list[str]:
-    known = sorted(k for k in KEYS if k.startswith(f"{NAMESPACE}:"))
-    problems = []
-    for key in sorted(k for k in raw if k.startswith(f"{NAMESPACE}:") and k not in KEYS):
-        problems.append(f"{key}: unknown config key; {_suggest(key, known)}known keys: {', '.join(known)}")
-    return problems
-
-
-def _suggest(word: str, choices: list[str]) -> str:
-    close = difflib.get_close_matches(word, choices, n=1)
-    return f"did you mean {close[0]!r}? " if close else ""
-
-
-def _validate_section(key: str, field: str, value: Any) -> tuple[Any, list[str]]:
-    """Validate one top-level key; lists item by item so one bad window does not hide the others."""
-    info = StackConfig.model_fields[field]
-    annotation = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
-    if getattr(annotation, "__origin__", None) is list and isinstance(value, list):
-        item_type, parsed, problems = annotation.__args__[0], [], []
-        for index, item in enumerate(value):
-            try:
-                parsed.append(_adapter(item_type).validate_python(item))
-            except ValidationError as error:
-                problems += _describe(error, f"{key}[{index}]", item_type)
-        return parsed, problems
-    try:
-        return _adapter(annotation).validate_python(value), []
-    except ValidationError as error:
-        return None, _describe(error, key, annotation)
-
-
-@cache
-def _adapter(annotation: Any) -> TypeAdapter:
-    return TypeAdapter(annotation)
-
-
-def _describe(error: ValidationError, prefix: str, root: Any) -> list[str]:
-    problems = []
-    for item in error.errors(include_url=False):
-        loc = list(item["loc"])
-        path = prefix + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
-        problems.append(f"{path}: {_explain(item, root, loc)}")
-    return problems
-
-
-def _explain(item: dict, root: Any, loc: list) -> str:
-    kind, value = item["type"], item.get("input")
-    message = re.sub(r"a valid dictionary or instance of \w+", "a map of keys",
-                     item["msg"].removeprefix("Value error, "))
-    if kind == "extra_forbidden":
-        allowed = sorted(to_camel(f) for f in _model_at(root, loc[:-1]).model_fields)
-        return f"unknown key (value {value!r}); {_suggest(str(loc[-1]), allowed)}allowed keys: {', '.join(allowed)}"
-    if kind == "missing":
-        return "required key is missing"
-    if kind == "model":  # a rule over several keys of one entry: the message names them itself
-        return message
-    if kind in _VALUE_FIRST:
-        return f"{value!r} {message}"
-    return f"{message} (got {value!r})"
-
-
-_VALUE_FIRST = {"dns_label", "semver", "quantity", "duration", "cidr", "timezone", "datetime", "cron", "lead",
-                "unique", "version"}
-
-
-def _model_at(root: Any, loc: list) -> type[BaseModel]:
-    """The model that owns the key at ``loc`` below ``root`` (to list the keys allowed there)."""
-    model = _model_in(root)
-    for part in loc:
-        if isinstance(part, str):
-            field = next(f for n, f in model.model_fields.items() if to_camel(n) == part)
-            model = _model_in(field.annotation)
-    return model
-
-
-def _model_in(annotation: Any) -> type[BaseModel] | None:
-    """The model class inside an annotation such as ``Model``, ``list[Model]`` or ``Model | None``."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for inner in getattr(annotation, "__args__", ()):
-        found = _model_in(inner)
-        if found is not None:
-            return found
-    return None

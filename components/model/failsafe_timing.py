@@ -1,6 +1,6 @@
 """When a window's failsafe scale-down runs, and whether it can run exactly once after each occurrence.
 
-The failsafe (:mod:`components.failsafe`) is a Kubernetes CronJob in the window's own time zone that sets
+The failsafe (:mod:`prescale.failsafe`) is a Kubernetes CronJob in the window's own time zone that sets
 the placeholders to zero at the window's end plus ``placeholders.failsafeGrace``, whatever KEDA is doing.
 Pure (no Pulumi), so the config checks can refuse a grace that would misfire before anything is registered,
 and the component renders exactly the schedule that was checked.
@@ -41,7 +41,7 @@ def failsafe_schedule(window: EventWindow, grace: timedelta) -> str:
     """The CronJob's schedule, read in ``window.timezone``: the window's end moved ``grace`` later.
 
     A one-off gets a dated cron (``M H D Mon *``) like its KEDA trigger; ``ValueError`` when a recurring
-    end cannot be shifted as one cron (see :func:`components.schedule.shift_cron`).
+    end cannot be shifted as one cron (see :func:`prescale.model.schedule.shift_cron`).
     """
     if window.is_one_off:
         fire = window.local_end + grace
