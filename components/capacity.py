@@ -19,12 +19,12 @@ from datetime import datetime
 import pulumi
 import pulumi_kubernetes as k8s
 
-from .model.config import StackConfig
+from .model.config import CapacityConfig
 from .failsafe import Failsafe
 from .node_pools import EventNodePool
 from .platform import Platform
 from .scheduled_capacity import COMMON_LABELS, ScheduledCapacity
-from .model.windows import ArmedWindow, IdleWindow, plan_window, requested_freezes
+from .model.windows import ArmedWindow, IdleWindow, plan_windows, requested_freezes
 
 NAMESPACE = "prescale"
 PRIORITY_CLASS = "prescale-placeholder"
@@ -36,16 +36,20 @@ class Capacity:
 
     namespace: k8s.core.v1.Namespace
     priority_class: k8s.scheduling.v1.PriorityClass
-    node_pools: dict[str, EventNodePool]
+    node_pools: dict[str, EventNodePool]  # the pools prescale owns
     windows: dict[str, ScheduledCapacity]  # armed windows only
     failsafes: dict[str, Failsafe]  # one per armed window
     idle_windows: dict[str, str]  # window name → why nothing is deployed for it now
 
 
-def deploy_capacity(config: StackConfig, platform: Platform, now: datetime,
+def deploy_capacity(config: CapacityConfig, platform: Platform, now: datetime,
                     opts: pulumi.ResourceOptions | None = None) -> Capacity:
-    """Declare node pools, shared placeholder resources and every armed window (``now``: aware datetime)."""
-    plans = [plan_window(window, config.placeholders, now) for window in config.event_windows]
+    """Declare node pools, shared placeholder resources and every armed window (``now``: aware datetime).
+
+    The entry point for a program that uses prescale as a library, too: ``config`` from
+    :func:`prescale.model.validation.load_capacity_config`, ``platform`` built from its own cluster's provider.
+    """
+    plans = plan_windows(config, now)
     armed = [plan for plan in plans if isinstance(plan, ArmedWindow)]
     idle = {plan.window.name: plan.reason for plan in plans if isinstance(plan, IdleWindow)}
     for name, reason in idle.items():
@@ -53,7 +57,7 @@ def deploy_capacity(config: StackConfig, platform: Platform, now: datetime,
 
     freezes = requested_freezes(plans)
     node_pools = {pool.name: EventNodePool(pool.name, pool, freezes.get(pool.name, []), platform, config.tags, opts)
-                  for pool in config.node_pools}
+                  for pool in config.node_pools if pool.owned}
 
     shared = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=platform.kubernetes_provider))
     namespace = k8s.core.v1.Namespace("prescale-namespace", metadata={

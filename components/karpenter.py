@@ -93,22 +93,17 @@ class Karpenter(pulumi.ComponentResource):
         account_id = aws.get_caller_identity_output(opts=invoke).account_id
         tags = dict(args.tags)
 
-        node_role, node_role_policies = eks_node_role(f"{name}-node", partition=partition, tags=tags, parent=self,
-                                                      description="Nodes launched by Karpenter")
-        node_access = aws.eks.AccessEntry(f"{name}-node", cluster_name=args.cluster_name,
-                                          principal_arn=node_role.arn, type="EC2_LINUX", tags=tags,
-                                          opts=self._child())
+        node_role_name, node_role_arn, node_access = self._node_role(partition, tags)
         queue, interruption = self._interruption_queue(tags)
         controller_role, controller_access = self._controller_role(tags)
         # The controller starts launching nodes as soon as it runs: they must be able to join by then.
-        aws_prerequisites: list[pulumi.Resource] = [node_access, *node_role_policies, *interruption,
-                                                    *controller_access]
+        aws_prerequisites: list[pulumi.Resource] = [*node_access, *interruption, *controller_access]
         aws_prerequisites.append(aws.iam.RolePolicy(
             f"{name}-controller",
             role=controller_role.id,
             policy=policy_json(pulumi.Output.all(
                 partition=partition, region=args.region, account_id=account_id, cluster_name=args.cluster_name,
-                node_role_arn=node_role.arn, queue_arn=queue.arn).apply(lambda v: controller_policy(**v))),
+                node_role_arn=node_role_arn, queue_arn=queue.arn).apply(lambda v: controller_policy(**v))),
             opts=self._child()))
         if args.config.create_spot_service_linked_role:
             # Account-wide and shared with every other Spot user: kept when this stack is destroyed.
@@ -128,8 +123,8 @@ class Karpenter(pulumi.ComponentResource):
                 irsa_role_arn=controller_role.arn if args.config.controller_auth == "irsa" else None),
             opts=self._child(depends_on=[self.crd_release, *args.cluster_ready, *aws_prerequisites]))
 
-        self.node_role_name = node_role.name
-        self.node_role_arn = node_role.arn
+        self.node_role_name = pulumi.Output.from_input(node_role_name)
+        self.node_role_arn = node_role_arn
         self.controller_role_arn = controller_role.arn
         self.queue_name = queue.name
         self.register_outputs({"nodeRoleName": self.node_role_name, "nodeRoleArn": self.node_role_arn,
@@ -138,6 +133,24 @@ class Karpenter(pulumi.ComponentResource):
 
     def _child(self, **options: Any) -> pulumi.ResourceOptions:
         return pulumi.ResourceOptions(parent=self, **options)
+
+    def _node_role(self, partition: pulumi.Input[str], tags: dict[str, str]
+                   ) -> tuple[pulumi.Input[str], pulumi.Output[str], list[pulumi.Resource]]:
+        """The role Karpenter's instances run as (name, ARN) and what must exist before the controller starts.
+
+        ``nodeRoleName`` from config reuses an existing role: its ARN is looked up for the controller's
+        ``iam:PassRole`` and nothing is created for it (its instances must already be allowed to join the
+        cluster, through an ``EC2_LINUX`` access entry, as they are when that role served a Karpenter here).
+        """
+        if self._args.config.node_role_name is not None:
+            existing = aws.iam.get_role_output(name=self._args.config.node_role_name,
+                                               opts=pulumi.InvokeOutputOptions(parent=self))
+            return self._args.config.node_role_name, existing.arn, []
+        role, policies = eks_node_role(f"{self._name}-node", partition=partition, tags=tags, parent=self,
+                                       description="Nodes launched by Karpenter")
+        access = aws.eks.AccessEntry(f"{self._name}-node", cluster_name=self._args.cluster_name,
+                                     principal_arn=role.arn, type="EC2_LINUX", tags=tags, opts=self._child())
+        return role.name, role.arn, [access, *policies]
 
     def _interruption_queue(self, tags: dict[str, str]) -> tuple[aws.sqs.Queue, list[pulumi.Resource]]:
         """The queue Karpenter polls for interruption events, and everything that lets events reach it."""

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import pulumi
 
 from .model.budgets import MAX_BUDGETS, fit_freezes
-from .model.config import NodePoolConfig
+from .model.config import NodePoolConfig, SecurityGroupSelectorTerm, SubnetSelectorTerm
 from .crds import (BlockDeviceMapping, Budget, EC2NodeClass, EC2NodeClassSpec, NodePool, NodePoolSpec,
                    NodeSelectorRequirement, Taint)
 from .platform import Platform
@@ -60,38 +60,57 @@ def kubernetes_name(pool: NodePoolConfig) -> str:
 
 
 class EventNodePool(pulumi.ComponentResource):
-    """A pool's EC2NodeClass and NodePool, with its windows' consolidation freezes as disruption budgets."""
+    """A pool's EC2NodeClass and NodePool, with its windows' consolidation freezes as disruption budgets.
 
-    node_class: EC2NodeClass
+    For a pool prescale owns (``existing`` false). With ``nodeClassName`` the NodePool uses that existing
+    EC2NodeClass and none is created; otherwise the EC2NodeClass names ``platform.node_role_name``.
+    """
+
+    node_class: EC2NodeClass | None  # None when the pool uses an existing EC2NodeClass
     node_pool: NodePool
 
     def __init__(self, name: str, pool: NodePoolConfig, freezes: Sequence[BudgetSchedule], platform: Platform,
                  tags: dict[str, str] | None = None, opts: pulumi.ResourceOptions | None = None):
+        if pool.existing:
+            raise ValueError(f"node pool {pool.name!r} is an existing pool: prescale creates no NodePool for it")
+        if pool.node_class_name is None and platform.node_role_name is None:
+            raise ValueError(f"node pool {pool.name!r}: its EC2NodeClass needs a node role, and the platform has "
+                             "none (set karpenter.nodeRoleName, or give the pool nodeClassName)")
         super().__init__("prescale:index:EventNodePool", name, {}, pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
         children = pulumi.ResourceOptions(parent=self, depends_on=list(platform.karpenter_ready))
         object_name = kubernetes_name(pool)
-        self.node_class = EC2NodeClass(f"{name}-node-class", {"name": object_name},
-                                       node_class_spec(pool, platform, tags or {}), opts=children)
-        # After its node class, so that deleting the pool removes its nodes before the class they launch from.
-        after_class = pulumi.ResourceOptions.merge(children, pulumi.ResourceOptions(depends_on=[self.node_class]))
+        self.node_class = None
+        node_class_name = pool.node_class_name
+        if node_class_name is None:
+            node_class_name = object_name
+            self.node_class = EC2NodeClass(f"{name}-node-class", {"name": object_name},
+                                           node_class_spec(pool, platform, tags or {}), opts=children)
+            # After its node class, so that deleting the pool removes its nodes before the class they launch from.
+            children = pulumi.ResourceOptions.merge(children, pulumi.ResourceOptions(depends_on=[self.node_class]))
         self.node_pool = NodePool(f"{name}-node-pool", {"name": object_name},
-                                  node_pool_spec(pool, object_name, budgets_for(pool, freezes)), opts=after_class)
-        self.register_outputs({"nodeClassName": object_name, "nodePoolName": object_name})
+                                  node_pool_spec(pool, node_class_name, budgets_for(pool, freezes)), opts=children)
+        self.register_outputs({"nodeClassName": node_class_name, "nodePoolName": object_name})
 
 
 def node_class_spec(pool: NodePoolConfig, platform: Platform, tags: dict[str, str]) -> EC2NodeClassSpec:
+    """The pool's EC2NodeClass: subnets and security groups from the pool's selector terms, or else those tagged
+    ``karpenter.sh/discovery: <cluster>`` (as in Karpenter's getting-started guide)."""
     discovery = [{"tags": {DISCOVERY_TAG: platform.cluster_name}}]
     return {
         "role": platform.node_role_name,
         "amiSelectorTerms": [{"alias": pool.ami_alias}],
-        "subnetSelectorTerms": discovery,
-        "securityGroupSelectorTerms": discovery,
+        "subnetSelectorTerms": _terms(pool.subnet_selector_terms) or discovery,
+        "securityGroupSelectorTerms": _terms(pool.security_group_selector_terms) or discovery,
         "metadataOptions": {"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled",
                             "httpPutResponseHopLimit": 1, "httpTokens": "required"},
         "blockDeviceMappings": _BLOCK_DEVICES[pool.ami_alias.split("@")[0]],
         "tags": {**tags, POOL_LABEL: pool.name},
     }
+
+
+def _terms(terms: Sequence[SubnetSelectorTerm | SecurityGroupSelectorTerm] | None) -> list[dict]:
+    return [term.model_dump(exclude_none=True) for term in terms or ()]
 
 
 def node_pool_spec(pool: NodePoolConfig, node_class_name: str, budgets: list[Budget]) -> NodePoolSpec:

@@ -1,8 +1,10 @@
 """What in-cluster capacity needs from the platform (cluster, Karpenter, KEDA), as one typed handle.
 
 The platform components (cluster, Karpenter, KEDA) produce it; the capacity components (node pools,
-scheduled placeholders) consume it. Keeping the contract this small lets either side be tested alone.
-:func:`deploy_platform` builds it from the stack config.
+scheduled placeholders) consume it. Keeping the contract this small lets either side be tested alone, and
+lets a program that brings its own cluster, Karpenter and KEDA build a :class:`Platform` itself and use
+prescale's capacity components as a library. :func:`deploy_platform` builds it from the stack config,
+installing only the layers the config asks for (``karpenter.install``, ``keda.install``).
 """
 
 from __future__ import annotations
@@ -21,24 +23,34 @@ from .keda import Keda, KedaArgs
 
 @dataclass(frozen=True)
 class Platform:
-    """A cluster with Karpenter and KEDA installed, ready for custom resources."""
+    """A cluster with Karpenter and KEDA running, ready for prescale's custom resources.
 
+    Build one yourself to use prescale's capacity components in your own program: your cluster's name, your
+    Kubernetes provider, and the resources (if any) that install Karpenter and KEDA in that program.
+    """
+
+    # EC2NodeClasses select subnets and security groups tagged `karpenter.sh/discovery: <cluster_name>`
+    # unless a pool gives its own selectors.
     cluster_name: pulumi.Input[str]
-    # Role Karpenter's nodes run as; EC2NodeClass.spec.role names it.
-    node_role_name: pulumi.Input[str]
     # Every in-cluster resource goes through this provider (never the ambient kubeconfig).
     kubernetes_provider: pulumi.ProviderResource
-    # NodePool/EC2NodeClass must wait for these (the karpenter-crd and karpenter Helm releases).
-    karpenter_ready: Sequence[pulumi.Resource]
-    # ScaledObjects must wait for these (the KEDA Helm release: CRDs and admission webhook).
-    keda_ready: Sequence[pulumi.Resource]
+    # IAM role name Karpenter's nodes run as; the EC2NodeClasses prescale creates name it. None: the platform
+    # has none to offer, so every pool must be existing or reference an existing EC2NodeClass.
+    node_role_name: pulumi.Input[str] | None = None
+    # NodePool/EC2NodeClass wait for these (prescale's karpenter-crd and karpenter Helm releases; empty when
+    # Karpenter was there before).
+    karpenter_ready: Sequence[pulumi.Resource] = ()
+    # ScaledObjects wait for these (prescale's KEDA Helm release: CRDs and admission webhook; empty when KEDA
+    # was there before).
+    keda_ready: Sequence[pulumi.Resource] = ()
     # Stack outputs a user needs (`pulumi.export` each): cluster name, kubeconfig (secret), node role,
     # interruption queue, chart versions.
     exports: Mapping[str, pulumi.Input[Any]] = field(default_factory=dict)
 
 
 class PlatformStack(pulumi.ComponentResource):
-    """Cluster → Karpenter → KEDA, each waiting explicitly for the one before it."""
+    """Cluster → Karpenter → KEDA, each waiting explicitly for the one before it; Karpenter and KEDA only when
+    the config asks prescale to install them."""
 
     platform: Platform
 
@@ -47,29 +59,34 @@ class PlatformStack(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         cluster = Cluster(f"{name}-cluster", ClusterArgs(
             config=config.cluster, region=config.region, tags=config.tags,
-            pod_identity_agent=config.karpenter.controller_auth == "podIdentity"), opts=child)
-        karpenter = Karpenter(f"{name}-karpenter", KarpenterArgs(
-            cluster_name=cluster.cluster_name, config=config.karpenter, region=config.region,
-            kubernetes_provider=cluster.provider, placement=cluster.system_placement,
-            oidc_provider_arn=cluster.oidc_provider_arn, oidc_issuer=cluster.oidc_issuer,
-            cluster_ready=cluster.ready, tags=config.tags), opts=child)
-        karpenter_ready = [karpenter.crd_release, karpenter.release]
-        keda = Keda(f"{name}-keda", KedaArgs(
-            config=config.keda, kubernetes_provider=cluster.provider, placement=cluster.system_placement,
-            depends_on=[*cluster.ready, *karpenter_ready]), opts=child)
+            pod_identity_agent=config.karpenter.install and config.karpenter.controller_auth == "podIdentity"),
+            opts=child)
+        exports: dict[str, pulumi.Input[Any]] = {"clusterName": cluster.cluster_name, "kubeconfig": cluster.kubeconfig}
+        node_role_name: pulumi.Input[str] | None = config.karpenter.node_role_name
+        karpenter_ready: list[pulumi.Resource] = []
+        if config.karpenter.install:
+            karpenter = Karpenter(f"{name}-karpenter", KarpenterArgs(
+                cluster_name=cluster.cluster_name, config=config.karpenter, region=config.region,
+                kubernetes_provider=cluster.provider, placement=cluster.system_placement,
+                oidc_provider_arn=cluster.oidc_provider_arn, oidc_issuer=cluster.oidc_issuer,
+                cluster_ready=cluster.ready, tags=config.tags), opts=child)
+            node_role_name = karpenter.node_role_name
+            karpenter_ready = [karpenter.crd_release, karpenter.release]
+            exports.update(karpenterInterruptionQueueName=karpenter.queue_name,
+                           karpenterVersion=config.karpenter.version)
+        if node_role_name is not None:
+            exports["karpenterNodeRoleName"] = node_role_name
+        keda_ready: list[pulumi.Resource] = []
+        if config.keda.install:
+            keda = Keda(f"{name}-keda", KedaArgs(
+                config=config.keda, kubernetes_provider=cluster.provider, placement=cluster.system_placement,
+                depends_on=[*cluster.ready, *karpenter_ready]), opts=child)
+            keda_ready = [keda.release]
+        exports["kedaVersion"] = config.keda.version
 
-        exports = {
-            "clusterName": cluster.cluster_name,
-            "kubeconfig": cluster.kubeconfig,
-            "karpenterNodeRoleName": karpenter.node_role_name,
-            "karpenterInterruptionQueueName": karpenter.queue_name,
-            "karpenterVersion": config.karpenter.version,
-            "kedaVersion": config.keda.version,
-        }
         self.platform = Platform(
-            cluster_name=cluster.cluster_name, node_role_name=karpenter.node_role_name,
-            kubernetes_provider=cluster.provider, karpenter_ready=karpenter_ready, keda_ready=[keda.release],
-            exports=exports)
+            cluster_name=cluster.cluster_name, kubernetes_provider=cluster.provider, node_role_name=node_role_name,
+            karpenter_ready=karpenter_ready, keda_ready=keda_ready, exports=exports)
         self.register_outputs(exports)
 
 

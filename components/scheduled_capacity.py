@@ -44,6 +44,9 @@ WINDOW_LABEL = "prescale.io/window"
 # Pods of `nodes:` windows carry this with their pool's name; required anti-affinity on it puts at most one
 # on a node, across all `nodes:` windows of the pool, so overlapping windows add up to distinct nodes.
 ONE_PER_NODE_LABEL = "prescale.io/one-per-node"
+# Karpenter's own: the NodePool a node belongs to, and the pod annotation that blocks voluntary disruption.
+NODEPOOL_LABEL = "karpenter.sh/nodepool"
+DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 COMMON_LABELS = {"app.kubernetes.io/name": "prescale-placeholder", "app.kubernetes.io/managed-by": "prescale"}
 PAUSE_USER = 65535  # the pause image's own non-root user
 
@@ -106,7 +109,7 @@ def deployment_spec(armed: ArmedWindow, pool: NodePoolConfig, image: str,
         "automountServiceAccountToken": False,
         "enableServiceLinks": False,
         "terminationGracePeriodSeconds": 0,  # pause holds nothing: let preempting pods in at once
-        "nodeSelector": {POOL_LABEL: pool.name},
+        "nodeSelector": node_selector(pool),
         "tolerations": tolerations(pool),
         "topologySpreadConstraints": [{
             # Spread over zones when Karpenter can; never stay Pending because one zone has no capacity.
@@ -133,8 +136,23 @@ def deployment_spec(armed: ArmedWindow, pool: NodePoolConfig, image: str,
         # Recreate: a template change never runs old and new placeholders side by side (twice the nodes).
         "strategy": {"type": "Recreate"},
         "selector": {"matchLabels": {WINDOW_LABEL: armed.window.name}},
-        "template": {"metadata": {"labels": pod_labels}, "spec": pod_spec},
+        "template": {"metadata": {"labels": pod_labels, **_protection(pool)}, "spec": pod_spec},
     }
+
+
+def node_selector(pool: NodePoolConfig) -> dict[str, str]:
+    """prescale's own pools label their nodes; a pool someone else owns is selected by Karpenter's label."""
+    return {POOL_LABEL: pool.name} if pool.owned else {NODEPOOL_LABEL: pool.name}
+
+
+def _protection(pool: NodePoolConfig) -> dict[str, dict[str, str]]:
+    """Placeholders on a pool prescale does not own keep Karpenter from consolidating their nodes.
+
+    prescale freezes consolidation on its own pools with disruption budgets; another owner's budget list is
+    atomic (a patch would replace theirs), so here each placeholder says ``do-not-disrupt`` instead: its node
+    stays while the placeholder runs on it. ``"true"``, not a duration: durations need Karpenter 1.12.
+    """
+    return {} if pool.owned else {"annotations": {DO_NOT_DISRUPT: "true"}}
 
 
 def tolerations(pool: NodePoolConfig) -> list[dict[str, str]]:

@@ -237,6 +237,8 @@ def fake_invoke(mocks: OfflineMocks, token: str, args: Mapping[str, Any]) -> dic
         return {"names": zones, "zoneIds": [f"zone-{i}" for i in range(len(zones))], "state": "available"}
     if token == "aws:eks/getCluster:getCluster":
         return _fake_existing_cluster(mocks, args["name"])
+    if token == "aws:iam/getRole:getRole":  # an existing role (karpenter.nodeRoleName)
+        return {"id": args["name"], "name": args["name"], "arn": f"arn:aws:iam::{ACCOUNT_ID}:role/{args['name']}"}
     return {}
 
 

@@ -31,7 +31,7 @@ from prescale.model.duration import parse_duration
 from prescale.model.quantity import parse_quantity
 from prescale.model.schedule import BudgetSchedule, Occurrence, one_off_occurrence, recurring_occurrences
 from prescale.model.sizing import PlaceholderPlan, plan_placeholders
-from prescale.model.windows import ArmedWindow, IdleWindow, plan_window, requested_freezes
+from prescale.model.windows import ArmedWindow, IdleWindow, plan_windows, requested_freezes
 
 _UTC_ZONE = ZoneInfo("UTC")  # Karpenter evaluates budget schedules in UTC
 
@@ -74,7 +74,7 @@ class Timeline:
 
 def build_timeline(config: StackConfig, since: datetime, until: datetime, now: datetime) -> Timeline:
     """Everything ``prescale schedule`` shows for ``[since, until)``, as the program deploys it at ``now``."""
-    plans = [plan_window(window, config.placeholders, now) for window in config.event_windows]
+    plans = plan_windows(config, now)
     freezes = pool_freezes(plans)
     frozen = {pool: _frozen_intervals(budgets, since, until) for pool, budgets in freezes.items()}
     entries = []

@@ -165,12 +165,23 @@ class ClusterConfig(Model):
         return self
 
 
-class KarpenterConfig(Model):
-    """``prescale:karpenter``: chart version and how the controller gets AWS credentials."""
+IamRoleName = Annotated[StrictStr, Field(pattern=r"^[\w+=,.@-]{1,64}$")]
 
+
+class KarpenterConfig(Model):
+    """``prescale:karpenter``: whether prescale installs Karpenter, its version, how the controller gets AWS
+    credentials, and the node role EC2NodeClasses name.
+
+    ``install: false`` means a Karpenter (v1 API, ≥ 1.0) already runs in the cluster: prescale then adds only
+    NodePools/EC2NodeClasses and needs ``nodeRoleName``, the role that Karpenter may pass to its instances.
+    """
+
+    install: StrictBool = True
     version: Version = "1.14.1"
     controller_auth: Literal["podIdentity", "irsa"] = "podIdentity"
     create_spot_service_linked_role: StrictBool = False
+    # An existing IAM role (name, not ARN) for the nodes of the EC2NodeClasses prescale creates.
+    node_role_name: IamRoleName | None = None
 
     @field_validator("version")
     @classmethod
@@ -179,10 +190,24 @@ class KarpenterConfig(Model):
             raise _fail("version", "must be 1.0.0 or newer: prescale declares karpenter.sh/v1 resources")
         return value
 
+    @model_validator(mode="after")
+    def _install_keys(self):
+        given = sorted({"version", "controllerAuth", "createSpotServiceLinkedRole"}
+                       & {to_camel(f) for f in self.model_fields_set})
+        if not self.install and given:
+            raise _fail("model", f"{', '.join(given)} only apply when install is true (prescale installs "
+                                 "Karpenter); with install: false the cluster's own Karpenter is used as it is")
+        return self
+
 
 class KedaConfig(Model):
-    """``prescale:keda``: chart version (the cron scaler semantics are KEDA ≥ 2.18's)."""
+    """``prescale:keda``: whether prescale installs KEDA, and the version of the KEDA that runs the triggers.
 
+    With ``install: true`` the version is the chart prescale installs; with ``install: false`` it is the version
+    of the KEDA already in the cluster, so the checks that depend on it (cron commas before 2.20) hold.
+    """
+
+    install: StrictBool = True
     version: Version = "2.20.2"
 
     @field_validator("version")
@@ -193,6 +218,12 @@ class KedaConfig(Model):
             raise _fail("version", "must be 2.18.0 or newer: older cron scalers report 1 replica outside "
                                    "windows (kedacore/keda#6886), so placeholders would never reach zero")
         return value
+
+    @property
+    def cron_commas_work(self) -> bool:
+        """KEDA before 2.20.0 builds an invalid metric name from a comma in a cron (kedacore/keda#7448)."""
+        major, minor, _ = (int(p) for p in self.version.split("."))
+        return (major, minor) >= (2, 20)
 
 
 # --- node pools ---------------------------------------------------------------------------------------
@@ -212,18 +243,69 @@ class Taint(Model):
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
 
 
+class SubnetSelectorTerm(Model):
+    """Subnets for an EC2NodeClass: by tags (all must match) or by id."""
+
+    tags: dict[StrictStr, StrictStr] | None = Field(default=None, min_length=1)
+    id: Annotated[StrictStr, Field(pattern=r"^subnet-[0-9a-z]+$")] | None = None
+
+    @model_validator(mode="after")
+    def _one_selector(self):
+        return _exactly_one_selector(self)
+
+
+class SecurityGroupSelectorTerm(Model):
+    """Security groups for an EC2NodeClass: by tags (all must match), by id or by name."""
+
+    tags: dict[StrictStr, StrictStr] | None = Field(default=None, min_length=1)
+    id: Annotated[StrictStr, Field(pattern=r"^sg-[0-9a-z]+$")] | None = None
+    name: StrictStr | None = None
+
+    @model_validator(mode="after")
+    def _one_selector(self):
+        return _exactly_one_selector(self)
+
+
+def _exactly_one_selector(term: Model) -> Model:
+    given = sorted(to_camel(f) for f in term.model_fields_set)
+    if len(given) != 1:
+        allowed = " or ".join(to_camel(f) for f in type(term).model_fields)
+        raise _fail("model", f"give exactly one of {allowed} per selector term (got {', '.join(given) or 'none'}); "
+                             "several terms select the union")
+    return term
+
+
+# Keys a pool that prescale does not own (``existing: true``) may take: its NodePool belongs to someone else.
+EXISTING_POOL_KEYS = frozenset({"name", "existing", "taints", "limits"})
+# Keys that shape the EC2NodeClass prescale creates, so they cannot go with ``nodeClassName``.
+NODE_CLASS_KEYS = frozenset({"amiAlias", "subnetSelectorTerms", "securityGroupSelectorTerms"})
+
+
 class NodePoolConfig(Model):
-    """One ``prescale:nodePools`` entry → one Karpenter NodePool and EC2NodeClass."""
+    """One ``prescale:nodePools`` entry: a Karpenter NodePool (and EC2NodeClass) prescale creates, or with
+    ``existing: true`` a NodePool that already runs in the cluster and that windows may use as it is."""
 
     name: PoolName
+    # A NodePool of the cluster's own (by its exact name): prescale creates nothing for it and never
+    # touches its disruption budgets; its placeholders carry `karpenter.sh/do-not-disrupt` instead.
+    existing: StrictBool = False
     capacity_types: list[Literal["on-demand", "spot", "reserved"]] = Field(default=["on-demand"], min_length=1)
     instance_categories: list[Annotated[StrictStr, Field(pattern=r"^[a-z]+$")]] = Field(
         default=["c", "m", "r"], min_length=1)
     architectures: list[Literal["amd64", "arm64"]] = Field(default=["amd64"], min_length=1)
-    limits: Limits
+    # Required for pools prescale creates (a pool without limits could launch without bound); optional for an
+    # existing pool, where it only feeds prescale's capacity checks.
+    limits: Limits | None = Field(default=None, validate_default=True)
+    # An existing EC2NodeClass (by name) for this pool instead of one prescale creates.
+    node_class_name: Annotated[StrictStr, Field(pattern=r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", max_length=253)] | None \
+        = None
     # Pinned: `@latest` rolls every node whenever AWS publishes an AMI (Karpenter docs advise against it).
     ami_alias: Annotated[StrictStr, Field(pattern=r"^(al2023|bottlerocket)@(latest|v[0-9][0-9A-Za-z.\-]*)$")] = \
         "al2023@v20260828"
+    # Unset: the subnets and security groups tagged `karpenter.sh/discovery: <cluster>`.
+    subnet_selector_terms: list[SubnetSelectorTerm] | None = Field(default=None, min_length=1, max_length=30)
+    security_group_selector_terms: list[SecurityGroupSelectorTerm] | None = Field(
+        default=None, min_length=1, max_length=30)
     taints: list[Taint] = []
     consolidation_policy: Literal["WhenEmpty", "WhenEmptyOrUnderutilized"] = "WhenEmptyOrUnderutilized"
     consolidate_after: Duration = "2m"
@@ -232,6 +314,32 @@ class NodePoolConfig(Model):
     expire_after: DurationOrNever = "Never"
     termination_grace_period: Duration = "1h"
     weight: StrictInt | None = Field(default=None, ge=1, le=100)
+
+    @property
+    def owned(self) -> bool:
+        """Whether prescale creates (and so may freeze) this pool's NodePool."""
+        return not self.existing
+
+    @field_validator("limits")
+    @classmethod
+    def _owned_pools_need_limits(cls, value: Limits | None, info) -> Limits | None:
+        if value is None and not info.data.get("existing", False):
+            raise _fail("model", "required key is missing: a node pool prescale creates needs limits "
+                                 "(e.g. {cpu: \"512\", memory: 2048Gi}), or it could launch without bound")
+        return value
+
+    @model_validator(mode="after")
+    def _keys_fit_the_kind_of_pool(self):
+        given = {to_camel(f) for f in self.model_fields_set}
+        if self.existing and given - EXISTING_POOL_KEYS:
+            raise _fail("model", f"an existing pool (existing: true) is used as it is, so it takes only "
+                                 f"{', '.join(sorted(EXISTING_POOL_KEYS))}; these keys only shape pools prescale "
+                                 f"creates: {', '.join(sorted(given - EXISTING_POOL_KEYS))}")
+        if self.node_class_name is not None and given & NODE_CLASS_KEYS:
+            raise _fail("model", f"{', '.join(sorted(given & NODE_CLASS_KEYS))} shape the EC2NodeClass prescale "
+                                 f"creates; with nodeClassName {self.node_class_name!r} the pool uses that existing "
+                                 "EC2NodeClass as it is")
+        return self
 
     @field_validator("capacity_types", "instance_categories", "architectures")
     @classmethod
@@ -366,18 +474,28 @@ class PricingConfig(Model):
 
 # --- the whole stack ----------------------------------------------------------------------------------
 
-class StackConfig(Model):
-    """Everything the program needs, validated together."""
+class CapacityConfig(Model):
+    """The scheduled capacity alone: node pools, event windows and their placeholders.
 
-    region: Annotated[StrictStr, Field(pattern=r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$")]
-    cluster: ClusterConfig
-    karpenter: KarpenterConfig = KarpenterConfig()
+    What :func:`prescale.capacity.deploy_capacity` needs, and all a program that brings its own cluster,
+    Karpenter and KEDA gives when it uses prescale as a library
+    (:func:`prescale.model.validation.load_capacity_config`).
+    """
+
     keda: KedaConfig = KedaConfig()
     node_pools: list[NodePoolConfig] = []
     event_windows: list[EventWindow] = []
     placeholders: PlaceholderConfig = PlaceholderConfig()
-    pricing: PricingConfig = PricingConfig()
     tags: dict[StrictStr, StrictStr] = {}
 
     def node_pool(self, name: str) -> NodePoolConfig:
         return next(pool for pool in self.node_pools if pool.name == name)
+
+
+class StackConfig(CapacityConfig):
+    """Everything the program needs, validated together: the capacity plus the platform it runs on."""
+
+    region: Annotated[StrictStr, Field(pattern=r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$")]
+    cluster: ClusterConfig
+    karpenter: KarpenterConfig = KarpenterConfig()
+    pricing: PricingConfig = PricingConfig()

@@ -10,14 +10,20 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from . import failsafe_timing, schedule
-from .config import LOCAL_DATETIME, NAMESPACE, EventWindow, NodePoolConfig, StackConfig
+from .config import (LOCAL_DATETIME, NAMESPACE, CapacityConfig, EventWindow, KedaConfig, NodePoolConfig,
+                     StackConfig)
 from .duration import format_duration, parse_duration
 from .quantity import parse_quantity
 
 
 def stack_problems(config: StackConfig, now: datetime) -> list[str]:
-    """Every cross-key problem of a parsed config, as ``key path: message`` lines."""
-    problems = _duplicate_names(config) + _endpoint_problems(config)
+    """Every cross-key problem of a parsed stack config, as ``key path: message`` lines."""
+    return _endpoint_problems(config) + _node_role_problems(config) + capacity_problems(config, now)
+
+
+def capacity_problems(config: CapacityConfig, now: datetime) -> list[str]:
+    """Every cross-key problem of the node pools and event windows (with or without a platform around them)."""
+    problems = _duplicate_names(config)
     grace_problems = _grace_problems(config)
     problems += grace_problems
     grace = parse_duration(config.placeholders.failsafe_grace)
@@ -30,7 +36,9 @@ def stack_problems(config: StackConfig, now: datetime) -> list[str]:
             problems.append(f"{path}.nodePool: {window.node_pool!r} is not a node pool; allowed: {allowed}")
         else:
             problems += _limit_problems(path, window, pool)
-        time_problems = window_time_problems(path, window, now)
+        time_problems = window_time_problems(path, window, now, freeze=pool is None or pool.owned)
+        if not time_problems:
+            time_problems = _cron_comma_problems(path, window, config.keda)
         problems += time_problems
         if not time_problems and not grace_problems:
             problems += _failsafe_problems(path, window, grace, now)
@@ -47,7 +55,33 @@ def _endpoint_problems(config: StackConfig) -> list[str]:
     return []
 
 
-def _grace_problems(config: StackConfig) -> list[str]:
+def _node_role_problems(config: StackConfig) -> list[str]:
+    """EC2NodeClasses that prescale creates name a node role; without its own Karpenter, prescale has none."""
+    karpenter = config.karpenter
+    needing = [pool.name for pool in config.node_pools if pool.owned and pool.node_class_name is None]
+    if karpenter.install or karpenter.node_role_name is not None or not needing:
+        return []
+    return [f"{NAMESPACE}:karpenter.nodeRoleName: required key is missing: with karpenter.install false, the "
+            f"EC2NodeClasses prescale creates (node pools {', '.join(map(repr, needing))}) need the IAM role name "
+            "of your Karpenter's nodes. Upstream's controller policy lets Karpenter pass only its own node role "
+            "(iam:PassRole on KarpenterNodeRole), so name that role; or give those pools nodeClassName (an "
+            "existing EC2NodeClass) or existing: true (an existing NodePool)"]
+
+
+def _cron_comma_problems(path: str, window: EventWindow, keda: KedaConfig) -> list[str]:
+    """KEDA before 2.20 turns a comma in a cron into an invalid metric name: the ScaledObject never works."""
+    if keda.cron_commas_work or window.is_one_off:
+        return []
+    crons = [("start", window.start), ("end", window.end)]
+    if window.lead:
+        crons.append(("leadTime", schedule.shift_cron(window.start, -window.lead)))
+    return [f"{path}.{key}: {expr!r} has a comma, which KEDA {keda.version} (prescale:keda.version) turns into an "
+            "invalid metric name (kedacore/keda#7448, fixed in 2.20.0); allowed: ranges such as '1-5' instead of "
+            "lists, one window per list item, or KEDA 2.20.0 or newer"
+            for key, expr in crons if "," in expr]
+
+
+def _grace_problems(config: CapacityConfig) -> list[str]:
     grace = config.placeholders.failsafe_grace
     problem = failsafe_timing.grace_problem(parse_duration(grace))
     return [f"{NAMESPACE}:placeholders.failsafeGrace: {grace!r} {problem}"] if problem else []
@@ -62,7 +96,7 @@ def _failsafe_problems(path: str, window: EventWindow, grace: timedelta, now: da
             f"{format_duration(grace)}; the failsafe is explained in docs/guardrails.md)"]
 
 
-def _duplicate_names(config: StackConfig) -> list[str]:
+def _duplicate_names(config: CapacityConfig) -> list[str]:
     problems = []
     for key, names in (("nodePools", [p.name for p in config.node_pools]),
                        ("eventWindows", [w.name for w in config.event_windows])):
@@ -75,6 +109,8 @@ def _duplicate_names(config: StackConfig) -> list[str]:
 
 
 def _limit_problems(path: str, window: EventWindow, pool: NodePoolConfig) -> list[str]:
+    if pool.limits is None:  # an existing pool whose limits were not given: nothing to check against
+        return []
     problems = []
     if window.capacity is not None:
         for resource in ("cpu", "memory"):
@@ -88,15 +124,16 @@ def _limit_problems(path: str, window: EventWindow, pool: NodePoolConfig) -> lis
     return problems
 
 
-def window_time_problems(path: str, window: EventWindow, now: datetime) -> list[str]:
-    """Whether KEDA would open and close this window exactly when the user means, every time."""
+def window_time_problems(path: str, window: EventWindow, now: datetime, freeze: bool = True) -> list[str]:
+    """Whether KEDA would open and close this window exactly when the user means, every time, and (``freeze``:
+    on a pool prescale owns) whether its consolidation freeze fits one UTC disruption budget."""
     if window.is_one_off != bool(LOCAL_DATETIME.match(window.end)):
         kinds = ("a date-time", "a cron") if window.is_one_off else ("a cron", "a date-time")
         return [f"{path}.end: {window.end!r} is {kinds[1]} but start {window.start!r} is {kinds[0]}; "
                 "allowed: two crons (a recurring window) or two local date-times (a one-off event)"]
     if window.is_one_off:
         return _one_off_problems(path, window)
-    return _recurring_problems(path, window, now)
+    return _recurring_problems(path, window, now, freeze)
 
 
 def _one_off_problems(path: str, window: EventWindow) -> list[str]:
@@ -114,7 +151,7 @@ def _one_off_problems(path: str, window: EventWindow) -> list[str]:
     return problems
 
 
-def _recurring_problems(path: str, window: EventWindow, now: datetime) -> list[str]:
+def _recurring_problems(path: str, window: EventWindow, now: datetime, freeze: bool) -> list[str]:
     if window.start.strip() == window.end.strip():
         return [f"{path}.end: {window.end!r} equals start; KEDA refuses identical start and end "
                 "(kedacore/keda#2031); allowed: a different time"]
@@ -142,7 +179,7 @@ def _recurring_problems(path: str, window: EventWindow, now: datetime) -> list[s
         problem = schedule.lead_problem(window.start, window.end, window.timezone, window.lead, now)
         if problem:
             problems.append(f"{path}.leadTime: {window.lead_time!r}: {problem}")
-    if not problems:
+    if not problems and freeze:
         problems += _freeze_problems(path, window, now)
     return problems
 

@@ -20,8 +20,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 
-from .config import NAMESPACE, StackConfig
-from .config_checks import stack_problems
+from .config import NAMESPACE, CapacityConfig, StackConfig
+from .config_checks import capacity_problems, stack_problems
 
 
 class ConfigError(ValueError):
@@ -40,6 +40,8 @@ class ConfigError(ValueError):
 KEYS = {"aws:region": "region", **{f"{NAMESPACE}:{to_camel(f)}": f for f in StackConfig.model_fields
                                    if f != "region"}}
 _REQUIRED = ("aws:region", f"{NAMESPACE}:cluster")
+# The same for a program that uses prescale as a library and brings its own platform.
+CAPACITY_KEYS = {f"{NAMESPACE}:{to_camel(f)}": f for f in CapacityConfig.model_fields}
 
 
 def decode_config(wire: Mapping[str, Any]) -> dict[str, Any]:
@@ -62,26 +64,38 @@ def load_stack_config(raw: Mapping[str, Any], now: datetime) -> StackConfig:
     with every problem; keys outside the ``prescale`` namespace (``pulumi:*``, ``aws:profile``...) are
     left to their owners.
     """
-    problems = _unknown_keys(raw) + [f"{key}: required key is missing; see the README's config reference"
-                                     for key in _REQUIRED if key not in raw]
+    return _load(StackConfig, KEYS, _REQUIRED, raw, lambda config: stack_problems(config, now))
+
+
+def load_capacity_config(raw: Mapping[str, Any], now: datetime) -> CapacityConfig:
+    """Validate the ``prescale:`` keys of a program that uses prescale as a library (node pools, event windows,
+    placeholders, KEDA version, tags; no cluster or Karpenter keys), all or nothing, exactly as
+    :func:`load_stack_config` validates them in prescale's own program."""
+    return _load(CapacityConfig, CAPACITY_KEYS, (), raw, lambda config: capacity_problems(config, now))
+
+
+def _load(model, keys: Mapping[str, str], required: tuple[str, ...], raw: Mapping[str, Any], cross_key_problems):
+    """Each section on its own first (so every bad value is reported), then the rules across sections."""
+    problems = _unknown_keys(raw, keys) + [f"{key}: required key is missing; see the README's config reference"
+                                           for key in required if key not in raw]
     values = {}
-    for key, field in KEYS.items():
+    for key, field in keys.items():
         if key in raw:
-            values[field], section_problems = _validate_section(key, field, raw[key])
+            values[field], section_problems = _validate_section(model, key, field, raw[key])
             problems += section_problems
     if problems:
         raise ConfigError(problems)
-    config = StackConfig.model_validate(values)
-    problems = stack_problems(config, now)
+    config = model.model_validate(values)
+    problems = cross_key_problems(config)
     if problems:
         raise ConfigError(problems)
     return config
 
 
-def _unknown_keys(raw: Mapping[str, Any]) -> list[str]:
-    known = sorted(k for k in KEYS if k.startswith(f"{NAMESPACE}:"))
+def _unknown_keys(raw: Mapping[str, Any], keys: Mapping[str, str]) -> list[str]:
+    known = sorted(k for k in keys if k.startswith(f"{NAMESPACE}:"))
     problems = []
-    for key in sorted(k for k in raw if k.startswith(f"{NAMESPACE}:") and k not in KEYS):
+    for key in sorted(k for k in raw if k.startswith(f"{NAMESPACE}:") and k not in keys):
         problems.append(f"{key}: unknown config key; {_suggest(key, known)}known keys: {', '.join(known)}")
     return problems
 
@@ -91,9 +105,9 @@ def _suggest(word: str, choices: list[str]) -> str:
     return f"did you mean {close[0]!r}? " if close else ""
 
 
-def _validate_section(key: str, field: str, value: Any) -> tuple[Any, list[str]]:
+def _validate_section(model, key: str, field: str, value: Any) -> tuple[Any, list[str]]:
     """Validate one top-level key; lists item by item so one bad window does not hide the others."""
-    info = StackConfig.model_fields[field]
+    info = model.model_fields[field]
     annotation = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
     if getattr(annotation, "__origin__", None) is list and isinstance(value, list):
         item_type, parsed, problems = annotation.__args__[0], [], []

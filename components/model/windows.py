@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from . import schedule
-from .config import EventWindow, PlaceholderConfig
+from .config import CapacityConfig, EventWindow, PlaceholderConfig
 from .sizing import PlaceholderPlan, plan_placeholders
 
 
@@ -34,7 +34,7 @@ class ArmedWindow:
     window: EventWindow
     trigger_start: str  # lead-shifted start
     trigger_end: str
-    freeze: schedule.BudgetSchedule
+    freeze: schedule.BudgetSchedule | None  # None on a pool prescale does not own: its budgets are not ours
     placeholders: PlaceholderPlan
 
 
@@ -46,13 +46,24 @@ class IdleWindow:
     reason: str
 
 
-def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datetime) -> ArmedWindow | IdleWindow:
-    """Arm ``window`` at ``now`` (an aware datetime), or say why it stays idle (see the module docstring)."""
+def plan_windows(config: CapacityConfig, now: datetime) -> list[ArmedWindow | IdleWindow]:
+    """Every configured window, planned at ``now``; windows on existing pools ask for no freeze."""
+    return [plan_window(window, config.placeholders, now, freeze=config.node_pool(window.node_pool).owned)
+            for window in config.event_windows]
+
+
+def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datetime,
+                freeze: bool = True) -> ArmedWindow | IdleWindow:
+    """Arm ``window`` at ``now`` (an aware datetime), or say why it stays idle (see the module docstring).
+
+    ``freeze``: whether the window's pool is prescale's, so that its consolidation freeze is computed.
+    """
     plan = plan_placeholders(window, placeholders)
     if not window.is_one_off:
         # The config checks proved the freeze can be written (and computed it: the result is cached).
-        freeze = schedule.recurring_budget(window.start, window.end, window.timezone, window.lead, now)
-        return ArmedWindow(window, schedule.shift_cron(window.start, -window.lead), window.end, freeze, plan)
+        budget = schedule.recurring_budget(window.start, window.end, window.timezone, window.lead, now) \
+            if freeze else None
+        return ArmedWindow(window, schedule.shift_cron(window.start, -window.lead), window.end, budget, plan)
     occurrence = schedule.one_off_occurrence(window.local_start, window.local_end, window.timezone, window.lead)
     if now >= occurrence.end_utc:
         return IdleWindow(window, f"one-off event ended at {occurrence.end:%Y-%m-%d %H:%M %Z}; nothing is "
@@ -63,13 +74,13 @@ def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datet
         return IdleWindow(window, f"one-off event is not armed yet: {problem}. It is deployed by the first "
                                   "`pulumi up` less than a year before it.")
     start, end = schedule.one_off_trigger(occurrence)
-    return ArmedWindow(window, start, end, schedule.one_off_budget(occurrence), plan)
+    return ArmedWindow(window, start, end, schedule.one_off_budget(occurrence) if freeze else None, plan)
 
 
 def requested_freezes(plans: list[ArmedWindow | IdleWindow]) -> dict[str, list[schedule.BudgetSchedule]]:
     """The consolidation freezes each node pool's armed windows ask for (before fitting them into 50)."""
     freezes: dict[str, list[schedule.BudgetSchedule]] = defaultdict(list)
     for plan in plans:
-        if isinstance(plan, ArmedWindow):
+        if isinstance(plan, ArmedWindow) and plan.freeze is not None:
             freezes[plan.window.node_pool].append(plan.freeze)
     return dict(freezes)
