@@ -259,7 +259,7 @@ def _fake_existing_cluster(mocks: OfflineMocks, name: str) -> dict[str, Any]:
 
 
 def evaluate(program: Callable[[], Any], *, stack: str = "dev", config: Mapping[str, str] | None = None,
-             region: str = "ap-northeast-2", mocks: OfflineMocks | None = None) -> Evaluation:
+             region: str = "ap-northeast-2", mocks: OfflineMocks | None = None, project: str = "prescale") -> Evaluation:
     """Run ``program`` under fresh mocks with ``config`` (Pulumi's wire form) and record what it registers.
 
     Pass your own ``mocks`` to inspect what was registered even when the program raises.
@@ -268,7 +268,7 @@ def evaluate(program: Callable[[], Any], *, stack: str = "dev", config: Mapping[
     # set_mocks only makes a new root Stack when there is none, so without this the previous run's stack
     # (and its exports) would be reused.
     pulumi.runtime.settings.ROOT.set(None)
-    pulumi.runtime.set_mocks(mocks, project="prescale", stack=stack, preview=False, monitor=mocks.monitor)
+    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=False, monitor=mocks.monitor)
     pulumi.runtime.set_all_config(dict(config or {}))
     warnings: list[str] = []
     outputs: dict[str, Any] = {}
@@ -343,6 +343,11 @@ def read_config_file(path: Path) -> dict[str, str]:
             for key, value in (document.get("config") or {}).items()}
 
 
+def project_name(project_dir: Path) -> str:
+    """The project's name from its ``Pulumi.yaml``: the namespace of its own config keys."""
+    return YAML(typ="safe", pure=True).load((project_dir / "Pulumi.yaml").read_text())["name"]
+
+
 def run_program(project_dir: Path, stack: str, now: datetime | None = None,
                 config: Mapping[str, str] | None = None, mocks: OfflineMocks | None = None) -> Evaluation:
     """Evaluate ``project_dir/__main__.py`` for ``stack`` offline (``config`` overrides the stack file)."""
@@ -355,7 +360,7 @@ def run_program(project_dir: Path, stack: str, now: datetime | None = None,
     sys.path.insert(0, str(project_dir))
     try:
         return evaluate(lambda: runpy.run_path(str(project_dir / "__main__.py"), run_name="__main__"),
-                        stack=stack, config=wire, region=region, mocks=mocks)
+                        stack=stack, config=wire, region=region, mocks=mocks, project=project_name(project_dir))
     finally:
         sys.path.remove(str(project_dir))
         if previous is None:

@@ -1,0 +1,26 @@
+"""What a Pulumi program (prescale's own ``__main__.py``, or yours using prescale as a library) reads from its stack.
+
+The one place that reads Pulumi config; components never do. Every key the engine hands over is decoded, and
+:mod:`prescale.model.validation` then reads the ``prescale:*`` ones (so typos are caught) and ``aws:region``.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from typing import Any
+
+from pulumi.runtime import config as runtime_config
+
+from .model.validation import decode_config
+
+
+def read_raw_config() -> dict[str, Any]:
+    """Every config value the engine hands the program, decoded for the config model."""
+    return decode_config({**runtime_config.get_config_env(), **runtime_config.CONFIG.get()})
+
+
+def evaluation_time() -> datetime:
+    """Now, or ``PRESCALE_NOW`` (ISO-8601) so offline plans and tests are reproducible."""
+    fixed = os.environ.get("PRESCALE_NOW")
+    return datetime.fromisoformat(fixed) if fixed else datetime.now(timezone.utc)
