@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from prescale.model.config import NodePoolConfig, PricingConfig, StackConfig
+from prescale.model.config import NodePoolConfig, PricingConfig, CapacityConfig
 from prescale.model.duration import parse_duration
 from prescale.model.quantity import parse_quantity
 from prescale.model.sizing import PlaceholderPlan, plan_placeholders
@@ -108,7 +108,7 @@ class CostEstimate:
         return amount * 7 / self.days
 
 
-def estimate_cost(config: StackConfig, timeline: Timeline) -> CostEstimate:
+def estimate_cost(config: CapacityConfig, timeline: Timeline) -> CostEstimate:
     """Node-hours and USD per window and NodePool over the timeline's range (see the module docstring)."""
     hours = (timeline.until - timeline.since) / timedelta(hours=1)
     by_window: dict[str, list[Entry]] = defaultdict(list)

@@ -21,11 +21,11 @@ from prescale.model.validation import ConfigError
 
 from .cost import estimate_cost
 from .manifests import write_manifests
-from .offline import run_program
+from .offline import project_name, run_program
 from .output import Output
 from .plan import plan_document, show_plan
 from .schedule_report import schedule_document, show_schedule
-from .stack import find_project, load_config, project_name
+from .stack import find_project, load_config
 from .timeline import build_timeline
 
 _DESCRIPTION = """\

@@ -31,6 +31,7 @@ from pulumi.runtime.proto import alias_pb2, resource_pb2
 from ruamel.yaml import YAML
 
 ACCOUNT_ID = "123456789012"
+PROJECT_FILE = "Pulumi.yaml"
 SECRET = "[secret]"  # how a secret stack output is shown: its value never leaves the program
 # Wire signature of a resource reference (pulumi/runtime/rpc.py `_special_sig_key`/`_special_resource_sig`).
 _RESOURCE_REF = {"4dabf18193072939515e22adb298388d": "5cf8f73096256a8f31e491e813e4eb8e"}
@@ -344,8 +345,9 @@ def read_config_file(path: Path) -> dict[str, str]:
 
 
 def project_name(project_dir: Path) -> str:
-    """The project's name from its ``Pulumi.yaml``: the namespace of its own config keys."""
-    return YAML(typ="safe", pure=True).load((project_dir / "Pulumi.yaml").read_text())["name"]
+    """The project's ``name`` from ``Pulumi.yaml``: the namespace of its own config keys (and Pulumi names the
+    stack resource ``<name>-<stack>``)."""
+    return YAML(typ="safe", pure=True).load((project_dir / PROJECT_FILE).read_text())["name"]
 
 
 def run_program(project_dir: Path, stack: str, now: datetime | None = None,

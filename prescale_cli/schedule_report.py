@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from prescale.model.config import StackConfig
+from prescale.model.config import CapacityConfig
 from prescale.model.cron import UTC
 from prescale.model.quantity import format_cpu, format_memory
 
@@ -46,6 +46,7 @@ def _occurrence(entry: Entry) -> dict[str, Any]:
                          "onePerNode": placeholders.one_per_node},
         "frozen": {"from": _iso(entry.freeze[0]), "until": _iso(entry.freeze[1])} if entry.freeze else None,
         "armed": entry.not_armed is None, "notArmedReason": entry.not_armed,
+        "protection": "do-not-disrupt" if entry.existing_pool else "budget",
     }
 
 
@@ -75,7 +76,7 @@ def _fleet(fleet: Fleet | None) -> dict[str, Any]:
             "pricePerNodeHour": _round(fleet.shape.price_per_hour, 4)}
 
 
-def show_schedule(stack: str, config: StackConfig, timeline: Timeline, cost: CostEstimate, output: Output) -> None:
+def show_schedule(stack: str, config: CapacityConfig, timeline: Timeline, cost: CostEstimate, output: Output) -> None:
     output.heading(f"Schedule of stack {stack}: {_utc_day(timeline.since)} to {_utc_day(timeline.until)} "
                    f"({cost.days:g} day{'s' * (cost.days != 1)}, now {_utc_day(timeline.now)})")
     output.line()
@@ -104,7 +105,8 @@ def _entry_row(entry: Entry) -> list[str]:
     occurrence = entry.occurrence
     local = _span(occurrence.scale_up, occurrence.start, occurrence.end) + f" {occurrence.start:%Z}"
     utc = _span(occurrence.scale_up_utc, occurrence.start_utc, occurrence.end_utc)
-    frozen = "not armed yet" if entry.not_armed else _frozen(entry.freeze, occurrence.scale_up_utc)
+    frozen = "not armed yet" if entry.not_armed else \
+        "do-not-disrupt pods" if entry.existing_pool else _frozen(entry.freeze, occurrence.scale_up_utc)
     return [entry.window.name, entry.window.node_pool, local, utc, _holds(entry), frozen]
 
 
@@ -145,7 +147,7 @@ def _span_utc(start: datetime, end: datetime) -> str:
     return f"{start:%a %Y-%m-%d %H:%M} → {_clock(end, start)}"
 
 
-def _show_cost(config: StackConfig, cost: CostEstimate, output: Output) -> None:
+def _show_cost(config: CapacityConfig, cost: CostEstimate, output: Output) -> None:
     rows = []
     for window in cost.windows:
         fleet = window.fleet

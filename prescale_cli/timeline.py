@@ -25,7 +25,7 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from prescale.model.budgets import fit_freezes, unite
-from prescale.model.config import EventWindow, StackConfig
+from prescale.model.config import EventWindow, CapacityConfig
 from prescale.model.cron import UTC, epoch_seconds, fire_timestamps, parse_cron
 from prescale.model.duration import parse_duration
 from prescale.model.quantity import parse_quantity
@@ -47,6 +47,8 @@ class Entry:
     placeholders: PlaceholderPlan
     freeze: Interval | None
     not_armed: str | None = None  # why the program deploys nothing for it yet (a one-off far ahead)
+    # On a NodePool prescale does not own: no freeze, its placeholders carry `karpenter.sh/do-not-disrupt`.
+    existing_pool: bool = False
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,7 @@ class Timeline:
     freezes: dict[str, list[BudgetSchedule]]  # NodePool name → its fitted `nodes: "0"` budgets
 
 
-def build_timeline(config: StackConfig, since: datetime, until: datetime, now: datetime) -> Timeline:
+def build_timeline(config: CapacityConfig, since: datetime, until: datetime, now: datetime) -> Timeline:
     """Everything ``prescale schedule`` shows for ``[since, until)``, as the program deploys it at ``now``."""
     plans = plan_windows(config, now)
     freezes = pool_freezes(plans)
@@ -82,11 +84,14 @@ def build_timeline(config: StackConfig, since: datetime, until: datetime, now: d
         window = plan.window
         placeholders = plan_placeholders(window, config.placeholders)
         for occurrence in window_occurrences(window, since, until, now):
+            existing_pool = not config.node_pool(window.node_pool).owned
             if isinstance(plan, IdleWindow):
-                entries.append(Entry(window, occurrence, placeholders, None, not_armed=plan.reason))
+                entries.append(Entry(window, occurrence, placeholders, None, not_armed=plan.reason,
+                                     existing_pool=existing_pool))
             else:
                 entries.append(Entry(window, occurrence, placeholders,
-                                     _covering(frozen.get(window.node_pool, []), occurrence)))
+                                     _covering(frozen.get(window.node_pool, []), occurrence),
+                                     existing_pool=existing_pool))
     entries.sort(key=lambda entry: (entry.occurrence.scale_up_utc, entry.window.name))
     return Timeline(since, until, now, entries, overlaps(entries), freezes)
 

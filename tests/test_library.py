@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import prescale
+from prescale_cli.main import main
 from prescale_cli.offline import Evaluation, run_program
 from tests.capacity_support import CUSTOM_RESOURCES, DEPLOYMENT, NODE_CLASS, NODE_POOL, as_object
 from tests.crd_validation import validate
@@ -69,3 +71,13 @@ def test_example_config_is_validated_whole():
         run_program(EXAMPLE, "dev", NOW, config={"aws:region": "eu-west-1", "shop-events:clusterName": "shop",
                                                  "prescale:cluster": '{"name": "shop"}'})
     assert any(p.startswith("prescale:cluster: unknown config key") for p in caught.value.problems)
+
+
+def test_schedule_reads_a_library_stack(capsys):
+    """``prescale schedule`` reads a stack without prescale:cluster as the library reads it; windows on a pool
+    prescale does not own are held by do-not-disrupt placeholders, not by budgets."""
+    assert main(["schedule", "--project", str(EXAMPLE), "--stack", "dev", "--at", "2026-11-30T12:00Z",
+                 "--days", "1", "--json"]) in (0, None)
+    occurrences = json.loads(capsys.readouterr().out)["occurrences"]
+    assert {(o["window"], o["protection"], o["frozen"] is None) for o in occurrences} == {
+        ("morning-rush", "do-not-disrupt", True)}

@@ -486,6 +486,7 @@ class CapacityConfig(Model):
     node_pools: list[NodePoolConfig] = []
     event_windows: list[EventWindow] = []
     placeholders: PlaceholderConfig = PlaceholderConfig()
+    pricing: PricingConfig = PricingConfig()
     tags: dict[StrictStr, StrictStr] = {}
 
     def node_pool(self, name: str) -> NodePoolConfig:
@@ -498,4 +499,3 @@ class StackConfig(CapacityConfig):
     region: Annotated[StrictStr, Field(pattern=r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$")]
     cluster: ClusterConfig
     karpenter: KarpenterConfig = KarpenterConfig()
-    pricing: PricingConfig = PricingConfig()
