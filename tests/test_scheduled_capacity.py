@@ -30,7 +30,8 @@ def test_dev_stack_lunch_rush_placeholders_one_node_sized_pod_per_node():
                     "enableServiceLinks": False,
                     "terminationGracePeriodSeconds": 0,
                     "nodeSelector": {"prescale.io/node-pool": "event"},
-                    "tolerations": [],
+                    "tolerations": [{"key": "prescale.io/event-capacity", "effect": "PreferNoSchedule",
+                                     "operator": "Exists"}],
                     "topologySpreadConstraints": [{
                         "maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
                         "whenUnsatisfiable": "ScheduleAnyway",

@@ -212,6 +212,10 @@ class Taint(Model):
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
 
 
+# The default taint (PreferNoSchedule) dedicates event pools softly; why: prescale.node_pools, docs/capacity.md.
+EVENT_CAPACITY_TAINT_KEY = "prescale.io/event-capacity"
+
+
 class NodePoolConfig(Model):
     """One ``prescale:nodePools`` entry → one Karpenter NodePool and EC2NodeClass."""
 
@@ -224,7 +228,8 @@ class NodePoolConfig(Model):
     # Pinned: `@latest` rolls every node whenever AWS publishes an AMI (Karpenter docs advise against it).
     ami_alias: Annotated[StrictStr, Field(pattern=r"^(al2023|bottlerocket)@(latest|v[0-9][0-9A-Za-z.\-]*)$")] = \
         "al2023@v20260828"
-    taints: list[Taint] = []
+    # A list set in config replaces this default: `[]` shares the pool, a NoSchedule taint dedicates it.
+    taints: list[Taint] = [Taint(key=EVENT_CAPACITY_TAINT_KEY, effect="PreferNoSchedule")]
     consolidation_policy: Literal["WhenEmpty", "WhenEmptyOrUnderutilized"] = "WhenEmptyOrUnderutilized"
     consolidate_after: Duration = "2m"
     # Budgets do not stop expiry, so a lifetime timer could end a node mid-event: off by default; event
