@@ -10,7 +10,7 @@ so windows never interfere: overlapping windows on one pool hold the **sum** of 
 KEDA sets the count itself: idle-replica mode
 ---------------------------------------------
 The ScaledObject has ``idleReplicaCount: 0`` and ``minReplicaCount = maxReplicaCount = N`` (the window's
-placeholder count). KEDA's executor (``pkg/scaling/executor/scale_scaledobjects.go``, the same from 2.18 to
+placeholder count; idle mode since KEDA 2.4, kedacore/keda#1958). KEDA's executor (``pkg/scaling/executor/scale_scaledobjects.go``, the same from 2.18 to
 2.20) then writes the scale subresource itself at both ends of the window, without the HPA:
 
 * trigger active and fewer than N replicas → ``scaleFromZeroOrIdle`` writes N at once (and restores N if
@@ -77,6 +77,7 @@ COOLDOWN_SECONDS = 60
 # defaulted to 1 replica (a GitOps apply without `replicas`) to 0 at KEDA's first poll.
 INITIAL_COOLDOWN_SECONDS = 0
 IDLE_REPLICAS = 0  # outside windows; KEDA's docs: the only supported idleReplicaCount
+
 
 def object_name(window_name: str) -> str:
     """The Deployment's and ScaledObject's name (the HPA becomes ``keda-hpa-prescale-<window>``)."""
