@@ -210,38 +210,14 @@ class CronTrigger(TypedDict):
     metadata: CronTriggerMetadata
 
 
-class ScalingPolicy(TypedDict):
-    type: Literal["Pods", "Percent"]
-    value: int
-    periodSeconds: int
-
-
-class ScalingRules(TypedDict):
-    stabilizationWindowSeconds: int
-    selectPolicy: NotRequired[Literal["Max", "Min", "Disabled"]]
-    policies: list[ScalingPolicy]
-
-
-class HpaBehavior(TypedDict):
-    scaleUp: ScalingRules
-    scaleDown: ScalingRules
-
-
-class HorizontalPodAutoscalerConfig(TypedDict):
-    behavior: HpaBehavior
-
-
-class AdvancedConfig(TypedDict):
-    horizontalPodAutoscalerConfig: HorizontalPodAutoscalerConfig
-
-
 class ScaledObjectSpec(TypedDict):
     scaleTargetRef: ScaleTargetRef
+    idleReplicaCount: int  # KEDA's webhook: idle < min ≤ max
     minReplicaCount: int
     maxReplicaCount: int
     pollingInterval: int
     cooldownPeriod: int
-    advanced: AdvancedConfig
+    initialCooldownPeriod: int
     triggers: list[CronTrigger]
 
 

@@ -1,8 +1,14 @@
 """One Karpenter NodePool + EC2NodeClass per ``prescale:nodePools`` entry: where event capacity lands.
 
-Each pool is dedicated to event capacity: its nodes carry ``prescale.io/node-pool: <name>`` and the
-pool's configured taints, so only workloads that select it on purpose (the placeholders, and the event's
-own pods if they choose to) land there. Nodes come up for pending placeholders and go away on their own:
+Its nodes carry ``prescale.io/node-pool: <name>`` (the placeholders' ``nodeSelector``) and the pool's
+``taints`` (the placeholders tolerate exactly those). The default taint,
+``prescale.io/event-capacity:PreferNoSchedule``, makes the pool *softly* dedicated: the event's own pods
+need nothing to preempt the placeholders on its nodes (preemption ignores PreferNoSchedule), while other
+pods land there only when nothing else fits — the scheduler scores tainted nodes lower, and Karpenter
+launches pool nodes for a pod that does not tolerate the taint only as its last relaxation. ``taints: []``
+shares the pool with everything; a ``NoSchedule`` taint dedicates it, and then the event's pods need the
+toleration. Whatever lands on the pool's nodes lives under its freezes, ``expireAfter`` and ``limits``
+(``docs/capacity.md``). Nodes come up for pending placeholders and go away on their own:
 
 * **Consolidation** (``consolidationPolicy``/``consolidateAfter`` from config, default
   ``WhenEmptyOrUnderutilized`` after 2m) removes the nodes once the placeholders scale to zero after a

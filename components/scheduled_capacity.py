@@ -7,22 +7,43 @@ make room at once instead of waiting for new nodes. Each window has its own Depl
 so windows never interfere: overlapping windows on one pool hold the **sum** of their capacity (see
 ``docs/capacity.md``).
 
+KEDA sets the count itself: idle-replica mode
+---------------------------------------------
+The ScaledObject has ``idleReplicaCount: 0`` and ``minReplicaCount = maxReplicaCount = N`` (the window's
+placeholder count; idle mode since KEDA 2.4, kedacore/keda#1958). KEDA's executor (``pkg/scaling/executor/scale_scaledobjects.go``, the same from 2.18 to
+2.20) then writes the scale subresource itself at both ends of the window, without the HPA:
+
+* trigger active and fewer than N replicas → ``scaleFromZeroOrIdle`` writes N at once (and restores N if
+  anything lowered it during the window);
+* trigger inactive and more than 0 replicas → ``scaleToZeroOrIdle`` writes 0 once ``lastActiveTime +
+  cooldownPeriod`` has passed (``lastActiveTime`` is refreshed on every active poll), or, on a ScaledObject
+  that was never active, once ``creationTimestamp + initialCooldownPeriod`` has.
+
+With plain ``minReplicaCount: 0`` KEDA only does 0 → 1 and the HPA does 1 → N from the cron metric, through
+keda-operator-metrics-apiserver and the external metrics API: if that path is unhealthy a window silently
+runs with one placeholder. Here the HPA KEDA still creates is clamped to N..N; it never decides anything
+(at 0 replicas it is disabled), so it needs no ``behavior`` block and the metrics path is out of the loop.
+KEDA's rules hold: the CRD's CEL ``minReplicaCount <= maxReplicaCount`` and the webhook's ``idle < min``
+(N ≥ 1). The cost: one N per ScaledObject, which is what a window is anyway.
+
 Replicas belong to KEDA, never to Pulumi
 ----------------------------------------
-KEDA (through the HPA it creates, and directly for 0 ↔ 1) writes ``spec.replicas`` through the scale
-subresource. pulumi-kubernetes 4.x applies with server-side apply, so a ``pulumi up`` in the middle of a
-window must not send a ``replicas`` of its own:
+KEDA writes ``spec.replicas`` through the scale subresource. pulumi-kubernetes 4.x applies with server-side
+apply, so a ``pulumi up`` in the middle of a window must not send a ``replicas`` of its own:
 
-* *declared and not ignored*: pulumi's apply of ``replicas: 0`` conflicts with the HPA's ownership
+* *declared and not ignored*: pulumi's apply of ``replicas: 0`` conflicts with the scale writers' ownership
   (``conflict with "kube-controller-manager" with subresource "scale"``, pulumi/pulumi-kubernetes#2491,
   #2569) and the update fails — or, forced, scales the placeholders down mid-event;
-* *omitted*: the API server defaults a new Deployment to ``replicas: 1``, so every window would start one
-  placeholder (and a node) on creation, outside its window;
+* *omitted*: the API server defaults a new Deployment to ``replicas: 1``, so every window would start with
+  a placeholder outside its window until KEDA's first poll (and the N..N HPA may raise it to N first);
 * **declared as 0 and ignored** (chosen): created with zero pods; afterwards ``ignore_changes`` makes the
   engine keep the old input, and on an update the provider's ``handleSSAIgnoreFields`` (provider
   ``pkg/await/await.go``) *drops* the field from the apply whenever another manager (KEDA or the HPA)
   owns it, or re-sends the live value when only pulumi does. Either way a mid-window ``pulumi up``
   leaves the running count alone.
+
+GitOps tools have no "set on create only": ``prescale plan --out`` leaves ``replicas`` out of these
+Deployments instead (:mod:`prescale_cli.manifests`, ``docs/gitops.md``).
 
 The Deployment also carries ``pulumi.com/skipAwait``: placeholders are Pending by design (until their
 node is up, or after real pods preempt them), and awaiting their rollout would make any mid-event
@@ -50,12 +71,15 @@ DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 COMMON_LABELS = {"app.kubernetes.io/name": "prescale-placeholder", "app.kubernetes.io/managed-by": "prescale"}
 PAUSE_USER = 65535  # the pause image's own non-root user
 
-# KEDA timings, chosen together (kedacore/keda cron scaler; docs/capacity.md):
-POLLING_INTERVAL_SECONDS = 15  # KEDA notices a window opening/closing within 15 s (default 30)
-# After the window closes, KEDA waits this long since it last saw the trigger active, then sets replicas
-# to 0 itself (bypassing the HPA). One minute absorbs a missed poll without keeping nodes long.
+# KEDA timings, chosen together (KEDA's executor; docs/capacity.md):
+POLLING_INTERVAL_SECONDS = 15  # KEDA writes N within 15 s of the window opening (default 30)
+# After the window closes, KEDA waits this long since the last poll that saw it open, then writes 0.
+# One minute absorbs a missed poll without keeping nodes long.
 COOLDOWN_SECONDS = 60
-HPA_PERIOD_SECONDS = 15  # the HPA's sync period
+# A ScaledObject never active yet (just created outside its window) scales a Deployment the API server
+# defaulted to 1 replica (a GitOps apply without `replicas`) to 0 at KEDA's first poll.
+INITIAL_COOLDOWN_SECONDS = 0
+IDLE_REPLICAS = 0  # outside windows; KEDA's docs: the only supported idleReplicaCount
 
 
 def object_name(window_name: str) -> str:
@@ -163,30 +187,24 @@ def tolerations(pool: NodePoolConfig) -> list[dict[str, str]]:
 
 
 def scaled_object_spec(armed: ArmedWindow, deployment_name: str) -> ScaledObjectSpec:
-    """The window's cron trigger, and an HPA that jumps to the full count at once and drops it promptly.
+    """The window's cron trigger, in idle-replica mode: KEDA itself writes N when it opens, 0 when it closes.
 
-    ``maxReplicaCount`` is the pod count itself: the HPA caps at it and KEDA's CEL rule wants min ≤ max.
-    Scale-up has no stabilization and a Pods policy as large as the count, so one HPA sync reaches it (a
-    rate-limited ramp can stall inside the HPA's 10 % tolerance, kedacore/keda#5263). Scale-down is
-    immediate too; at the end KEDA itself sets zero after ``COOLDOWN_SECONDS``.
+    ``minReplicaCount = maxReplicaCount = N`` pins the HPA to N; see the module docstring for why the
+    metrics path then plays no part.
     """
     pods = armed.placeholders.pods
     return {
         "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": deployment_name},
-        "minReplicaCount": 0,
+        "idleReplicaCount": IDLE_REPLICAS,
+        "minReplicaCount": pods,
         "maxReplicaCount": pods,
         "pollingInterval": POLLING_INTERVAL_SECONDS,
         "cooldownPeriod": COOLDOWN_SECONDS,
-        "advanced": {"horizontalPodAutoscalerConfig": {"behavior": {
-            "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max",
-                        "policies": [{"type": "Pods", "value": pods, "periodSeconds": HPA_PERIOD_SECONDS}]},
-            "scaleDown": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max",
-                          "policies": [{"type": "Percent", "value": 100, "periodSeconds": HPA_PERIOD_SECONDS}]},
-        }}},
+        "initialCooldownPeriod": INITIAL_COOLDOWN_SECONDS,
         "triggers": [{"type": "cron", "metadata": {
             "timezone": armed.window.timezone,
             "start": armed.trigger_start,
             "end": armed.trigger_end,
-            "desiredReplicas": str(pods),
+            "desiredReplicas": str(pods),  # required by the cron scaler; only the clamped HPA reads it
         }}],
     }

@@ -7,6 +7,11 @@ rewrites the same files and a Git diff shows exactly what changed; files an earl
 that are gone are removed (only files carrying :data:`GENERATED_MARKER`; anything else is left alone).
 Helm releases are not objects: they are listed in the directory's README instead (unless the directory
 has a README of its own, which is never overwritten).
+
+Every ScaledObject's target is written **without** ``spec.replicas``: KEDA owns that field (Pulumi creates
+the placeholders at 0 and then ignores it, which a GitOps tool cannot express), and a tool that applied
+``replicas: 0`` would scale the placeholders away mid-window on every self-heal or reconciliation. The
+price, on the first apply only, and the settings for Argo CD and Flux: ``docs/gitops.md``.
 """
 
 from __future__ import annotations
@@ -84,12 +89,23 @@ def helm_releases(evaluation: Evaluation) -> list[HelmRelease]:
     return releases
 
 
+def leave_replicas_to_keda(documents: list[dict[str, Any]]) -> None:
+    """Drop ``spec.replicas`` from every object a ScaledObject scales (see the module docstring)."""
+    targets = {(so["spec"]["scaleTargetRef"].get("kind", "Deployment"),  # KEDA's default kind
+                so["metadata"]["namespace"], so["spec"]["scaleTargetRef"]["name"])
+               for so in documents if so["kind"] == "ScaledObject"}
+    for document in documents:
+        if (document["kind"], document["metadata"].get("namespace"), document["metadata"]["name"]) in targets:
+            document["spec"].pop("replicas", None)
+
+
 def write_manifests(evaluation: Evaluation, directory: Path, stack: str) -> RenderedObjects:
     """One YAML file per Kubernetes object in ``directory`` (created if missing), plus a README."""
     directory.mkdir(parents=True, exist_ok=True)
+    rendered = [manifest(resource) for resource in filter(is_kubernetes_object, evaluation.resources)]
+    leave_replicas_to_keda(rendered)
     documents = {}
-    for resource in filter(is_kubernetes_object, evaluation.resources):
-        document = manifest(resource)
+    for document in rendered:
         name = file_name(document)
         if name in documents:
             raise ValueError(f"two objects would both be written to {name}: {document['kind']} "
@@ -131,6 +147,10 @@ def _readme(stack: str, releases: list[HelmRelease]) -> str:
         "objects others refer to by name come first):",
         "",
         "    kubectl apply -f <this directory>",
+        "",
+        "The placeholder Deployments carry no `replicas`: KEDA owns it. With Argo CD or Flux, see prescale's",
+        "docs/gitops.md for the settings that keep the tool from fighting KEDA, the first apply's cost, and",
+        "what to do after a one-off event.",
         "",
         "## Helm releases the stack installs (not rendered here)",
         "",

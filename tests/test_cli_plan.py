@@ -118,7 +118,7 @@ def test_out_writes_one_applicable_manifest_per_kubernetes_object(capsys, small_
         assert list(document)[:3] == ["apiVersion", "kind", "metadata"] and document["metadata"]["name"]
     deployment = documents["10-deployment-prescale.placeholders.yaml"]
     assert (deployment["apiVersion"], deployment["kind"]) == ("apps/v1", "Deployment")
-    assert deployment["spec"]["replicas"] == 0 and isinstance(deployment["spec"]["replicas"], int)
+    assert "replicas" not in deployment["spec"]  # KEDA's: a GitOps tool applying 0 would fight it
     scaler = documents["10-scaledobject-prescale.placeholders.yaml"]
     assert (scaler["apiVersion"], scaler["metadata"]) == ("keda.sh/v1alpha1", {"name": "placeholders",
                                                                                "namespace": "prescale"})
@@ -126,6 +126,24 @@ def test_out_writes_one_applicable_manifest_per_kubernetes_object(capsys, small_
     assert documents["10-configmap-settings.yaml"]["metadata"] == {"name": "settings"}  # auto-named: resource name
     readme = (out_dir / "README.md").read_text()
     assert "| keda | keda | 2.20.2 | https://kedacore.github.io/charts | keda |" in readme
+    assert "carry no `replicas`: KEDA owns it" in readme and "docs/gitops.md" in readme
+
+
+def test_out_leaves_replicas_to_keda_on_exactly_the_scaled_deployments(capsys, tmp_path):
+    """Pulumi creates the placeholders at 0 and then ignores the field; a manifest cannot say "on create only"."""
+    evaluation = run_program(ROOT, "dev", now=datetime.fromisoformat(NOW))
+    assert plan(capsys, "--project", str(ROOT), "--stack", "dev", "--out", str(tmp_path))[0] == 0
+    written = {(d["kind"], d["metadata"]["name"]): d
+               for d in (yaml.safe_load(path.read_text()) for path in tmp_path.glob("*.yaml"))}
+    targets = {d["spec"]["scaleTargetRef"]["name"] for (kind, _), d in written.items() if kind == "ScaledObject"}
+    deployments = {name: d for (kind, name), d in written.items() if kind == "Deployment"}
+    assert targets == set(deployments) == {"prescale-lunch-rush", "prescale-morning-peak", "prescale-launch-2027"}
+    for name, deployment in deployments.items():
+        assert "replicas" not in deployment["spec"], name
+        registered_spec = plain(next(r for r in evaluation.resources if r.type == "kubernetes:apps/v1:Deployment"
+                                     and r.inputs["metadata"]["name"] == name).inputs)["spec"]
+        assert registered_spec["replicas"] == 0  # the `pulumi up` path keeps its 0 (+ ignore_changes)
+        assert {**deployment["spec"], "replicas": 0} == registered_spec  # nothing else is dropped
 
 
 def test_out_is_stable_across_runs(capsys, small_project, tmp_path):

@@ -50,6 +50,27 @@ def test_every_custom_resource_passes_its_upstream_crd(evaluation):
         assert validate(as_object(resource)) == [], resource.name
 
 
+def keda_webhook_replica_problems(scaled_object: dict) -> list[str]:
+    """KEDA's admission webhook on replica counts (``CheckReplicaCountBoundsAreValid``, KEDA 2.18-2.20):
+    ``max(1, min) ≤ max`` (default max 100) and ``idle < max(1, min)``; the CRD's CEL rule checks only min ≤ max."""
+    spec = scaled_object["spec"]
+    minimum = max(1, spec["minReplicaCount"]) if "minReplicaCount" in spec else 0
+    maximum, idle = spec.get("maxReplicaCount", 100), spec.get("idleReplicaCount")
+    problems = []
+    if minimum > maximum:
+        problems.append(f"MinReplicaCount={minimum} must be less than MaxReplicaCount={maximum}")
+    if idle is not None and idle >= minimum:
+        problems.append(f"IdleReplicaCount={idle} must be less than MinReplicaCount={minimum}")
+    return problems
+
+
+def test_every_scaled_object_passes_kedas_webhook_replica_rules(evaluation):
+    scaled_objects = [as_object(r) for r in evaluation.resources if r.type == SCALED_OBJECT]
+    assert scaled_objects
+    for scaled_object in scaled_objects:
+        assert keda_webhook_replica_problems(scaled_object) == [], scaled_object["metadata"]["name"]
+
+
 def test_every_core_resource_passes_the_kubernetes_schema(evaluation):
     core = [r for r in evaluation.resources if r.type in CORE_RESOURCES]
     assert {r.type for r in core} == set(CORE_RESOURCES)
@@ -122,6 +143,17 @@ def test_bad_scaled_objects_are_rejected():
     assert "spec.triggers[0].metadata.desiredReplicas: 3 is not of type 'string'" in problems
     scaled_object["spec"]["triggers"] = []
     assert "spec.triggers: [] should be non-empty" in validate(scaled_object)
+    scaled_object["spec"]["idleReplicaCount"] = -1
+    assert "spec.idleReplicaCount: -1 is less than the minimum of 0" in validate(scaled_object)
+
+
+def test_kedas_webhook_refuses_an_idle_count_not_below_the_minimum():
+    scaled_object = generated(SCALED_OBJECT, "overlap-b-scaler")
+    scaled_object["spec"]["idleReplicaCount"] = scaled_object["spec"]["minReplicaCount"]
+    assert validate(scaled_object) == []  # the CRD alone would take it...
+    assert keda_webhook_replica_problems(scaled_object) == ["IdleReplicaCount=3 must be less than MinReplicaCount=3"]
+    scaled_object["spec"]["minReplicaCount"] = 4
+    assert keda_webhook_replica_problems(scaled_object)[0] == "MinReplicaCount=4 must be less than MaxReplicaCount=3"
 
 
 def test_a_bad_deployment_is_rejected_by_the_kubernetes_schema():

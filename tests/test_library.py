@@ -60,6 +60,7 @@ def test_example_adds_windows_on_its_pools(example):
     morning = example.named(DEPLOYMENT, "morning-rush-placeholders").inputs["spec"]["template"]
     assert morning["spec"]["nodeSelector"] == {"karpenter.sh/nodepool": "default"}
     assert morning["metadata"]["annotations"] == {"karpenter.sh/do-not-disrupt": "true"}
+    assert morning["spec"]["tolerations"] == []  # an existing pool has only the taints its owner set
     for type_ in CUSTOM_RESOURCES:
         for resource in example.of_type(type_):
             assert validate(as_object(resource)) == [], resource.name

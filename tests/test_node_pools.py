@@ -1,7 +1,7 @@
 """One EC2NodeClass + NodePool per configured pool: instances, requirements, taints, limits and budgets."""
 
 from prescale.model.budgets import MAX_BUDGETS
-from tests.capacity_support import (NODE_CLASS, NODE_POOL, as_object, dev_run, pool, rich_run, run, short,
+from tests.capacity_support import (DEPLOYMENT, NODE_CLASS, NODE_POOL, as_object, dev_run, pool, rich_run, run, short,
                                     stack_config, window)
 
 DISCOVERY = [{"tags": {"karpenter.sh/discovery": "prescale-test"}}]
@@ -45,6 +45,7 @@ def test_dev_stack_node_pool():
                     ],
                     "expireAfter": "Never",
                     "terminationGracePeriod": "1h",
+                    "taints": [{"key": "prescale.io/event-capacity", "effect": "PreferNoSchedule"}],
                 },
             },
             "disruption": {
@@ -62,6 +63,25 @@ def test_dev_stack_node_pool():
             "limits": {"cpu": "512", "memory": "2048Gi"},
         },
     }
+
+
+def test_pools_are_softly_dedicated_by_default_shared_with_no_taints_and_dedicated_with_a_hard_one():
+    """The event's pods preempt placeholders without a toleration; other pods use the pool only as a last resort."""
+    hard = {"key": "team", "value": "events", "effect": "NoSchedule"}
+    evaluation, _ = run(stack_config([pool("soft"), pool("shared", taints=[]), pool("dedicated", taints=[hard])],
+                                     [window("a", "0 9 * * *", "0 10 * * *", node_pool="soft"),
+                                      window("b", "0 9 * * *", "0 10 * * *", node_pool="shared"),
+                                      window("c", "0 9 * * *", "0 10 * * *", node_pool="dedicated")]))
+    node_taints = {name: as_object(evaluation.named(NODE_POOL, f"{name}-node-pool"))["spec"]["template"]["spec"]
+                   .get("taints") for name in ("soft", "shared", "dedicated")}
+    assert node_taints == {"soft": [{"key": "prescale.io/event-capacity", "effect": "PreferNoSchedule"}],
+                           "shared": None, "dedicated": [hard]}
+    tolerations = {window_name: as_object(evaluation.named(DEPLOYMENT, f"{window_name}-placeholders"))
+                   ["spec"]["template"]["spec"]["tolerations"] for window_name in ("a", "b", "c")}
+    assert tolerations == {"a": [{"key": "prescale.io/event-capacity", "effect": "PreferNoSchedule",
+                                  "operator": "Exists"}],
+                           "b": [], "c": [{"key": "team", "effect": "NoSchedule", "operator": "Equal",
+                                          "value": "events"}]}
 
 
 def test_node_pool_resources_use_the_platform_provider_and_wait_for_karpenter():

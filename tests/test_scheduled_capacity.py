@@ -30,7 +30,8 @@ def test_dev_stack_lunch_rush_placeholders_one_node_sized_pod_per_node():
                     "enableServiceLinks": False,
                     "terminationGracePeriodSeconds": 0,
                     "nodeSelector": {"prescale.io/node-pool": "event"},
-                    "tolerations": [],
+                    "tolerations": [{"key": "prescale.io/event-capacity", "effect": "PreferNoSchedule",
+                                     "operator": "Exists"}],
                     "topologySpreadConstraints": [{
                         "maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
                         "whenUnsatisfiable": "ScheduleAnyway",
@@ -61,20 +62,63 @@ def test_dev_stack_lunch_rush_scaler_reaches_five_pods_ten_minutes_early_in_seou
         "metadata": {"name": "prescale-lunch-rush", "namespace": "prescale", "labels": LABELS},
         "spec": {
             "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "prescale-lunch-rush"},
-            "minReplicaCount": 0,
+            "idleReplicaCount": 0,
+            "minReplicaCount": 5,
             "maxReplicaCount": 5,
             "pollingInterval": 15,
             "cooldownPeriod": 60,
-            "advanced": {"horizontalPodAutoscalerConfig": {"behavior": {
-                "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max",
-                            "policies": [{"type": "Pods", "value": 5, "periodSeconds": 15}]},
-                "scaleDown": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max",
-                              "policies": [{"type": "Percent", "value": 100, "periodSeconds": 15}]},
-            }}},
+            "initialCooldownPeriod": 0,
             "triggers": [{"type": "cron", "metadata": {"timezone": "Asia/Seoul", "start": "5 11 * * *",
                                                        "end": "30 11 * * *", "desiredReplicas": "5"}}],
         },
     }
+
+
+def keda_writes(spec: dict, *, active: bool, replicas: int, last_active_seconds_ago: float | None) -> int | None:
+    """The replica count KEDA's executor writes itself on one poll, or None (leaving it to the HPA).
+
+    KEDA 2.18-2.20 ``RequestScale`` for a ScaledObject, ``pkg/scaling/executor/scale_scaledobjects.go``
+    (no pause annotations, no fallback, no trigger errors). ``last_active_seconds_ago`` None = never active:
+    the creation time, just now, and ``initialCooldownPeriod`` count instead.
+    """
+    idle, minimum = spec.get("idleReplicaCount"), spec.get("minReplicaCount", 0)
+    if active:
+        if (idle is not None and replicas < minimum) or replicas == 0:
+            return max(minimum, 1)
+        return None
+    if (idle is not None and replicas > idle) or (replicas > 0 and minimum == 0):
+        waited, cooldown = ((0, spec.get("initialCooldownPeriod", 0)) if last_active_seconds_ago is None
+                            else (last_active_seconds_ago, spec.get("cooldownPeriod", 300)))
+        return (idle if idle is not None else minimum) if waited >= cooldown else None
+    return None
+
+
+@pytest.mark.parametrize("evaluation", [dev_run()[0], rich_run()[0]], ids=["dev", "rich"])
+def test_keda_itself_sets_every_window_to_its_full_count_and_back_to_zero(evaluation):
+    """Idle-replica mode: no step of a window is left to the HPA and the external metrics API."""
+    for scaler in evaluation.of_type(SCALED_OBJECT):
+        spec = as_object(scaler)["spec"]
+        pods = int(spec["triggers"][0]["metadata"]["desiredReplicas"])
+        assert spec["idleReplicaCount"] == 0 and spec["minReplicaCount"] == spec["maxReplicaCount"] == pods
+        assert "advanced" not in spec  # an HPA pinned to N..N decides nothing: no behavior to tune
+        # Opening: 0 → N in one write, and N restored if anything lowered it mid-window.
+        assert keda_writes(spec, active=True, replicas=0, last_active_seconds_ago=None) == pods
+        assert keda_writes(spec, active=True, replicas=max(pods - 1, 0), last_active_seconds_ago=0) == pods
+        assert keda_writes(spec, active=True, replicas=pods, last_active_seconds_ago=0) is None
+        # Closing: 0 once the cooldown since the last active poll is over, not before.
+        assert keda_writes(spec, active=False, replicas=pods, last_active_seconds_ago=59) is None
+        assert keda_writes(spec, active=False, replicas=pods, last_active_seconds_ago=60) == 0
+        # Created outside its window with the API server's default of 1 (a GitOps apply without replicas),
+        # or raised to N by the N..N HPA before KEDA's first poll: 0 at that first poll.
+        for replicas in (1, pods):
+            assert keda_writes(spec, active=False, replicas=replicas, last_active_seconds_ago=None) == 0
+
+
+def test_the_executor_model_shows_what_plain_min_zero_left_to_the_hpa():
+    # The former spec (min 0, max N): KEDA wrote only 0 → 1, the rest waited for the HPA and the metrics API.
+    spec = {"minReplicaCount": 0, "maxReplicaCount": 5, "cooldownPeriod": 60}
+    assert keda_writes(spec, active=True, replicas=0, last_active_seconds_ago=None) == 1
+    assert keda_writes(spec, active=True, replicas=1, last_active_seconds_ago=0) is None
 
 
 def test_dev_stack_windows_triggers_and_sizes():

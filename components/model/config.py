@@ -243,6 +243,10 @@ class Taint(Model):
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
 
 
+# The default taint (PreferNoSchedule) dedicates event pools softly; why: prescale.node_pools, docs/capacity.md.
+EVENT_CAPACITY_TAINT_KEY = "prescale.io/event-capacity"
+
+
 class SubnetSelectorTerm(Model):
     """Subnets for an EC2NodeClass: by tags (all must match) or by id."""
 
@@ -306,7 +310,9 @@ class NodePoolConfig(Model):
     subnet_selector_terms: list[SubnetSelectorTerm] | None = Field(default=None, min_length=1, max_length=30)
     security_group_selector_terms: list[SecurityGroupSelectorTerm] | None = Field(
         default=None, min_length=1, max_length=30)
-    taints: list[Taint] = []
+    # A list set in config replaces this default: `[]` shares the pool, a NoSchedule taint dedicates it. An
+    # existing pool has no taint unless given: the placeholders tolerate what its owner set, nothing more.
+    taints: list[Taint] = [Taint(key=EVENT_CAPACITY_TAINT_KEY, effect="PreferNoSchedule")]
     consolidation_policy: Literal["WhenEmpty", "WhenEmptyOrUnderutilized"] = "WhenEmptyOrUnderutilized"
     consolidate_after: Duration = "2m"
     # Budgets do not stop expiry, so a lifetime timer could end a node mid-event: off by default; event
@@ -319,6 +325,13 @@ class NodePoolConfig(Model):
     def owned(self) -> bool:
         """Whether prescale creates (and so may freeze) this pool's NodePool."""
         return not self.existing
+
+    @model_validator(mode="before")
+    @classmethod
+    def _existing_pools_default_to_no_taint(cls, data):
+        if isinstance(data, dict) and data.get("existing") is True and "taints" not in data:
+            return {**data, "taints": []}
+        return data
 
     @field_validator("limits")
     @classmethod
