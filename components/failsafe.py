@@ -1,16 +1,18 @@
 """Per armed window: a CronJob that forces the placeholders to zero after the window, whatever KEDA does.
 
-KEDA ends a window by setting the placeholder Deployment to zero. If KEDA is down at that moment, or its
-metrics server fails, nobody does: the HPA keeps the last replica count when it cannot read the metric, the
-placeholders keep their nodes, and Karpenter never consolidates them, for days if nobody looks. This guard
+KEDA ends a window by setting the placeholder Deployment to zero itself (idle-replica mode, see
+:mod:`prescale.scheduled_capacity`). If the KEDA operator is down at that moment, nobody does: the HPA KEDA
+created is pinned to the window's count (min = max), so it keeps the placeholders, they keep their nodes, and
+Karpenter never consolidates them, for days if nobody looks. This guard
 does not depend on KEDA at all: a ``batch/v1`` CronJob in the window's own time zone (the CronJob
 controller runs in kube-controller-manager, on the EKS control plane) runs ``kubectl scale --replicas=0``
 on the window's Deployment at the window's end + ``placeholders.failsafeGrace``
 (:mod:`prescale.model.failsafe_timing`).
 
 Why scaling to zero then is safe: the window is over, so a healthy KEDA wants zero too (its
-``minReplicaCount`` is 0); KEDA only scales up again when the trigger turns active, at the next
-occurrence; and the HPA KEDA created does nothing while its target has zero replicas. The config checks
+``idleReplicaCount`` is 0); KEDA only scales up again when the trigger turns active, at the next
+occurrence; and the HPA KEDA created does nothing while its target has zero replicas (Kubernetes disables
+HPA scaling at zero, whatever its minimum). The config checks
 refuse a grace that could make the run land in the next occurrence.
 
 One-off events get a second job: their KEDA trigger is a dated cron without a year, so it would fire again
