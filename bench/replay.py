@@ -91,7 +91,7 @@ def _comparable(registration: Registration, recorded: set[str]) -> dict[str, Any
     return {"type and name": (registration.type, registration.name), "inputs": registration.inputs,
             "parent": registration.parent, "provider": registration.provider, "custom": registration.custom,
             "remote": registration.remote, "version": registration.version, "protect": registration.protect,
-            "outputs": registration.outputs,
+            "retain_on_delete": registration.retain_on_delete, "outputs": registration.outputs,
             "ignore_changes": registration.ignore_changes,
             "dependencies": {urn for urn in registration.dependencies if urn in recorded},
             "aliases": sorted(map(_alias_key, registration.aliases))}
@@ -111,6 +111,7 @@ def _register(registration: Registration, made: Mapping[str, pulumi.Resource], t
         # SDK classes declare their own aliases (the type's former API versions); the program adds none.
         aliases=None if sdk_class else registration.aliases or None,
         protect=registration.protect or None,
+        retain_on_delete=registration.retain_on_delete or None,
         version=registration.version or None)
     inputs = dict(registration.inputs)
     if sdk_class is not None:

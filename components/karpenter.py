@@ -114,7 +114,9 @@ class Karpenter(pulumi.ComponentResource):
         self.crd_release = pinned_release(
             f"{name}-crd", chart=f"{CHART_REPOSITORY}/karpenter-crd", version=args.config.version,
             release_name=f"{RELEASE_NAME}-crd", namespace=SERVICE_ACCOUNT_NAMESPACE,
-            opts=self._child(depends_on=list(args.cluster_ready)))
+            # Uninstalling it would delete every NodePool and NodeClaim in the cluster, and so every Karpenter
+            # node: a switch to `install: false` (or a destroy on an existing cluster) leaves the CRDs in place.
+            opts=self._child(depends_on=list(args.cluster_ready), retain_on_delete=True))
         self.release = pinned_release(
             name, chart=f"{CHART_REPOSITORY}/karpenter", version=args.config.version,
             release_name=RELEASE_NAME, namespace=SERVICE_ACCOUNT_NAMESPACE, skip_crds=True,

@@ -50,12 +50,15 @@ class Keda(pulumi.ComponentResource):
         super().__init__("prescale:index:Keda", name, {},
                          pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(
                              providers={"kubernetes": args.kubernetes_provider})))
+        # Both retained on delete: the chart holds KEDA's CRDs, so uninstalling it (or deleting its namespace)
+        # would delete every ScaledObject in the cluster. A switch to `keda.install: false` hands KEDA over.
         namespace = k8s.core.v1.Namespace(f"{name}-namespace", metadata={"name": NAMESPACE},
-                                          opts=pulumi.ResourceOptions(parent=self, depends_on=list(args.depends_on)))
+                                          opts=pulumi.ResourceOptions(parent=self, depends_on=list(args.depends_on),
+                                                                      retain_on_delete=True))
         self.release = pinned_release(
             name, chart="keda", repository=CHART_REPOSITORY, version=args.config.version,
             release_name=RELEASE_NAME, namespace=namespace.metadata.name, values=keda_values(args.placement),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace, *args.depends_on]))
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace, *args.depends_on], retain_on_delete=True))
         self.register_outputs({"namespace": namespace.metadata.name, "version": args.config.version})
 
 

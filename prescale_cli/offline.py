@@ -52,6 +52,7 @@ class Registration:
     ignore_changes: list[str] = field(default_factory=list)
     aliases: list[str | pulumi.Alias] = field(default_factory=list)  # URNs, or specs as the program gave them
     protect: bool = False
+    retain_on_delete: bool = False
     remote: bool = False  # a component implemented by a provider plugin (pulumi-eks)
     version: str = ""  # the provider plugin version the SDK asked for
     outputs: dict[str, Any] | None = None  # what a component passed to register_outputs, if it did
@@ -102,6 +103,7 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
                 inputs=dict(args.inputs), custom=bool(args.custom), provider=args.provider or "",
                 dependencies=list(request.dependencies), ignore_changes=list(request.ignoreChanges),
                 aliases=[_declared_alias(alias) for alias in request.aliases], protect=bool(request.protect),
+                retain_on_delete=bool(request.retainOnDelete),
                 remote=bool(request.remote), version=request.version)
             self.registrations.append(registration)
             self._by_urn[registration.urn] = registration

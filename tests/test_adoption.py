@@ -18,6 +18,7 @@ from tests.capacity_support import (CUSTOM_RESOURCES, DEPLOYMENT, NODE_CLASS, NO
                                     short)
 from tests.crd_validation import validate
 from tests.platform_support import PROJECT, RELEASE
+from tests.test_stable_names import changes, owned
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 EVENT_POOL = {"name": "event", "limits": {"cpu": "512", "memory": "2048Gi"}}
@@ -216,3 +217,40 @@ def test_existing_pool_limits_still_feed_the_capacity_checks():
     problems = refused(nodePools=[{"name": "event", "existing": True, "limits": {"cpu": "512", "memory": "1Gi",
                                                                                  "nodes": 2}}])
     assert any(p.startswith("prescale:eventWindows[0].nodes:") for p in problems), problems
+
+
+# --- switching modes: exactly the switched layer changes (docs/adoption.md, "Switching modes") -------------------
+
+def test_switching_to_own_karpenter_removes_only_prescales_karpenter():
+    before = program({"create": False})
+    after = program({"create": False}, karpenter={"install": False, "nodeRoleName": "prescale-karpenter-node"})
+    added, removed, changed = changes(before, after)
+    assert added == set()
+    assert removed == owned(before, "prescale-karpenter", ["prescale:index:Karpenter"])
+    # What waited for prescale's Karpenter no longer does; the node class names the given role.
+    assert {name for _, name in changed} == {"event-node-class", "event-node-pool", "prescale-keda-namespace", "prescale-keda"}
+
+
+def test_switching_to_own_keda_removes_only_prescales_keda():
+    before = program({"create": False})
+    after = program({"create": False}, keda={"install": False})
+    added, removed, changed = changes(before, after)
+    assert added == set()
+    assert removed == owned(before, "prescale-keda", ["prescale:index:Keda"])
+    assert {name for _, name in changed} == {"lunch-scaler"}  # it no longer waits for the KEDA release
+
+
+def test_switching_a_pool_to_existing_removes_only_that_pool():
+    before = program({"create": False})
+    after = program({"create": False}, nodePools=[{"name": "event", "existing": True}])
+    added, removed, changed = changes(before, after)
+    assert added == set()
+    assert removed == owned(before, "event", ["prescale:index:EventNodePool"])
+    assert {name for _, name in changed} == {"lunch-placeholders"}  # it now selects the existing pool
+
+
+def test_crd_bearing_releases_survive_a_switch():
+    """Uninstalling karpenter-crd or keda would delete every NodePool or ScaledObject in the cluster."""
+    evaluation = program()
+    retained = {r.inputs["name"]: r.retain_on_delete for r in evaluation.of_type(RELEASE)}
+    assert retained == {"karpenter-crd": True, "karpenter": False, "keda": True}
