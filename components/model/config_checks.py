@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from pydantic.alias_generators import to_camel
+
 from . import failsafe_timing, schedule
-from .config import LOCAL_DATETIME, NAMESPACE, EventWindow, NodePoolConfig, StackConfig
+from .config import (AUTO_MODE_EXPIRE_AFTER, AUTO_MODE_MAX_NODE_LIFETIME, LOCAL_DATETIME, NAMESPACE, EventWindow,
+                     NodePoolConfig, StackConfig)
 from .duration import format_duration, parse_duration
 from .quantity import parse_quantity
 
 
 def stack_problems(config: StackConfig, now: datetime) -> list[str]:
     """Every cross-key problem of a parsed config, as ``key path: message`` lines."""
-    problems = _duplicate_names(config) + _endpoint_problems(config)
+    problems = _duplicate_names(config) + _endpoint_problems(config) + _auto_mode_problems(config)
     grace_problems = _grace_problems(config)
     problems += grace_problems
     grace = parse_duration(config.placeholders.failsafe_grace)
@@ -45,6 +48,33 @@ def _endpoint_problems(config: StackConfig) -> list[str]:
                 "cluster would have no API endpoint; allowed: true (private, from the VPC), or a public endpoint "
                 "limited by publicAccessCidrs"]
     return []
+
+
+def _auto_mode_problems(config: StackConfig) -> list[str]:
+    """With ``cluster.autoMode`` AWS runs Karpenter: self-managed settings would be silently ignored, and
+    Auto Mode's own limits (no custom AMI, at most 21 days per node) apply to every pool."""
+    if not config.cluster.auto_mode:
+        return []
+    why = f"does not apply with {NAMESPACE}:cluster.autoMode: true"
+    problems = [f"{NAMESPACE}:karpenter.{to_camel(key)}: {getattr(config.karpenter, key)!r} {why}: AWS runs Karpenter "
+                "(its version, credentials and service-linked roles are AWS's); allowed: remove it"
+                for key in sorted(config.karpenter.model_fields_set)]
+    lifetime = f"{format_duration(AUTO_MODE_MAX_NODE_LIFETIME)} (21 days)"
+    for index, pool in enumerate(config.node_pools):
+        path = f"{NAMESPACE}:nodePools[{index}]"
+        if "ami_alias" in pool.model_fields_set:
+            problems.append(f"{path}.amiAlias: {pool.ami_alias!r} {why}: Auto Mode runs only its own AMIs; "
+                            "allowed: remove it")
+        expire_after, grace = pool.deployed_expire_after(auto_mode=True), pool.termination_grace_period
+        if expire_after == "Never":
+            problems.append(f"{path}.expireAfter: 'Never' {why}: Auto Mode ends every node after at most "
+                            f"{lifetime}; allowed: a duration with expireAfter + terminationGracePeriod <= "
+                            f"{lifetime}, or no expireAfter (then {AUTO_MODE_EXPIRE_AFTER!r})")
+        elif parse_duration(expire_after) + parse_duration(grace) > AUTO_MODE_MAX_NODE_LIFETIME:
+            problems.append(f"{path}.expireAfter: {expire_after!r} plus terminationGracePeriod {grace!r} is "
+                            f"longer than Auto Mode lets a node live, {lifetime}; allowed: expireAfter + "
+                            f"terminationGracePeriod <= {lifetime}")
+    return problems
 
 
 def _grace_problems(config: StackConfig) -> list[str]:
