@@ -35,10 +35,13 @@ class Platform:
     # Stack outputs a user needs (`pulumi.export` each): cluster name, kubeconfig (secret), node role,
     # interruption queue, chart versions.
     exports: Mapping[str, pulumi.Input[Any]] = field(default_factory=dict)
+    # EKS Auto Mode: AWS runs Karpenter, so node pools reference Auto Mode NodeClasses and their labels;
+    # node_role_name is then the Auto Mode node role and karpenter_ready the cluster itself.
+    auto_mode: bool = False
 
 
 class PlatformStack(pulumi.ComponentResource):
-    """Cluster → Karpenter → KEDA, each waiting explicitly for the one before it."""
+    """Cluster → Karpenter → KEDA, each waiting explicitly for the one before it (no Karpenter on Auto Mode)."""
 
     platform: Platform
 
@@ -48,12 +51,21 @@ class PlatformStack(pulumi.ComponentResource):
         cluster = Cluster(f"{name}-cluster", ClusterArgs(
             config=config.cluster, region=config.region, tags=config.tags,
             pod_identity_agent=config.karpenter.controller_auth == "podIdentity"), opts=child)
-        karpenter = Karpenter(f"{name}-karpenter", KarpenterArgs(
-            cluster_name=cluster.cluster_name, config=config.karpenter, region=config.region,
-            kubernetes_provider=cluster.provider, placement=cluster.system_placement,
-            oidc_provider_arn=cluster.oidc_provider_arn, oidc_issuer=cluster.oidc_issuer,
-            cluster_ready=cluster.ready, tags=config.tags), opts=child)
-        karpenter_ready = [karpenter.crd_release, karpenter.release]
+        auto_mode = config.cluster.auto_mode
+        if auto_mode:
+            # AWS runs Karpenter; its CRDs exist once the cluster does.
+            node_role_name, karpenter_ready = cluster.auto_mode_node_role_name, list(cluster.ready)
+            node_exports = {"autoModeNodeRoleName": node_role_name}
+        else:
+            karpenter = Karpenter(f"{name}-karpenter", KarpenterArgs(
+                cluster_name=cluster.cluster_name, config=config.karpenter, region=config.region,
+                kubernetes_provider=cluster.provider, placement=cluster.system_placement,
+                oidc_provider_arn=cluster.oidc_provider_arn, oidc_issuer=cluster.oidc_issuer,
+                cluster_ready=cluster.ready, tags=config.tags), opts=child)
+            node_role_name, karpenter_ready = karpenter.node_role_name, [karpenter.crd_release, karpenter.release]
+            node_exports = {"karpenterNodeRoleName": node_role_name,
+                            "karpenterInterruptionQueueName": karpenter.queue_name,
+                            "karpenterVersion": config.karpenter.version}
         keda = Keda(f"{name}-keda", KedaArgs(
             config=config.keda, kubernetes_provider=cluster.provider, placement=cluster.system_placement,
             depends_on=[*cluster.ready, *karpenter_ready]), opts=child)
@@ -61,15 +73,13 @@ class PlatformStack(pulumi.ComponentResource):
         exports = {
             "clusterName": cluster.cluster_name,
             "kubeconfig": cluster.kubeconfig,
-            "karpenterNodeRoleName": karpenter.node_role_name,
-            "karpenterInterruptionQueueName": karpenter.queue_name,
-            "karpenterVersion": config.karpenter.version,
+            **node_exports,
             "kedaVersion": config.keda.version,
         }
         self.platform = Platform(
-            cluster_name=cluster.cluster_name, node_role_name=karpenter.node_role_name,
+            cluster_name=cluster.cluster_name, node_role_name=node_role_name,
             kubernetes_provider=cluster.provider, karpenter_ready=karpenter_ready, keda_ready=[keda.release],
-            exports=exports)
+            exports=exports, auto_mode=auto_mode)
         self.register_outputs(exports)
 
 
