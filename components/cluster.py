@@ -238,14 +238,12 @@ class Cluster(pulumi.ComponentResource):
         config, region = self._args.config, self._args.region
         found = aws.eks.get_cluster_output(name=config.name, opts=pulumi.InvokeOutputOptions(parent=self))
         account_id = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
-        self.cluster_name = found.name
         if config.auto_mode:
-            # Everything in-cluster goes through the cluster name, so a cluster without Auto Mode stops the
-            # run at preview, before any of it is sent.
-            self.auto_mode_node_role_name = found.compute_configs.apply(
-                lambda computes: auto_mode_node_role_name(config.name, computes))
-            self.cluster_name = pulumi.Output.all(found.name, self.auto_mode_node_role_name).apply(
-                lambda values: values[0])
+            # Read now, not as an Output: a cluster without Auto Mode stops the run at preview, before anything
+            # is registered in it, with this error rather than one buried in every resource that waits for it.
+            computes = aws.eks.get_cluster(name=config.name, opts=pulumi.InvokeOptions(parent=self)).compute_configs
+            self.auto_mode_node_role_name = pulumi.Output.from_input(auto_mode_node_role_name(config.name, computes))
+        self.cluster_name = found.name
         self.oidc_issuer = found.identities.apply(lambda ids: ids[0].oidcs[0].issuer.removeprefix("https://"))
         self.oidc_provider_arn = pulumi.Output.concat(
             "arn:", self._partition, ":iam::", account_id, ":oidc-provider/", self.oidc_issuer)
