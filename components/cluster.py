@@ -79,7 +79,8 @@ class ClusterArgs:
     config: ClusterConfig
     region: str
     tags: Mapping[str, str]
-    # Install the eks-pod-identity-agent add-on (a new cluster only; an existing one must already have it).
+    # Install the eks-pod-identity-agent add-on (a new cluster only; an existing one must already have it;
+    # Auto Mode has it built in).
     pod_identity_agent: bool
 
 
