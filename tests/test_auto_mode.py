@@ -19,7 +19,7 @@ from prescale.model.config import AUTO_MODE_EXPIRE_AFTER, NodePoolConfig
 from prescale.model.validation import ConfigError, load_stack_config
 from prescale_cli.offline import ACCOUNT_ID, SECRET, OfflineMocks, fake_invoke, run_program
 from tests.capacity_support import NODE_POOL, SCALED_OBJECT, as_object
-from tests.crd_validation import validate
+from tests.crd_validation import apply_defaults, schema_of, validate
 from tests.platform_support import DEV_NOW, RELEASE, only
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -177,6 +177,14 @@ def test_a_bad_node_class_is_rejected_by_the_recorded_schema(new):
     node_class["spec"] = {"role": ""}
     assert "spec: 'subnetSelectorTerms' is a required property" in validate(node_class)
     assert "spec.role: role cannot be empty" in validate(node_class)
+
+
+def test_the_recorded_node_class_defaults_are_applied_before_validation(new):
+    node_class = as_object(new.named(NODE_CLASS, "event-node-class"))
+    defaulted = apply_defaults(schema_of("eks.amazonaws.com/v1", "NodeClass"), copy.deepcopy(node_class))
+    assert {key: defaulted["spec"][key] for key in set(defaulted["spec"]) - set(node_class["spec"])} == {
+        "ephemeralStorage": {"size": "80Gi", "iops": 3000, "throughput": 125}, "snatPolicy": "Random",
+        "networkPolicy": "DefaultAllow", "networkPolicyEventLogs": "Disabled"}
 
 
 # --- KEDA ------------------------------------------------------------------------------------------------
