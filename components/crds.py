@@ -9,8 +9,9 @@ program builds against the upstream CRDs themselves (schema + CEL rules).
 
 Only the served API versions are modelled: ``karpenter.sh/v1``, ``karpenter.k8s.aws/v1``,
 ``eks.amazonaws.com/v1`` and ``keda.sh/v1alpha1``. AWS publishes no CRD for Auto Mode's ``NodeClass``: the
-schema the tests hold it to is recorded in ``tests/crds/eks/`` with the source of each constraint. The ``v1beta1`` Karpenter APIs that many blog posts still use were removed in
-Karpenter 1.0. Only the fields prescale sets are typed; the CRDs have more.
+schema the tests hold it to is recorded in ``tests/crds/eks/`` with the source of each constraint. The
+``v1beta1`` Karpenter APIs that many blog posts still use were removed in Karpenter 1.0. Only the fields
+prescale sets are typed; the CRDs have more.
 """
 
 from __future__ import annotations
