@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from prescale.cluster import AutoModeError
+from prescale.crds import NodeClass
 from prescale.model.config import AUTO_MODE_EXPIRE_AFTER, NodePoolConfig
 from prescale.model.validation import ConfigError, load_stack_config
 from prescale_cli.offline import ACCOUNT_ID, SECRET, OfflineMocks, fake_invoke, run_program
@@ -177,6 +178,12 @@ def test_a_bad_node_class_is_rejected_by_the_recorded_schema(new):
     node_class["spec"] = {"role": ""}
     assert "spec: 'subnetSelectorTerms' is a required property" in validate(node_class)
     assert "spec.role: role cannot be empty" in validate(node_class)
+
+
+def test_the_built_in_node_class_name_cannot_be_declared():
+    spec = {"role": "r", "subnetSelectorTerms": [{"tags": {"a": "b"}}], "securityGroupSelectorTerms": [{"id": "sg-1"}]}
+    with pytest.raises(ValueError, match="NodeClass 'default' is EKS Auto Mode's built-in one"):
+        NodeClass("default-node-class", {"name": "default"}, spec)
 
 
 def test_the_recorded_node_class_defaults_are_applied_before_validation(new):
