@@ -22,6 +22,14 @@ A new cluster is shaped for self-managed Karpenter:
 
 An existing cluster is only read (``aws.eks.get_cluster``): nothing is created, and the provider uses an
 ``aws eks get-token`` kubeconfig built from its endpoint and CA.
+
+With ``autoMode`` (EKS Auto Mode) AWS runs Karpenter, CoreDNS, the pod identity agent and the nodes for
+add-ons, so a new cluster gets none of the above but the cluster itself (pulumi-eks ``auto_mode`` with both
+built-in node pools and the node role pulumi-eks creates, whose EC2 access entry EKS adds itself) and the
+discovery tag on its security group. pulumi-eks would still add the CoreDNS add-on (pulumi/pulumi-eks#1726)
+and an unused instance role unless told not to, so both are switched off explicitly. An existing cluster must
+already run Auto Mode with the built-in ``system`` pool: that is checked at preview. Controllers go to that
+``system`` pool, as AWS advises for critical add-ons. Details: docs/auto-mode.md.
 """
 
 from __future__ import annotations
@@ -43,6 +51,8 @@ from .network import DISCOVERY_TAG, Network, NetworkArgs
 SYSTEM_NODE_LABELS = {"prescale.io/system": "true"}
 SYSTEM_NODE_TAINT = {"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"}
 CLUSTER_ADMIN_POLICY = "AmazonEKSClusterAdminPolicy"
+# Auto Mode's built-in node pools (both on: `system` runs KEDA, `general-purpose` everything unplaced).
+AUTO_MODE_NODE_POOLS = ("general-purpose", "system")
 
 
 @dataclass(frozen=True)
@@ -54,12 +64,23 @@ class SystemPlacement:
         {"key": SYSTEM_NODE_TAINT["key"], "operator": "Exists", "effect": SYSTEM_NODE_TAINT["effect"]},)
 
 
+# Auto Mode's `system` pool: selected by its name, its CriticalAddonsOnly taint tolerated whatever the effect
+# (the EKS user guide's "Run critical add-ons on dedicated instances").
+AUTO_MODE_SYSTEM_PLACEMENT = SystemPlacement(node_selector={"karpenter.sh/nodepool": "system"},
+                                             tolerations=({"key": "CriticalAddonsOnly", "operator": "Exists"},))
+
+
+class AutoModeError(ValueError):
+    """An existing cluster cannot serve ``prescale:cluster.autoMode: true`` as it is."""
+
+
 @dataclass(frozen=True)
 class ClusterArgs:
     config: ClusterConfig
     region: str
     tags: Mapping[str, str]
-    # Install the eks-pod-identity-agent add-on (a new cluster only; an existing one must already have it).
+    # Install the eks-pod-identity-agent add-on (a new cluster only; an existing one must already have it;
+    # Auto Mode has it built in).
     pod_identity_agent: bool
 
 
@@ -74,6 +95,8 @@ class Cluster(pulumi.ComponentResource):
     system_placement: SystemPlacement
     # In-cluster installs wait for these: control plane, system nodes, cluster add-ons (empty when existing).
     ready: list[pulumi.Resource]
+    # Auto Mode only (None otherwise): the role of the nodes Auto Mode launches, for prescale's NodeClasses.
+    auto_mode_node_role_name: pulumi.Output[str] | None = None
 
     def __init__(self, name: str, args: ClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("prescale:index:Cluster", name, {}, opts)
@@ -83,6 +106,8 @@ class Cluster(pulumi.ComponentResource):
             self._create()
         else:
             self._look_up()
+        if args.config.auto_mode:
+            self.system_placement = AUTO_MODE_SYSTEM_PLACEMENT
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig,
                                      opts=pulumi.ResourceOptions(parent=self))
         self.register_outputs({"clusterName": self.cluster_name, "kubeconfig": self.kubeconfig,
@@ -95,10 +120,6 @@ class Cluster(pulumi.ComponentResource):
         if not (config.endpoint_public_access or config.endpoint_private_access):
             raise ValueError("the cluster needs a public or a private API endpoint (or both)")
         vpc_id, private_subnet_ids, public_subnet_ids = self._network()
-        node_role, node_role_policies = eks_node_role(
-            f"{self._name}-system-node", partition=self._partition, tags=tags, parent=self,
-            description=f"System node group of EKS cluster {config.name} (Karpenter, KEDA, CoreDNS)")
-
         cluster = eks.Cluster(
             f"{self._name}-eks",
             name=config.name,
@@ -117,6 +138,10 @@ class Cluster(pulumi.ComponentResource):
             public_subnet_ids=public_subnet_ids or None,
             node_associate_public_ip_address=False,
             coredns_addon_options=eks.CoreDnsAddonOptionsArgs(enabled=False),
+            auto_mode=eks.AutoModeOptionsArgs(
+                enabled=True, create_node_role=True,
+                compute_config=eks.ClusterComputeConfigArgs(node_pools=list(AUTO_MODE_NODE_POOLS)),
+            ) if config.auto_mode else None,
             tags=tags,
             opts=pulumi.ResourceOptions(parent=self))
         self.cluster_name = cluster.eks_cluster.name
@@ -127,6 +152,14 @@ class Cluster(pulumi.ComponentResource):
 
         aws.ec2.Tag(f"{self._name}-node-sg-discovery", resource_id=cluster.node_security_group_id,
                     key=DISCOVERY_TAG, value=self.cluster_name, opts=pulumi.ResourceOptions(parent=self))
+        if config.auto_mode:
+            # Auto Mode brings CoreDNS, the pod identity agent and the nodes for add-ons itself.
+            self.auto_mode_node_role_name = cluster.auto_mode_node_role_name
+            self.ready = [cluster]
+            return
+        node_role, node_role_policies = eks_node_role(
+            f"{self._name}-system-node", partition=self._partition, tags=tags, parent=self,
+            description=f"System node group of EKS cluster {config.name} (Karpenter, KEDA, CoreDNS)")
         add_ons: list[pulumi.Resource] = []
         if self._args.pod_identity_agent:
             add_ons.append(self._add_on("eks-pod-identity-agent"))
@@ -206,6 +239,11 @@ class Cluster(pulumi.ComponentResource):
         config, region = self._args.config, self._args.region
         found = aws.eks.get_cluster_output(name=config.name, opts=pulumi.InvokeOutputOptions(parent=self))
         account_id = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
+        if config.auto_mode:
+            # Read now, not as an Output: a cluster without Auto Mode stops the run at preview, before anything
+            # is registered in it, with this error rather than one buried in every resource that waits for it.
+            computes = aws.eks.get_cluster(name=config.name, opts=pulumi.InvokeOptions(parent=self)).compute_configs
+            self.auto_mode_node_role_name = pulumi.Output.from_input(auto_mode_node_role_name(config.name, computes))
         self.cluster_name = found.name
         self.oidc_issuer = found.identities.apply(lambda ids: ids[0].oidcs[0].issuer.removeprefix("https://"))
         self.oidc_provider_arn = pulumi.Output.concat(
@@ -216,6 +254,22 @@ class Cluster(pulumi.ComponentResource):
         # Its node groups are the user's: no label to select, only the common controller toleration.
         self.system_placement = SystemPlacement()
         self.ready = []
+
+
+def auto_mode_node_role_name(cluster_name: str, computes: Sequence[Any] | None) -> str:
+    """The role Auto Mode's built-in pools run as (``get_cluster``'s compute config), which prescale's NodeClasses
+    reuse: EKS gave it its access entry. Refuses a cluster without Auto Mode or without the ``system`` pool."""
+    compute = computes[0] if computes else None
+    if compute is None or not compute.enabled:
+        raise AutoModeError(
+            f"prescale:cluster.autoMode is true but EKS cluster {cluster_name!r} does not run EKS Auto Mode "
+            "(its computeConfig is not enabled); enable Auto Mode on it (docs/auto-mode.md) or set autoMode: false")
+    if "system" not in (compute.node_pools or []) or not compute.node_role_arn:
+        raise AutoModeError(
+            f"EKS cluster {cluster_name!r} runs Auto Mode without its built-in 'system' node pool (node pools: "
+            f"{list(compute.node_pools or [])}); prescale runs KEDA there and reuses the pools' node role, so "
+            "enable the built-in pools (docs/auto-mode.md)")
+    return compute.node_role_arn.rsplit("/", 1)[-1]
 
 
 def exec_kubeconfig(cluster_name: str, endpoint: str, certificate_authority: str, *, region: str) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Typed Karpenter and KEDA custom resources: ``NodePool``, ``EC2NodeClass`` and ``ScaledObject``.
+"""Typed Karpenter, EKS Auto Mode and KEDA custom resources: ``NodePool``, ``EC2NodeClass``, ``NodeClass``
+and ``ScaledObject``.
 
 pulumi-kubernetes ships no classes for these CRDs, and a bare ``CustomResource`` accepts any dict, so a
 misspelt field would only surface when the API server (or worse, the controller) rejects it. The
@@ -6,9 +7,11 @@ misspelt field would only surface when the API server (or worse, the controller)
 type checker catches typos and the dicts go to the wire unchanged; the tests validate every object the
 program builds against the upstream CRDs themselves (schema + CEL rules).
 
-Only the served API versions are modelled: ``karpenter.sh/v1``, ``karpenter.k8s.aws/v1`` and
-``keda.sh/v1alpha1``. The ``v1beta1`` Karpenter APIs that many blog posts still use were removed in
-Karpenter 1.0. Only the fields prescale sets are typed; the CRDs have more.
+Only the served API versions are modelled: ``karpenter.sh/v1``, ``karpenter.k8s.aws/v1``,
+``eks.amazonaws.com/v1`` and ``keda.sh/v1alpha1``. AWS publishes no CRD for Auto Mode's ``NodeClass``: the
+schema the tests hold it to is recorded in ``tests/crds/eks/`` with the source of each constraint. The
+``v1beta1`` Karpenter APIs that many blog posts still use were removed in Karpenter 1.0. Only the fields
+prescale sets are typed; the CRDs have more.
 """
 
 from __future__ import annotations
@@ -182,6 +185,34 @@ class EC2NodeClass(_ClusterScoped):
 
     def __init__(self, resource_name: str, metadata: ObjectMeta, spec: EC2NodeClassSpec,
                  opts: pulumi.ResourceOptions | None = None):
+        super().__init__(resource_name, metadata, spec, opts)
+
+
+# --- eks.amazonaws.com/v1 NodeClass (EKS Auto Mode) ----------------------------------------------------
+
+
+class NodeClassSpec(TypedDict):
+    """What prescale sets of an Auto Mode NodeClass: no AMI, disks or metadata options (AWS owns those), and
+    no ``tags`` (Auto Mode's managed policies do not allow user-defined tags on the instances it launches)."""
+
+    role: pulumi.Input[str]  # the node IAM role's name (not ARN), at most 64 characters
+    subnetSelectorTerms: list[SelectorTerm]
+    securityGroupSelectorTerms: list[SelectorTerm]
+
+
+class NodeClass(_ClusterScoped):
+    """An ``eks.amazonaws.com/v1`` NodeClass: the IAM role and network of the nodes EKS Auto Mode launches.
+
+    Cluster-scoped, so it never carries a namespace; AWS reserves the name ``default`` for its built-in one.
+    """
+
+    API_VERSION = "eks.amazonaws.com/v1"
+    KIND = "NodeClass"
+
+    def __init__(self, resource_name: str, metadata: ObjectMeta, spec: NodeClassSpec,
+                 opts: pulumi.ResourceOptions | None = None):
+        if metadata["name"] == "default":
+            raise ValueError("NodeClass 'default' is EKS Auto Mode's built-in one and cannot be declared")
         super().__init__(resource_name, metadata, spec, opts)
 
 

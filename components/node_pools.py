@@ -26,6 +26,12 @@ toleration. Whatever lands on the pool's nodes lives under its freezes, ``expire
 Instances: the pinned AMI alias from config (never an unpinned ``@latest`` default), the node role from the
 platform, subnets and security groups found by the ``karpenter.sh/discovery: <cluster>`` tag, IMDSv2 only
 with a hop limit of 1 (pods cannot reach the node's credentials), and encrypted gp3 volumes.
+
+On EKS Auto Mode (``platform.auto_mode``) AWS runs Karpenter: the pool references an Auto Mode
+``NodeClass`` (``eks.amazonaws.com/v1``: the node role and the same discovery selectors; AMI, disks and
+metadata options are AWS's) and its requirements use Auto Mode's ``eks.amazonaws.com/…`` labels, without
+``kubernetes.io/os`` (Auto Mode is Linux-only and refuses that key). ``expireAfter`` cannot be ``Never``
+there; see :data:`prescale.model.config.AUTO_MODE_EXPIRE_AFTER`.
 """
 
 from __future__ import annotations
@@ -36,8 +42,8 @@ import pulumi
 
 from .model.budgets import MAX_BUDGETS, fit_freezes
 from .model.config import NodePoolConfig, SecurityGroupSelectorTerm, SubnetSelectorTerm
-from .crds import (BlockDeviceMapping, Budget, EC2NodeClass, EC2NodeClassSpec, NodePool, NodePoolSpec,
-                   NodeSelectorRequirement, Taint)
+from .crds import (BlockDeviceMapping, Budget, EC2NodeClass, EC2NodeClassSpec, NodeClass, NodeClassSpec, NodePool,
+                   NodePoolSpec, NodeSelectorRequirement, Taint)
 from .platform import Platform
 from .model.schedule import BudgetSchedule
 
@@ -66,13 +72,14 @@ def kubernetes_name(pool: NodePoolConfig) -> str:
 
 
 class EventNodePool(pulumi.ComponentResource):
-    """A pool's EC2NodeClass and NodePool, with its windows' consolidation freezes as disruption budgets.
+    """A pool's node class and NodePool, with its windows' consolidation freezes as disruption budgets.
 
-    For a pool prescale owns (``existing`` false). With ``nodeClassName`` the NodePool uses that existing
-    EC2NodeClass and none is created; otherwise the EC2NodeClass names ``platform.node_role_name``.
+    For a pool prescale owns (``existing`` false). The node class is an ``EC2NodeClass`` for self-managed
+    Karpenter, a ``NodeClass`` on EKS Auto Mode, and names ``platform.node_role_name``; with ``nodeClassName``
+    the NodePool uses that existing node class instead and none is created.
     """
 
-    node_class: EC2NodeClass | None  # None when the pool uses an existing EC2NodeClass
+    node_class: EC2NodeClass | NodeClass | None  # None when the pool uses an existing node class
     node_pool: NodePool
 
     def __init__(self, name: str, pool: NodePoolConfig, freezes: Sequence[BudgetSchedule], platform: Platform,
@@ -90,12 +97,17 @@ class EventNodePool(pulumi.ComponentResource):
         node_class_name = pool.node_class_name
         if node_class_name is None:
             node_class_name = object_name
-            self.node_class = EC2NodeClass(f"{name}-node-class", {"name": object_name},
-                                           node_class_spec(pool, platform, tags or {}), opts=children)
+            if platform.auto_mode:
+                self.node_class = NodeClass(f"{name}-node-class", {"name": object_name},
+                                            auto_mode_node_class_spec(pool, platform), opts=children)
+            else:
+                self.node_class = EC2NodeClass(f"{name}-node-class", {"name": object_name},
+                                               node_class_spec(pool, platform, tags or {}), opts=children)
             # After its node class, so that deleting the pool removes its nodes before the class they launch from.
             children = pulumi.ResourceOptions.merge(children, pulumi.ResourceOptions(depends_on=[self.node_class]))
         self.node_pool = NodePool(f"{name}-node-pool", {"name": object_name},
-                                  node_pool_spec(pool, node_class_name, budgets_for(pool, freezes)), opts=children)
+                                  node_pool_spec(pool, node_class_name, budgets_for(pool, freezes), platform.auto_mode),
+                                  opts=children)
         self.register_outputs({"nodeClassName": node_class_name, "nodePoolName": object_name})
 
 
@@ -119,11 +131,27 @@ def _terms(terms: Sequence[SubnetSelectorTerm | SecurityGroupSelectorTerm] | Non
     return [term.model_dump(exclude_none=True) for term in terms or ()]
 
 
-def node_pool_spec(pool: NodePoolConfig, node_class_name: str, budgets: list[Budget]) -> NodePoolSpec:
+def auto_mode_node_class_spec(pool: NodePoolConfig, platform: Platform) -> NodeClassSpec:
+    """Auto Mode's NodeClass: the platform's node role, subnets and security groups from the pool's selector terms
+    or else the discovery tag.
+
+    No ``tags``: Auto Mode's managed policies do not let it put user-defined tags on the instances it
+    launches (that needs extra permissions on the cluster role), so it would fail to launch any.
+    """
+    discovery = [{"tags": {DISCOVERY_TAG: platform.cluster_name}}]
+    return {"role": platform.node_role_name,
+            "subnetSelectorTerms": _terms(pool.subnet_selector_terms) or discovery,
+            "securityGroupSelectorTerms": _terms(pool.security_group_selector_terms) or discovery}
+
+
+def node_pool_spec(pool: NodePoolConfig, node_class_name: str, budgets: list[Budget],
+                   auto_mode: bool = False) -> NodePoolSpec:
+    node_class = NodeClass if auto_mode else EC2NodeClass
     template_spec = {
-        "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": EC2NodeClass.KIND, "name": node_class_name},
-        "requirements": requirements(pool),
-        "expireAfter": pool.expire_after,
+        "nodeClassRef": {"group": node_class.API_VERSION.split("/")[0], "kind": node_class.KIND,
+                         "name": node_class_name},
+        "requirements": requirements(pool, auto_mode),
+        "expireAfter": pool.deployed_expire_after(auto_mode),
         "terminationGracePeriod": pool.termination_grace_period,
     }
     if pool.taints:
@@ -142,13 +170,18 @@ def node_pool_spec(pool: NodePoolConfig, node_class_name: str, budgets: list[Bud
     return spec
 
 
-def requirements(pool: NodePoolConfig) -> list[NodeSelectorRequirement]:
-    return [
+def requirements(pool: NodePoolConfig, auto_mode: bool = False) -> list[NodeSelectorRequirement]:
+    """The instances the pool may launch; Auto Mode spells AWS's labels ``eks.amazonaws.com/…`` and refuses
+    ``kubernetes.io/os`` (its nodes are all Linux)."""
+    label_domain = "eks.amazonaws.com" if auto_mode else "karpenter.k8s.aws"
+    chosen: list[NodeSelectorRequirement] = [
         {"key": "karpenter.sh/capacity-type", "operator": "In", "values": list(pool.capacity_types)},
-        {"key": "karpenter.k8s.aws/instance-category", "operator": "In", "values": list(pool.instance_categories)},
+        {"key": f"{label_domain}/instance-category", "operator": "In", "values": list(pool.instance_categories)},
         {"key": "kubernetes.io/arch", "operator": "In", "values": list(pool.architectures)},
-        {"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]},
     ]
+    if not auto_mode:
+        chosen.append({"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]})
+    return chosen
 
 
 def taints(pool: NodePoolConfig) -> list[Taint]:

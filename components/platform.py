@@ -46,11 +46,14 @@ class Platform:
     # Stack outputs a user needs (`pulumi.export` each): cluster name, kubeconfig (secret), node role,
     # interruption queue, chart versions.
     exports: Mapping[str, pulumi.Input[Any]] = field(default_factory=dict)
+    # EKS Auto Mode: AWS runs Karpenter, so node pools reference Auto Mode NodeClasses and their labels;
+    # node_role_name is then the Auto Mode node role and karpenter_ready the cluster itself.
+    auto_mode: bool = False
 
 
 class PlatformStack(pulumi.ComponentResource):
     """Cluster → Karpenter → KEDA, each waiting explicitly for the one before it; Karpenter and KEDA only when
-    the config asks prescale to install them."""
+    the config asks prescale to install them (never Karpenter on Auto Mode, where AWS runs it)."""
 
     platform: Platform
 
@@ -64,7 +67,11 @@ class PlatformStack(pulumi.ComponentResource):
         exports: dict[str, pulumi.Input[Any]] = {"clusterName": cluster.cluster_name, "kubeconfig": cluster.kubeconfig}
         node_role_name: pulumi.Input[str] | None = config.karpenter.node_role_name
         karpenter_ready: list[pulumi.Resource] = []
-        if config.karpenter.install:
+        if config.cluster.auto_mode:
+            # AWS runs Karpenter; its CRDs exist once the cluster does.
+            node_role_name = cluster.auto_mode_node_role_name
+            exports["autoModeNodeRoleName"] = node_role_name
+        elif config.karpenter.install:
             karpenter = Karpenter(f"{name}-karpenter", KarpenterArgs(
                 cluster_name=cluster.cluster_name, config=config.karpenter, region=config.region,
                 kubernetes_provider=cluster.provider, placement=cluster.system_placement,
@@ -74,7 +81,7 @@ class PlatformStack(pulumi.ComponentResource):
             karpenter_ready = [karpenter.crd_release, karpenter.release]
             exports.update(karpenterInterruptionQueueName=karpenter.queue_name,
                            karpenterVersion=config.karpenter.version)
-        if node_role_name is not None:
+        if node_role_name is not None and not config.cluster.auto_mode:
             exports["karpenterNodeRoleName"] = node_role_name
         keda_ready: list[pulumi.Resource] = []
         if config.keda.install:
@@ -86,7 +93,8 @@ class PlatformStack(pulumi.ComponentResource):
 
         self.platform = Platform(
             cluster_name=cluster.cluster_name, kubernetes_provider=cluster.provider, node_role_name=node_role_name,
-            karpenter_ready=karpenter_ready, keda_ready=keda_ready, exports=exports)
+            karpenter_ready=[*cluster.ready] if config.cluster.auto_mode else karpenter_ready, keda_ready=keda_ready,
+            exports=exports, auto_mode=config.cluster.auto_mode)
         self.register_outputs(exports)
 
 

@@ -201,7 +201,9 @@ def fake_outputs(mocks: OfflineMocks, args: pulumi.runtime.MockResourceArgs) -> 
 def _fake_eks_cluster(mocks: OfflineMocks, args: pulumi.runtime.MockResourceArgs) -> dict[str, Any]:
     """The pulumi-eks Cluster's outputs (a remote component: the mock sees it, none of its children).
 
-    With ``skipDefaultSecurityGroups`` both security group outputs are the group EKS itself creates.
+    With ``skipDefaultSecurityGroups`` both security group outputs are the group EKS itself creates. With
+    ``autoMode.enabled`` pulumi-eks creates the Auto Mode node role (``createNodeRole`` defaults to true) and
+    reports its name; otherwise that output is "".
     """
     name = args.inputs.get("name") or f"{args.name}-eksCluster"
     issuer = f"oidc.eks.{mocks.region}.amazonaws.com/id/OFFLINE"
@@ -215,7 +217,12 @@ def _fake_eks_cluster(mocks: OfflineMocks, args: pulumi.runtime.MockResourceArgs
             "oidcProviderArn": f"arn:aws:iam::{ACCOUNT_ID}:oidc-provider/{issuer}",
             "oidcProviderUrl": f"https://{issuer}", "oidcIssuer": issuer,
             "clusterSecurityGroupId": "sg-0eks0cluster", "nodeSecurityGroupId": "sg-0eks0cluster",
-            "instanceRoles": []}
+            "instanceRoles": [], "autoModeNodeRoleName": _auto_mode_node_role_name(args)}
+
+
+def _auto_mode_node_role_name(args: pulumi.runtime.MockResourceArgs) -> str:
+    auto_mode = args.inputs.get("autoMode") or {}
+    return f"{args.name}-autoModeNodeRole" if auto_mode.get("enabled") and auto_mode.get("createNodeRole", True) else ""
 
 
 def _kubeconfig(cluster_name: str, endpoint: str) -> dict[str, Any]:
@@ -246,7 +253,11 @@ def fake_invoke(mocks: OfflineMocks, token: str, args: Mapping[str, Any]) -> dic
 
 
 def _fake_existing_cluster(mocks: OfflineMocks, name: str) -> dict[str, Any]:
-    """``aws.eks.get_cluster`` for a cluster that already exists (existing-cluster mode)."""
+    """``aws.eks.get_cluster`` for a cluster that already exists (existing-cluster mode).
+
+    It runs EKS Auto Mode with both built-in node pools, so it serves either mode: without ``autoMode`` the
+    program reads none of those settings.
+    """
     return {
         "id": name, "name": name, "arn": f"arn:aws:eks:{mocks.region}:{ACCOUNT_ID}:cluster/{name}",
         "endpoint": f"https://EXISTING.gr7.{mocks.region}.eks.amazonaws.com", "version": "1.34",
@@ -258,6 +269,11 @@ def _fake_existing_cluster(mocks: OfflineMocks, name: str) -> dict[str, Any]:
                       "subnetIds": ["subnet-0existing1", "subnet-0existing2"], "securityGroupIds": [],
                       "endpointPrivateAccess": True, "endpointPublicAccess": True,
                       "publicAccessCidrs": ["0.0.0.0/0"], "controlPlaneEgressMode": "AWS_MANAGED"},
+        "computeConfigs": [{"enabled": True, "nodePools": ["general-purpose", "system"],
+                            "nodeRoleArn": f"arn:aws:iam::{ACCOUNT_ID}:role/{name}-AutoModeNodeRole"}],
+        "storageConfigs": [{"blockStorages": [{"enabled": True}]}],
+        "kubernetesNetworkConfigs": [{"elasticLoadBalancings": [{"enabled": True}], "ipFamily": "ipv4",
+                                      "serviceIpv4Cidr": "172.20.0.0/16", "serviceIpv6Cidr": ""}],
     }
 
 

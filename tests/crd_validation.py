@@ -34,6 +34,8 @@ CRD_DIR = Path(__file__).parent / "crds"
 CRD_FILES = {
     ("karpenter.sh/v1", "NodePool"): CRD_DIR / "karpenter" / "karpenter.sh_nodepools.yaml",
     ("karpenter.k8s.aws/v1", "EC2NodeClass"): CRD_DIR / "karpenter" / "karpenter.k8s.aws_ec2nodeclasses.yaml",
+    # No AWS-published CRD: a recorded schema, each constraint's source in tests/crds/eks/SOURCE.md.
+    ("eks.amazonaws.com/v1", "NodeClass"): CRD_DIR / "eks" / "eks.amazonaws.com_nodeclasses.yaml",
     ("keda.sh/v1alpha1", "ScaledObject"): CRD_DIR / "keda" / "keda.sh_scaledobjects.yaml",
 }
 

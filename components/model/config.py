@@ -144,6 +144,8 @@ class ClusterConfig(Model):
     endpoint_private_access: StrictBool = True
     system_node_group: SystemNodeGroupConfig = SystemNodeGroupConfig()
     admin_role_arns: list[Annotated[StrictStr, Field(pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/.+$")]] = []
+    # EKS Auto Mode: AWS runs Karpenter and the add-ons' nodes; prescale only adds NodeClasses and NodePools.
+    auto_mode: StrictBool = False
 
     @model_validator(mode="after")
     def _network_fields_consistent(self):
@@ -162,6 +164,9 @@ class ClusterConfig(Model):
             if given:
                 raise _fail("model", f"{', '.join(given)} only apply when create is true; an existing "
                                         "cluster is used as it is")
+        if self.auto_mode and "system_node_group" in self.model_fields_set:
+            raise _fail("model", "systemNodeGroup does not apply with autoMode: true; Auto Mode's built-in "
+                                 "system node pool runs the add-ons, KEDA and CoreDNS (docs/auto-mode.md)")
         return self
 
 
@@ -284,6 +289,12 @@ EXISTING_POOL_KEYS = frozenset({"name", "existing", "taints", "limits"})
 # Keys that shape the EC2NodeClass prescale creates, so they cannot go with ``nodeClassName``.
 NODE_CLASS_KEYS = frozenset({"amiAlias", "subnetSelectorTerms", "securityGroupSelectorTerms"})
 
+# EKS Auto Mode ends every node after at most 21 days, so expireAfter + terminationGracePeriod must fit in
+# that. Its default is as late as possible (fewest forced replacements, each of which could fall inside an
+# event) while leaving a day for terminationGracePeriod, Auto Mode's own 24h default included.
+AUTO_MODE_MAX_NODE_LIFETIME = timedelta(days=21)
+AUTO_MODE_EXPIRE_AFTER = "480h"
+
 
 class NodePoolConfig(Model):
     """One ``prescale:nodePools`` entry: a Karpenter NodePool (and EC2NodeClass) prescale creates, or with
@@ -353,6 +364,13 @@ class NodePoolConfig(Model):
                                  f"creates; with nodeClassName {self.node_class_name!r} the pool uses that existing "
                                  "EC2NodeClass as it is")
         return self
+
+    def deployed_expire_after(self, auto_mode: bool) -> str:
+        """``expireAfter`` as deployed: on Auto Mode, where ``Never`` is impossible, unset means
+        :data:`AUTO_MODE_EXPIRE_AFTER`."""
+        if auto_mode and "expire_after" not in self.model_fields_set:
+            return AUTO_MODE_EXPIRE_AFTER
+        return self.expire_after
 
     @field_validator("capacity_types", "instance_categories", "architectures")
     @classmethod

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from pydantic.alias_generators import to_camel
+
 from . import failsafe_timing, schedule
-from .config import (LOCAL_DATETIME, NAMESPACE, CapacityConfig, EventWindow, KedaConfig, NodePoolConfig,
-                     StackConfig)
+from .config import (AUTO_MODE_EXPIRE_AFTER, AUTO_MODE_MAX_NODE_LIFETIME, LOCAL_DATETIME, NAMESPACE, CapacityConfig,
+                     EventWindow, KedaConfig, NodePoolConfig, StackConfig)
 from .duration import format_duration, parse_duration
 from .quantity import parse_quantity
 
 
 def stack_problems(config: StackConfig, now: datetime) -> list[str]:
     """Every cross-key problem of a parsed stack config, as ``key path: message`` lines."""
-    return _endpoint_problems(config) + _node_role_problems(config) + capacity_problems(config, now)
+    return (_endpoint_problems(config) + _node_role_problems(config) + _auto_mode_problems(config)
+            + capacity_problems(config, now))
 
 
 def capacity_problems(config: CapacityConfig, now: datetime) -> list[str]:
@@ -79,6 +82,35 @@ def _cron_comma_problems(path: str, window: EventWindow, keda: KedaConfig) -> li
             "invalid metric name (kedacore/keda#7448, fixed in 2.20.0); allowed: ranges such as '1-5' instead of "
             "lists, one window per list item, or KEDA 2.20.0 or newer"
             for key, expr in crons if "," in expr]
+
+
+def _auto_mode_problems(config: StackConfig) -> list[str]:
+    """With ``cluster.autoMode`` AWS runs Karpenter: self-managed settings would be silently ignored, and
+    Auto Mode's own limits (no custom AMI, at most 21 days per node) apply to every pool."""
+    if not config.cluster.auto_mode:
+        return []
+    why = f"does not apply with {NAMESPACE}:cluster.autoMode: true"
+    problems = [f"{NAMESPACE}:karpenter.{to_camel(key)}: {getattr(config.karpenter, key)!r} {why}: AWS runs Karpenter "
+                "(its version, credentials and service-linked roles are AWS's); allowed: remove it"
+                for key in sorted(config.karpenter.model_fields_set)]
+    lifetime = f"{format_duration(AUTO_MODE_MAX_NODE_LIFETIME)} (21 days)"
+    for index, pool in enumerate(config.node_pools):
+        path = f"{NAMESPACE}:nodePools[{index}]"
+        if not pool.owned:  # a built-in pool (system, general-purpose) or another owner's: used as it is
+            continue
+        if "ami_alias" in pool.model_fields_set:
+            problems.append(f"{path}.amiAlias: {pool.ami_alias!r} {why}: Auto Mode runs only its own AMIs; "
+                            "allowed: remove it")
+        expire_after, grace = pool.deployed_expire_after(auto_mode=True), pool.termination_grace_period
+        if expire_after == "Never":
+            problems.append(f"{path}.expireAfter: 'Never' {why}: Auto Mode ends every node after at most "
+                            f"{lifetime}; allowed: a duration with expireAfter + terminationGracePeriod <= "
+                            f"{lifetime}, or no expireAfter (then {AUTO_MODE_EXPIRE_AFTER!r})")
+        elif parse_duration(expire_after) + parse_duration(grace) > AUTO_MODE_MAX_NODE_LIFETIME:
+            problems.append(f"{path}.expireAfter: {expire_after!r} plus terminationGracePeriod {grace!r} is "
+                            f"longer than Auto Mode lets a node live, {lifetime}; allowed: expireAfter + "
+                            f"terminationGracePeriod <= {lifetime}")
+    return problems
 
 
 def _grace_problems(config: CapacityConfig) -> list[str]:
