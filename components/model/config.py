@@ -165,6 +165,25 @@ class ClusterConfig(Model):
         return self
 
 
+# Karpenter minor releases whose controller IAM policy prescale carries (prescale.karpenter_policy, written
+# from that release's CloudFormation). A patch release keeps its minor's policy; another minor may need
+# permissions this one lacks, and a controller missing one fails at run time, mid-launch. Add a minor here
+# only together with its policy.
+KARPENTER_POLICY_MINORS = ("1.14",)
+
+
+def karpenter_policy_problem(version: str) -> str | None:
+    """Why prescale cannot install Karpenter ``version`` with a controller policy it carries; None if it can.
+
+    Only for a Karpenter that prescale installs: one already running brings its own policy.
+    """
+    if ".".join(version.split(".")[:2]) in KARPENTER_POLICY_MINORS:
+        return None
+    allowed = " or ".join(f'"{minor}.x" (patch releases of {minor})' for minor in KARPENTER_POLICY_MINORS)
+    return (f"must be {allowed}: prescale carries Karpenter's controller IAM policy for those releases only, "
+            "and another release may need permissions that policy lacks")
+
+
 class KarpenterConfig(Model):
     """``prescale:karpenter``: chart version and how the controller gets AWS credentials."""
 
@@ -177,6 +196,14 @@ class KarpenterConfig(Model):
     def _v1_api(cls, value: str) -> str:
         if int(value.split(".")[0]) < 1:
             raise _fail("version", "must be 1.0.0 or newer: prescale declares karpenter.sh/v1 resources")
+        return value
+
+    @field_validator("version")
+    @classmethod
+    def _policy_carried(cls, value: str) -> str:
+        problem = karpenter_policy_problem(value)
+        if problem:
+            raise _fail("version", problem)
         return value
 
 
