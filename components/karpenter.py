@@ -5,9 +5,10 @@ AWS side (Karpenter v1.14 getting-started CloudFormation; terraform-aws-modules'
 - the node role Karpenter's instances run as, ``<cluster>-karpenter-node``, with the four managed node
   policies, and an ``EC2_LINUX`` access entry so those instances may join the cluster (no instance profile:
   ``EC2NodeClass.spec.role`` lets Karpenter manage instance profiles itself);
-- the controller role ``<cluster>-karpenter-controller``, assumed through EKS Pod Identity (default: a ``pods.eks.amazonaws.com`` trust and
-  a Pod Identity association for ``kube-system/karpenter``) or IRSA (an OIDC trust limited to that
-  service account and the STS audience, plus the role annotation on the service account);
+- the controller role ``<cluster>-karpenter-controller``, assumed through EKS Pod Identity (default: a
+  ``pods.eks.amazonaws.com`` trust and a Pod Identity association for ``kube-system/karpenter``) or IRSA
+  (an OIDC trust limited to that service account and the STS audience, plus the role annotation on the
+  service account);
 - the controller policy (:mod:`prescale.karpenter_policy`) as one inline policy: merged, it is longer
   than the 6,144 characters a managed policy may have (CloudFormation splits it into six for that reason);
   inline policies may have 10,240;
