@@ -51,16 +51,30 @@ def managed_policy_arn(partition: pulumi.Input[str], policy_name: str) -> pulumi
     return pulumi.Output.concat("arn:", partition, ":iam::aws:policy/", policy_name)
 
 
+def cluster_role_name(cluster_name: pulumi.Input[str], purpose: str) -> pulumi.Output[str]:
+    """``<cluster>-<purpose>``: the name of a role that manifests name (EC2NodeClass ``spec.role``...).
+
+    Such a role is named, not auto-named, so what ``prescale plan --out`` writes is the role ``pulumi up``
+    makes (auto-naming appends a random suffix nobody can know in advance). IAM allows 64 characters; cluster
+    names have at most 39, which leaves 24 for ``purpose``. IAM names are per account, not per region: two
+    same-named clusters of one account cannot both have them (the second ``pulumi up`` fails, nothing is shared).
+    """
+    if len(purpose) > 24:
+        raise ValueError(f"role purpose {purpose!r} is longer than 24 characters")
+    return pulumi.Output.concat(cluster_name, "-", purpose)
+
+
 def eks_node_role(resource_name: str, *, partition: pulumi.Input[str], description: str,
-                  tags: Mapping[str, str], parent: pulumi.Resource
+                  tags: Mapping[str, str], parent: pulumi.Resource, role_name: pulumi.Input[str] | None = None
                   ) -> tuple[aws.iam.Role, list[aws.iam.RolePolicyAttachment]]:
-    """An EC2-assumable role with :data:`EKS_NODE_MANAGED_POLICIES` attached.
+    """An EC2-assumable role with :data:`EKS_NODE_MANAGED_POLICIES` attached, auto-named unless ``role_name``.
 
     The attachments are returned so that whatever launches nodes can wait for them: a node that boots
     before its role may join the cluster never becomes Ready.
     """
     role = aws.iam.Role(
         resource_name,
+        name=role_name,
         assume_role_policy=policy_json(service_trust_policy("ec2.amazonaws.com")),
         description=description,
         tags=dict(tags),

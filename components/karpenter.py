@@ -2,12 +2,13 @@
 
 AWS side (Karpenter v1.14 getting-started CloudFormation; terraform-aws-modules' karpenter module):
 
-- the node role Karpenter's instances run as, with the four managed node policies, and an ``EC2_LINUX``
-  access entry so those instances may join the cluster (no instance profile: ``EC2NodeClass.spec.role``
-  lets Karpenter manage instance profiles itself);
-- the controller role, assumed through EKS Pod Identity (default: a ``pods.eks.amazonaws.com`` trust and
-  a Pod Identity association for ``kube-system/karpenter``) or IRSA (an OIDC trust limited to that
-  service account and the STS audience, plus the role annotation on the service account);
+- the node role Karpenter's instances run as, ``<cluster>-karpenter-node``, with the four managed node
+  policies, and an ``EC2_LINUX`` access entry so those instances may join the cluster (no instance profile:
+  ``EC2NodeClass.spec.role`` lets Karpenter manage instance profiles itself);
+- the controller role ``<cluster>-karpenter-controller``, assumed through EKS Pod Identity (default: a
+  ``pods.eks.amazonaws.com`` trust and a Pod Identity association for ``kube-system/karpenter``) or IRSA
+  (an OIDC trust limited to that service account and the STS audience, plus the role annotation on the
+  service account);
 - the controller policy (:mod:`prescale.karpenter_policy`) as one inline policy: merged, it is longer
   than the 6,144 characters a managed policy may have (CloudFormation splits it into six for that reason);
   inline policies may have 10,240;
@@ -35,7 +36,7 @@ import pulumi_kubernetes as k8s
 from .cluster import SystemPlacement
 from .model.config import KarpenterConfig
 from .helm import pinned_release
-from .iam import eks_node_role, policy_json
+from .iam import cluster_role_name, eks_node_role, policy_json
 from .karpenter_policy import (SERVICE_ACCOUNT_NAME, SERVICE_ACCOUNT_NAMESPACE, controller_policy,
                                interruption_queue_policy, irsa_trust_policy, pod_identity_trust_policy)
 
@@ -44,6 +45,10 @@ RELEASE_NAME = "karpenter"
 # Requests equal limits (Guaranteed QoS), as upstream's install sets them.
 CONTROLLER_RESOURCES = {"cpu": "1", "memory": "1Gi"}
 CONTROLLER_REPLICAS = 2
+# Role names are `<cluster>-<purpose>`: EC2NodeClass.spec.role names the node role, and the IRSA annotation
+# of Karpenter's service account the controller role.
+NODE_ROLE_PURPOSE = "karpenter-node"
+CONTROLLER_ROLE_PURPOSE = "karpenter-controller"
 QUEUE_RETENTION_SECONDS = 300
 QUEUE_TARGET_ID = "KarpenterInterruptionQueueTarget"
 
@@ -148,8 +153,9 @@ class Karpenter(pulumi.ComponentResource):
             existing = aws.iam.get_role_output(name=self._args.config.node_role_name,
                                                opts=pulumi.InvokeOutputOptions(parent=self))
             return self._args.config.node_role_name, existing.arn, []
-        role, policies = eks_node_role(f"{self._name}-node", partition=partition, tags=tags, parent=self,
-                                       description="Nodes launched by Karpenter")
+        role, policies = eks_node_role(
+            f"{self._name}-node", role_name=cluster_role_name(self._args.cluster_name, NODE_ROLE_PURPOSE),
+            partition=partition, tags=tags, parent=self, description="Nodes launched by Karpenter")
         access = aws.eks.AccessEntry(f"{self._name}-node", cluster_name=self._args.cluster_name,
                                      principal_arn=role.arn, type="EC2_LINUX", tags=tags, opts=self._child())
         return role.name, role.arn, [access, *policies]
@@ -177,7 +183,9 @@ class Karpenter(pulumi.ComponentResource):
                 lambda oidc: irsa_trust_policy(*oidc))
         else:
             trust = pod_identity_trust_policy()
-        role = aws.iam.Role(f"{self._name}-controller", assume_role_policy=policy_json(trust),
+        role = aws.iam.Role(f"{self._name}-controller",
+                            name=cluster_role_name(args.cluster_name, CONTROLLER_ROLE_PURPOSE),
+                            assume_role_policy=policy_json(trust),
                             description="Karpenter controller", tags=tags, opts=self._child())
         if args.config.controller_auth == "irsa":
             return role, []  # the binding is the service-account annotation in the Helm values

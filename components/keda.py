@@ -4,7 +4,10 @@ The ``kedacore/keda`` chart keeps its CRDs in ``templates/``, so they upgrade wi
 separate CRD chart is needed (unlike Karpenter). Operator, metrics server and admission webhooks each run
 two replicas with a PodDisruptionBudget: the operator is leader-elected and the metrics server serves the
 external-metrics API the HPAs poll, so a single pod evicted during a node drain would freeze scaling right
-when a window starts. All of them run on the system nodes, with requests and limits set here rather than
+when a window starts. The two replicas of each are spread over two nodes, so one node's loss cannot take
+both, and they run at ``system-cluster-critical`` priority, so a full node preempts other pods for them
+rather than leaving them Pending. All of them run on the system nodes (on an existing cluster: on any node
+but Karpenter's, as Karpenter's own chart keeps itself), with requests and limits set here rather than
 inherited from chart defaults that may change between versions.
 """
 
@@ -12,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -27,9 +30,25 @@ NAMESPACE = "keda"
 REPLICAS = 2
 # The chart's own defaults, pinned: KEDA's documented sizing for a cluster of this scale.
 RESOURCES = {"requests": {"cpu": "100m", "memory": "100Mi"}, "limits": {"cpu": "1", "memory": "1000Mi"}}
-# Per component: its key under which `replicaCount` lives, and its key under `podDisruptionBudget` and
-# `resources` (the chart spells the metrics server `metricsServer` in one place, `metricServer` in the other).
-_COMPONENT_KEYS = (("operator", "operator"), ("metricsServer", "metricServer"), ("webhooks", "webhooks"))
+PRIORITY_CLASS = "system-cluster-critical"
+# Every node Karpenter launches carries this label. A KEDA pod there would be evicted whenever Karpenter
+# consolidates the node, and while Pending it would make Karpenter launch a node for it; with this affinity
+# Karpenter knows no NodePool of its can host the pod and launches nothing (Karpenter's chart does the same).
+NOT_ON_KARPENTER_NODES = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+    "nodeSelectorTerms": [{"matchExpressions": [{"key": "karpenter.sh/nodepool", "operator": "DoesNotExist"}]}]}}}
+
+
+class _Component(NamedTuple):
+    """One KEDA deployment as the chart addresses it."""
+
+    values_key: str  # holds `replicaCount`; also its key under `topologySpreadConstraints`
+    budget_key: str  # its key under `podDisruptionBudget` and `resources` (the chart spells `metricServer` there)
+    app: str  # its pods' `app` label
+
+
+_COMPONENTS = (_Component("operator", "operator", "keda-operator"),
+               _Component("metricsServer", "metricServer", "keda-operator-metrics-apiserver"),
+               _Component("webhooks", "webhooks", "keda-admission-webhooks"))
 
 
 @dataclass(frozen=True)
@@ -63,15 +82,33 @@ class Keda(pulumi.ComponentResource):
 
 
 def keda_values(placement: SystemPlacement) -> dict[str, Any]:
-    """Helm values of the ``keda`` chart: HA replicas, PDBs, resources, system-node placement."""
+    """Helm values of the ``keda`` chart: HA replicas spread over nodes, PDBs, resources, priority, placement."""
     values: dict[str, Any] = {
         "podDisruptionBudget": {},
         "resources": {},
+        "topologySpreadConstraints": {},
         "nodeSelector": dict(placement.node_selector),
         "tolerations": [dict(toleration) for toleration in placement.tolerations],
+        "affinity": NOT_ON_KARPENTER_NODES,
+        "priorityClassName": PRIORITY_CLASS,
     }
-    for deployment_key, budget_key in _COMPONENT_KEYS:
-        values[deployment_key] = {"replicaCount": REPLICAS}
-        values["podDisruptionBudget"][budget_key] = {"minAvailable": 1}
-        values["resources"][budget_key] = {kind: dict(amounts) for kind, amounts in RESOURCES.items()}
+    for component in _COMPONENTS:
+        values[component.values_key] = {"replicaCount": REPLICAS}
+        values["podDisruptionBudget"][component.budget_key] = {"minAvailable": 1}
+        values["resources"][component.budget_key] = {kind: dict(amounts) for kind, amounts in RESOURCES.items()}
+        values["topologySpreadConstraints"][component.values_key] = [_one_per_node(component.app)]
     return values
+
+
+def _one_per_node(app: str) -> dict[str, Any]:
+    """A component's replicas on different nodes whenever two nodes can take them.
+
+    A spread constraint rather than required anti-affinity: a rolling update's surge pod may share a node
+    (``maxSkew: 1``), so two system nodes never deadlock an upgrade, and a cluster with one eligible node
+    still runs both replicas. Only nodes the pods may use count (``nodeTaintsPolicy: Honor``; node affinity
+    and selector are honoured by default), and ``pod-template-hash`` keeps a new revision's pods spread among
+    themselves rather than around the old ones.
+    """
+    return {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": {"matchLabels": {"app": app}}, "matchLabelKeys": ["pod-template-hash"],
+            "nodeTaintsPolicy": "Honor"}

@@ -49,3 +49,24 @@ def test_every_kubernetes_resource_uses_the_given_provider(keda):
     provider = provider_urn(keda)
     in_cluster = [r for r in keda.resources if r.type.startswith("kubernetes:")]
     assert len(in_cluster) == 2 and all(uses_provider(r, provider) for r in in_cluster)
+
+
+def test_keda_stays_off_karpenters_nodes_like_karpenters_own_chart(keda):
+    """Else a Pending KEDA pod makes Karpenter launch a node, and consolidating that node evicts KEDA."""
+    values = only(keda, RELEASE).inputs["values"]
+    assert values["affinity"] == {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "karpenter.sh/nodepool", "operator": "DoesNotExist"}]}]}}}
+
+
+def test_each_components_two_replicas_spread_over_nodes(keda):
+    spread = only(keda, RELEASE).inputs["values"]["topologySpreadConstraints"]
+    apps = {"operator": "keda-operator", "metricsServer": "keda-operator-metrics-apiserver",
+            "webhooks": "keda-admission-webhooks"}
+    assert spread == {component: [{
+        "maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": {"app": app}}, "matchLabelKeys": ["pod-template-hash"],
+        "nodeTaintsPolicy": "Honor"}] for component, app in apps.items()}
+
+
+def test_keda_runs_at_system_cluster_critical_priority(keda):
+    assert only(keda, RELEASE).inputs["values"]["priorityClassName"] == "system-cluster-critical"

@@ -74,13 +74,13 @@ def test_platform_handle_is_what_the_capacity_components_need(new_cluster):
         evaluation.named(RELEASE, "prescale-karpenter-crd").urn, evaluation.named(RELEASE, "prescale-karpenter").urn]
     assert evaluation.outputs["handle.kedaReady"] == [evaluation.named(RELEASE, "prescale-keda").urn]
     assert evaluation.outputs["handle.provider"] == only(evaluation, K8S_PROVIDER).urn
-    assert evaluation.outputs["handle.nodeRoleName"] == "prescale-karpenter-node"
+    assert evaluation.outputs["handle.nodeRoleName"] == "prescale-test-karpenter-node"
 
 
 def test_stack_outputs_with_the_kubeconfig_secret(new_cluster):
     assert stack_outputs(new_cluster) == {
         "clusterName": "prescale-test", "kubeconfig": SECRET,
-        "karpenterNodeRoleName": "prescale-karpenter-node",
+        "karpenterNodeRoleName": "prescale-test-karpenter-node",
         "karpenterInterruptionQueueName": "prescale-karpenter-interruption",
         "karpenterVersion": "1.14.1", "kedaVersion": "2.20.2"}
 

@@ -71,7 +71,7 @@ def test_no_iam_document_has_wildcard_actions_unscoped_passrole_or_untagged_dele
                             .inputs["policy"])
     statements = {s["Sid"]: s for s in controller["Statement"]}
     assert statements["AllowPassingInstanceRole"]["Resource"] == \
-        f"arn:aws:iam::{ACCOUNT}:role/prescale-karpenter-node"
+        f"arn:aws:iam::{ACCOUNT}:role/prescale-dev-karpenter-node"
     assert statements["AllowPassingInstanceRole"]["Condition"] == \
         {"StringEquals": {"iam:PassedToService": ["ec2.amazonaws.com", "ec2.amazonaws.com.cn"]}}
     assert statements["AllowScopedDeletion"]["Condition"] == {

@@ -173,6 +173,25 @@ class ClusterConfig(Model):
 IamRoleName = Annotated[StrictStr, Field(pattern=r"^[\w+=,.@-]{1,64}$")]
 
 
+# Karpenter minor releases whose controller IAM policy prescale carries (prescale.karpenter_policy, written
+# from that release's CloudFormation). A patch release keeps its minor's policy; another minor may need
+# permissions this one lacks, and a controller missing one fails at run time, mid-launch. Add a minor here
+# only together with its policy.
+KARPENTER_POLICY_MINORS = ("1.14",)
+
+
+def karpenter_policy_problem(version: str) -> str | None:
+    """Why prescale cannot install Karpenter ``version`` with a controller policy it carries; None if it can.
+
+    Only for a Karpenter that prescale installs: one already running brings its own policy.
+    """
+    if ".".join(version.split(".")[:2]) in KARPENTER_POLICY_MINORS:
+        return None
+    allowed = " or ".join(f'"{minor}.x" (patch releases of {minor})' for minor in KARPENTER_POLICY_MINORS)
+    return (f"must be {allowed}: prescale carries Karpenter's controller IAM policy for those releases only, "
+            "and another release may need permissions that policy lacks")
+
+
 class KarpenterConfig(Model):
     """``prescale:karpenter``: whether prescale installs Karpenter, its version, how the controller gets AWS
     credentials, and the node role EC2NodeClasses name.
@@ -203,6 +222,14 @@ class KarpenterConfig(Model):
             raise _fail("model", f"{', '.join(given)} only apply when install is true (prescale installs "
                                  "Karpenter); with install: false the cluster's own Karpenter is used as it is")
         return self
+
+    @field_validator("version")
+    @classmethod
+    def _policy_carried(cls, value: str, info) -> str:
+        problem = karpenter_policy_problem(value) if info.data.get("install", True) else None
+        if problem:
+            raise _fail("version", problem)
+        return value
 
 
 class KedaConfig(Model):
