@@ -55,19 +55,35 @@ CLUSTER_ADMIN_POLICY = "AmazonEKSClusterAdminPolicy"
 AUTO_MODE_NODE_POOLS = ("general-purpose", "system")
 
 
+# Every node Karpenter launches carries this label. A controller pod there would be evicted whenever Karpenter
+# consolidates the node, and while Pending it would make Karpenter launch a node for it; with this affinity
+# Karpenter knows no NodePool of its can host the pod and launches nothing (Karpenter's own chart does the same).
+NOT_ON_KARPENTER_NODES = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+    "nodeSelectorTerms": [{"matchExpressions": [{"key": "karpenter.sh/nodepool", "operator": "DoesNotExist"}]}]}}}
+
+
 @dataclass(frozen=True)
 class SystemPlacement:
-    """Where cluster controllers (Karpenter, KEDA) run: Helm ``nodeSelector`` and ``tolerations`` values."""
+    """Where cluster controllers (Karpenter, KEDA, the failsafe) run: ``nodeSelector``, ``tolerations`` and
+    ``affinity`` for their pods (and Helm values)."""
 
     node_selector: Mapping[str, str] = field(default_factory=dict)
     tolerations: Sequence[Mapping[str, str]] = (
         {"key": SYSTEM_NODE_TAINT["key"], "operator": "Exists", "effect": SYSTEM_NODE_TAINT["effect"]},)
+    # Never on a node Karpenter launched. Off where every node is Karpenter's (EKS Auto Mode): there the node
+    # selector names the pool to run on instead.
+    avoid_karpenter_nodes: bool = True
+
+    @property
+    def affinity(self) -> Mapping[str, Any] | None:
+        return NOT_ON_KARPENTER_NODES if self.avoid_karpenter_nodes else None
 
 
 # Auto Mode's `system` pool: selected by its name, its CriticalAddonsOnly taint tolerated whatever the effect
 # (the EKS user guide's "Run critical add-ons on dedicated instances").
 AUTO_MODE_SYSTEM_PLACEMENT = SystemPlacement(node_selector={"karpenter.sh/nodepool": "system"},
-                                             tolerations=({"key": "CriticalAddonsOnly", "operator": "Exists"},))
+                                             tolerations=({"key": "CriticalAddonsOnly", "operator": "Exists"},),
+                                             avoid_karpenter_nodes=False)
 
 
 class AutoModeError(ValueError):

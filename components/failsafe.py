@@ -36,7 +36,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from .cluster import SYSTEM_NODE_TAINT
+from .cluster import SystemPlacement
 from .model.config import EventWindow, PlaceholderConfig
 from .model.duration import parse_duration
 from .model.failsafe_timing import failsafe_schedule, starting_deadline
@@ -48,7 +48,6 @@ KUBECTL_USER = 65532  # any non-root uid: kubectl only needs the service-account
 HOME = "/home/kubectl"
 JOB_DEADLINE_SECONDS = 300  # a kubectl call takes seconds; a stuck one must not hold the run (Forbid) forever
 JOB_RETRIES = 3
-KARPENTER_NODE_LABEL = "karpenter.sh/nodepool"  # on every node Karpenter launched
 LABELS = {"app.kubernetes.io/name": "prescale-failsafe", "app.kubernetes.io/managed-by": "prescale"}
 KEDA_GROUP = "keda.sh"
 
@@ -92,7 +91,7 @@ class Failsafe(pulumi.ComponentResource):
         self.cron_job = k8s.batch.v1.CronJob(
             f"{name}-failsafe-job", metadata=metadata,
             spec=cron_job_spec(event, schedule, window.namespace, window.deployment_name, account.metadata.name,
-                               placeholders.failsafe_image),
+                               placeholders.failsafe_image, platform.system_placement),
             opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[binding])))
         self.register_outputs({"schedule": schedule, "timeZone": event.timezone,
                                "cronJobName": object_name(event.name)})
@@ -122,7 +121,8 @@ def commands(window: EventWindow, namespace: str, deployment: str) -> dict[str, 
 
 
 def cron_job_spec(window: EventWindow, schedule: str, namespace: pulumi.Input[str], deployment: str,
-                  service_account: pulumi.Input[str], image: str) -> pulumi.Output[dict[str, Any]]:
+                  service_account: pulumi.Input[str], image: str,
+                  placement: SystemPlacement) -> pulumi.Output[dict[str, Any]]:
     """A run at ``schedule`` in the window's zone, never two at once, abandoned if it cannot start in time."""
     labels = {**LABELS, WINDOW_LABEL: window.name}
     return pulumi.Output.all(namespace, service_account).apply(lambda names: {
@@ -136,13 +136,14 @@ def cron_job_spec(window: EventWindow, schedule: str, namespace: pulumi.Input[st
             "backoffLimit": JOB_RETRIES,
             "activeDeadlineSeconds": JOB_DEADLINE_SECONDS,
             "template": {"metadata": {"labels": labels},
-                         "spec": pod_spec(commands(window, names[0], deployment), names[1], image)},
+                         "spec": pod_spec(commands(window, names[0], deployment), names[1], image, placement)},
         }},
     })
 
 
-def pod_spec(calls: dict[str, list[str]], service_account: str, image: str) -> dict[str, Any]:
-    """kubectl containers that meet the "restricted" standard, on nodes Karpenter did not launch."""
+def pod_spec(calls: dict[str, list[str]], service_account: str, image: str,
+             placement: SystemPlacement) -> dict[str, Any]:
+    """kubectl containers that meet the "restricted" standard, placed like the cluster's controllers."""
     return {
         "serviceAccountName": service_account,
         "automountServiceAccountToken": True,  # kubectl's in-cluster credentials
@@ -150,11 +151,11 @@ def pod_spec(calls: dict[str, list[str]], service_account: str, image: str) -> d
         "enableServiceLinks": False,
         "securityContext": {"runAsNonRoot": True, "runAsUser": KUBECTL_USER, "runAsGroup": KUBECTL_USER,
                             "seccompProfile": {"type": "RuntimeDefault"}},
-        # The system nodes (tainted for controllers only), or an existing cluster's own nodes: never a node
-        # Karpenter launched, and never a reason for Karpenter to launch one.
-        "tolerations": [{"key": SYSTEM_NODE_TAINT["key"], "operator": "Exists", "effect": SYSTEM_NODE_TAINT["effect"]}],
-        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-            {"matchExpressions": [{"key": KARPENTER_NODE_LABEL, "operator": "DoesNotExist"}]}]}}},
+        # Where the cluster's controllers run (the system nodes, an existing cluster's own nodes, Auto Mode's
+        # system pool): never a node Karpenter may be about to empty, and never a reason to launch one.
+        "nodeSelector": dict(placement.node_selector),
+        "tolerations": [dict(toleration) for toleration in placement.tolerations],
+        **({"affinity": placement.affinity} if placement.affinity else {}),
         "containers": [_kubectl(name, args, image) for name, args in calls.items()],
         # kubectl caches API discovery under $HOME; the root filesystem is read-only.
         "volumes": [{"name": "home", "emptyDir": {"sizeLimit": "16Mi"}}],

@@ -31,11 +31,6 @@ REPLICAS = 2
 # The chart's own defaults, pinned: KEDA's documented sizing for a cluster of this scale.
 RESOURCES = {"requests": {"cpu": "100m", "memory": "100Mi"}, "limits": {"cpu": "1", "memory": "1000Mi"}}
 PRIORITY_CLASS = "system-cluster-critical"
-# Every node Karpenter launches carries this label. A KEDA pod there would be evicted whenever Karpenter
-# consolidates the node, and while Pending it would make Karpenter launch a node for it; with this affinity
-# Karpenter knows no NodePool of its can host the pod and launches nothing (Karpenter's chart does the same).
-NOT_ON_KARPENTER_NODES = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-    "nodeSelectorTerms": [{"matchExpressions": [{"key": "karpenter.sh/nodepool", "operator": "DoesNotExist"}]}]}}}
 
 
 class _Component(NamedTuple):
@@ -89,7 +84,7 @@ def keda_values(placement: SystemPlacement) -> dict[str, Any]:
         "topologySpreadConstraints": {},
         "nodeSelector": dict(placement.node_selector),
         "tolerations": [dict(toleration) for toleration in placement.tolerations],
-        "affinity": NOT_ON_KARPENTER_NODES,
+        **({"affinity": placement.affinity} if placement.affinity else {}),
         "priorityClassName": PRIORITY_CLASS,
     }
     for component in _COMPONENTS:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pulumi
 
-from .cluster import Cluster, ClusterArgs
+from .cluster import Cluster, ClusterArgs, SystemPlacement
 from .model.config import StackConfig
 from .karpenter import Karpenter, KarpenterArgs
 from .keda import Keda, KedaArgs
@@ -46,6 +46,9 @@ class Platform:
     # Stack outputs a user needs (`pulumi.export` each): cluster name, kubeconfig (secret), node role,
     # interruption queue, chart versions.
     exports: Mapping[str, pulumi.Input[Any]] = field(default_factory=dict)
+    # Where controllers run (the failsafe's CronJob pods too): by default off Karpenter's nodes, tolerating
+    # the common `CriticalAddonsOnly` taint.
+    system_placement: SystemPlacement = SystemPlacement()
     # EKS Auto Mode: AWS runs Karpenter, so node pools reference Auto Mode NodeClasses and their labels;
     # node_role_name is then the Auto Mode node role and karpenter_ready the cluster itself.
     auto_mode: bool = False
@@ -94,7 +97,7 @@ class PlatformStack(pulumi.ComponentResource):
         self.platform = Platform(
             cluster_name=cluster.cluster_name, kubernetes_provider=cluster.provider, node_role_name=node_role_name,
             karpenter_ready=[*cluster.ready] if config.cluster.auto_mode else karpenter_ready, keda_ready=keda_ready,
-            exports=exports, auto_mode=config.cluster.auto_mode)
+            exports=exports, system_placement=cluster.system_placement, auto_mode=config.cluster.auto_mode)
         self.register_outputs(exports)
 
 
