@@ -17,12 +17,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 from prescale_cli import main as cli
@@ -113,6 +115,34 @@ def plan_excerpt(output: str, window: str = "morning-peak", pool: str = "event")
     return "\n".join([*kept, "", *count_rows[:5], ELIDED, count_rows[-1], "", total])
 
 
+def json_excerpt(output: str) -> str:
+    """A ``--json`` document with every list of records cut to its first record, short parts on one line."""
+    return _compact(_first_records(json.loads(output))) + "\n"
+
+
+def _first_records(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _first_records(item) for key, item in value.items()}
+    if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        return [_first_records(value[0])]
+    return value
+
+
+def _compact(value: Any, indent: int = 0, key: str | None = None, width: int = 110) -> str:
+    """JSON laid out like ``json.dumps(indent=2)``, but with any part that fits in ``width`` on one line."""
+    start = "" if key is None else f"{json.dumps(key)}: "
+    flat = start + json.dumps(value, ensure_ascii=False)
+    if indent + len(flat) <= width or not isinstance(value, (dict, list)) or not value:
+        return flat
+    if isinstance(value, dict):
+        items = [_compact(item, indent + 2, name, width) for name, item in value.items()]
+    else:
+        items = [_compact(item, indent + 2, None, width) for item in value]
+    opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
+    inner = " " * (indent + 2)
+    return f"{start}{opening}\n" + ",\n".join(inner + item for item in items) + f"\n{' ' * indent}{closing}"
+
+
 def manifests_sample(program: Program) -> str:
     """``prescale plan --out k8s/`` (its last line) and the directory it wrote."""
     with tempfile.TemporaryDirectory() as directory, contextlib.chdir(directory):
@@ -151,8 +181,11 @@ QUOTES: list[Quote] = [
     Quote("README.md", "\nStack outputs: ", ".\n", stack_outputs, inline=True),
     Quote("README.md", "`tests/bad_configs/` keeps ", " broken", bad_configs),
     sample("docs/cli.md", "plan", "--stack", STACK, "--at", NOW, excerpt=plan_excerpt),
+    sample("docs/cli.md", "plan", "--stack", STACK, "--at", NOW, "--json", excerpt=json_excerpt),
     Quote("docs/cli.md", command_line(PLAN_OUT), "```", manifests_sample),
     sample("docs/cli.md", "schedule", "--stack", STACK, "--at", NOW, "--from", "2027-03-01", "--days", "3"),
+    sample("docs/cli.md", "schedule", "--stack", STACK, "--at", NOW, "--from", "2027-03-01", "--days", "3",
+           "--json", excerpt=json_excerpt),
     Quote("docs/platform.md", "\nStack outputs: ", ".\n", stack_outputs, inline=True),
     Quote("docs/guardrails.md", "`tests/test_bad_configs.py` (", " broken stack files)", bad_configs),
     Quote("docs/guardrails.md", "that window's components and their children (", " resources)", window_resources),
