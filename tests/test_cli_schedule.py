@@ -228,22 +228,23 @@ def test_png_is_a_valid_image(capsys, project, tmp_path):
         assert image.format == "PNG" and image.size[0] == 1400 and image.size[1] > 400
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def week(project):
-    """The picture of a week of the test stack, drawn (so extents are real) and closed afterwards."""
-    figures = []
+    """Pictures of a week of the project's stacks, each drawn once (so extents are real), closed at the end."""
+    figures: dict[tuple[str, str], Figure] = {}
 
-    def draw(since: str, stack: str = "test", days: int = 7) -> tuple[Figure, Axes]:
-        now = datetime.fromisoformat(BEFORE)
-        start = datetime.fromisoformat(since)
-        config = load_config(project, stack, now)
-        figure = week_figure(config, build_timeline(config, start, start + timedelta(days=days), now))
-        figure.canvas.draw()
-        figures.append(figure)
+    def draw(since: str, stack: str = "test") -> tuple[Figure, Axes]:
+        if (since, stack) not in figures:
+            now, start = datetime.fromisoformat(BEFORE), datetime.fromisoformat(since)
+            config = load_config(project, stack, now)
+            figure = week_figure(config, build_timeline(config, start, start + timedelta(days=7), now))
+            figure.canvas.draw()
+            figures[since, stack] = figure
+        figure = figures[since, stack]
         return figure, figure.axes[0]
 
     yield draw
-    for figure in figures:
+    for figure in figures.values():
         plt.close(figure)
 
 
