@@ -143,16 +143,19 @@ def _label_rows(axis, rows: list[_Row], headers: dict[int, str]) -> None:
 
 
 def _times(entries: list[Entry]) -> str:
-    """The window's own times (its zone) as the table shows them; a one-off with its date."""
-    shown = []
+    """The window's own times in its zone, as the table shows them (a one-off with its date); times that
+    differ only by the zone's DST abbreviation are shown once (``08:30 → 09:00 – 17:00 EST/EDT``)."""
+    shown: dict[str, list[str]] = {}
     for entry in entries:
         occurrence = entry.occurrence
         day = f"{occurrence.scale_up:%a %m-%d} " if entry.window.is_one_off else ""
-        text = (f"{day}{occurrence.scale_up:%H:%M} → {occurrence.start:%H:%M} – {occurrence.end:%H:%M} "
-                f"{occurrence.start:%Z}" + ("  (not armed yet)" if entry.not_armed else ""))
-        if text not in shown:
-            shown.append(text)
-    return ", ".join(shown[:2]) + (", …" if len(shown) > 2 else "")
+        times = f"{day}{occurrence.scale_up:%H:%M} → {occurrence.start:%H:%M} – {occurrence.end:%H:%M}"
+        zones = shown.setdefault(times, [])
+        if occurrence.start.tzname() not in zones:
+            zones.append(occurrence.start.tzname())
+    texts = [f"{times} {'/'.join(zones)}" for times, zones in shown.items()]
+    not_armed = "  (not armed yet)" if any(entry.not_armed for entry in entries) else ""
+    return ", ".join(texts[:2]) + (", …" if len(texts) > 2 else "") + not_armed
 
 
 def _time_axis(axis, since: datetime, until: datetime, zone: ZoneInfo, multiple_zones: bool) -> None:
@@ -184,6 +187,11 @@ def _key(figure: Figure, axis) -> None:
              ("frozen", Line2D([], [], color="dimgray", linewidth=3, label="consolidation frozen")),
              ("not-frozen", Line2D([], [], color="tab:red", linewidth=3, label="NOT frozen")),
              ("overlap", Patch(color="tab:red", alpha=0.15, label="windows overlap on the NodePool"))]
+    if any(patch.get_hatch() for patch in axis.patches):
+        gids.add("not-armed")
+        kinds.append(("not-armed", Patch(facecolor="white", edgecolor="gray", hatch="///",
+                                         label="not armed yet (deployed by a later pulumi up)")))
     handles = [handle for gid, handle in kinds if gid in gids]
     if handles:
-        figure.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=9, frameon=False)
+        figure.legend(handles=handles, loc="outside lower center", ncols=len(handles) if len(handles) <= 5 else 3,
+                      fontsize=9, frameon=False)

@@ -231,16 +231,16 @@ def test_png_is_a_valid_image(capsys, project, tmp_path):
 @pytest.fixture(scope="module")
 def week(project):
     """Pictures of a week of the project's stacks, each drawn once (so extents are real), closed at the end."""
-    figures: dict[tuple[str, str], Figure] = {}
+    figures: dict[tuple[str, str, str], Figure] = {}
 
-    def draw(since: str, stack: str = "test") -> tuple[Figure, Axes]:
-        if (since, stack) not in figures:
-            now, start = datetime.fromisoformat(BEFORE), datetime.fromisoformat(since)
+    def draw(since: str, stack: str = "test", at: str = BEFORE) -> tuple[Figure, Axes]:
+        if (since, stack, at) not in figures:
+            now, start = datetime.fromisoformat(at), datetime.fromisoformat(since)
             config = load_config(project, stack, now)
             figure = week_figure(config, build_timeline(config, start, start + timedelta(days=7), now))
             figure.canvas.draw()
-            figures[since, stack] = figure
-        figure = figures[since, stack]
+            figures[since, stack, at] = figure
+        figure = figures[since, stack, at]
         return figure, figure.axes[0]
 
     yield draw
@@ -267,8 +267,19 @@ def test_png_lists_only_the_windows_it_draws(week):
         "NodePool event", "seoul-daily", "seoul-overlap", "NodePool batch", "ny-weekdays", "berlin-friday-night"]
     _, launch_week = week("2027-03-12T00:00Z")
     assert "tokyo-launch" in drawn_windows(launch_week)
-    assert any(label.startswith("tokyo-launch") and "Sat 03-13 09:40 → 10:00 – 12:00 JST" in label
-               for label in row_labels(launch_week))
+    assert "tokyo-launch  ·  4 nodes (1 CPU/2Gi free)\nSat 03-13 09:40 → 10:00 – 12:00 JST" in row_labels(launch_week)
+    # New York changes to EDT on Sun 03-14: the same wall-clock times, both abbreviations, said once.
+    assert "ny-weekdays  ·  2 nodes (1 CPU/2Gi free)\n08:30 → 09:00 – 17:00 EST/EDT" in row_labels(launch_week)
+
+
+def test_png_marks_a_window_not_armed_yet(week):
+    figure, axis = week("2027-03-12T00:00Z", at="2026-01-01T00:00Z")  # the one-off is more than a year ahead
+    (launch,) = [patch for patch in axis.patches if patch.get_gid() == "event:tokyo-launch"]
+    assert launch.get_hatch() == "///"
+    assert not any(patch.get_hatch() for patch in axis.patches if patch.get_gid() == "event:seoul-daily")
+    assert any(label.startswith("tokyo-launch") and label.endswith("(not armed yet)") for label in row_labels(axis))
+    assert "not armed yet (deployed by a later pulumi up)" in [text.get_text() for text in figure.legends[0].get_texts()]
+    assert not any((patch.get_gid() or "").startswith("frozen:tokyo-launch") for patch in axis.patches)
 
 
 def test_png_key_lists_only_what_is_drawn_and_never_covers_the_title(week):
