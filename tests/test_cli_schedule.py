@@ -267,9 +267,10 @@ def test_png_lists_only_the_windows_it_draws(week):
         "NodePool event", "seoul-daily", "seoul-overlap", "NodePool batch", "ny-weekdays", "berlin-friday-night"]
     _, launch_week = week("2027-03-12T00:00Z")
     assert "tokyo-launch" in drawn_windows(launch_week)
-    assert "tokyo-launch  ·  4 nodes (1 CPU/2Gi free)\nSat 03-13 09:40 → 10:00 – 12:00 JST" in row_labels(launch_week)
+    labels = row_labels(launch_week)
+    assert "tokyo-launch  ·  4 nodes (1 CPU/2Gi free)\nSat 03-13 09:40 → 10:00 – 12:00 JST" in labels
     # New York changes to EDT on Sun 03-14: the same wall-clock times, both abbreviations, said once.
-    assert "ny-weekdays  ·  2 nodes (1 CPU/2Gi free)\n08:30 → 09:00 – 17:00 EST/EDT" in row_labels(launch_week)
+    assert "ny-weekdays  ·  2 nodes (1 CPU/2Gi free)\n08:30 → 09:00 – 17:00 EST/EDT" in labels
 
 
 def test_png_marks_a_window_not_armed_yet(week):
@@ -278,7 +279,8 @@ def test_png_marks_a_window_not_armed_yet(week):
     assert launch.get_hatch() == "///"
     assert not any(patch.get_hatch() for patch in axis.patches if patch.get_gid() == "event:seoul-daily")
     assert any(label.startswith("tokyo-launch") and label.endswith("(not armed yet)") for label in row_labels(axis))
-    assert "not armed yet (deployed by a later pulumi up)" in [text.get_text() for text in figure.legends[0].get_texts()]
+    key = [text.get_text() for text in figure.legends[0].get_texts()]
+    assert "not armed yet (deployed by a later pulumi up)" in key
     assert not any((patch.get_gid() or "").startswith("frozen:tokyo-launch") for patch in axis.patches)
 
 
