@@ -6,13 +6,21 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
+import matplotlib.dates as mdates
+import matplotlib.pyplot as plt
 import pytest
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 from PIL import Image
 
 from prescale_cli.main import main
+from prescale_cli.picture import MIN_EVENT_WIDTH, week_figure
+from prescale_cli.stack import load_config
+from prescale_cli.timeline import build_timeline
 from tests.cli_support import ROOT, make_project
 
 STACK = """\
@@ -44,6 +52,15 @@ config:
     - {name: seoul-daily, nodePool: event, timezone: Asia/Seoul, start: "0 8 * * *", end: "0 11 * * *",
        nodes: 10, leadTime: 15m}
 """
+SHORT_STACK = """\
+config:
+  aws:region: ap-northeast-2
+  prescale:cluster: {name: prescale-test}
+  prescale:nodePools: [{name: event, limits: {cpu: "512", memory: 2048Gi}}]
+  prescale:eventWindows:
+    - {name: quarter-hour, nodePool: event, timezone: Asia/Seoul, start: "15 11 * * *", end: "30 11 * * *", nodes: 5}
+    - {name: three-hours, nodePool: event, timezone: Asia/Seoul, start: "0 8 * * *", end: "0 11 * * *", nodes: 5}
+"""
 PRICED = '  prescale:pricing: {instanceTypes: {"m7i.large": 0.1008, "c7i.large": 0.08925, "m7g.large": 0.0816}}\n'
 
 BEFORE = "2027-03-01T00:00:00+00:00"  # "now" for most tests: every window still to come
@@ -52,7 +69,7 @@ BEFORE = "2027-03-01T00:00:00+00:00"  # "now" for most tests: every window still
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
     return make_project(tmp_path_factory.mktemp("schedule"), program="", stacks={
-        "test": STACK, "cost": COST_STACK, "priced": COST_STACK + PRICED,
+        "test": STACK, "cost": COST_STACK, "short": SHORT_STACK, "priced": COST_STACK + PRICED,
         "broken": STACK.replace("Asia/Tokyo", "Asia/Tokio")})
 
 
@@ -209,6 +226,110 @@ def test_png_is_a_valid_image(capsys, project, tmp_path):
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with Image.open(picture) as image:
         assert image.format == "PNG" and image.size[0] == 1400 and image.size[1] > 400
+
+
+@pytest.fixture(scope="module")
+def week(project):
+    """Pictures of a week of the project's stacks, each drawn once (so extents are real), closed at the end."""
+    figures: dict[tuple[str, str, str], Figure] = {}
+
+    def draw(since: str, stack: str = "test", at: str = BEFORE) -> tuple[Figure, Axes]:
+        if (since, stack, at) not in figures:
+            now, start = datetime.fromisoformat(at), datetime.fromisoformat(since)
+            config = load_config(project, stack, now)
+            figure = week_figure(config, build_timeline(config, start, start + timedelta(days=7), now))
+            figure.canvas.draw()
+            figures[since, stack, at] = figure
+        figure = figures[since, stack, at]
+        return figure, figure.axes[0]
+
+    yield draw
+    for figure in figures.values():
+        plt.close(figure)
+
+
+def drawn_windows(axis: Axes, kind: str = "event") -> set[str]:
+    gids = [patch.get_gid() or "" for patch in axis.patches]
+    return {gid.split(":", 1)[1] for gid in gids if gid.startswith(f"{kind}:")}
+
+
+def row_labels(axis: Axes) -> list[str]:
+    return [label.get_text() for label in axis.get_yticklabels()]
+
+
+def test_png_lists_only_the_windows_it_draws(week):
+    # 2027-03-20 to 03-27: the Tokyo one-off (03-13) is over; every other window recurs.
+    _, axis = week("2027-03-20T00:00Z")
+    assert drawn_windows(axis) == {"seoul-daily", "seoul-overlap", "ny-weekdays", "berlin-friday-night"}
+    labels = row_labels(axis)
+    assert not any("tokyo-launch" in label for label in labels)
+    assert [label.split("  ·  ")[0] for label in labels] == [
+        "NodePool event", "seoul-daily", "seoul-overlap", "NodePool batch", "ny-weekdays", "berlin-friday-night"]
+    _, launch_week = week("2027-03-12T00:00Z")
+    assert "tokyo-launch" in drawn_windows(launch_week)
+    labels = row_labels(launch_week)
+    assert "tokyo-launch  ·  4 nodes (1 CPU/2Gi free)\nSat 03-13 09:40 → 10:00 – 12:00 JST" in labels
+    # New York changes to EDT on Sun 03-14: the same wall-clock times, both abbreviations, said once.
+    assert "ny-weekdays  ·  2 nodes (1 CPU/2Gi free)\n08:30 → 09:00 – 17:00 EST/EDT" in labels
+
+
+def test_png_marks_a_window_not_armed_yet(week):
+    figure, axis = week("2027-03-12T00:00Z", at="2026-01-01T00:00Z")  # the one-off is more than a year ahead
+    (launch,) = [patch for patch in axis.patches if patch.get_gid() == "event:tokyo-launch"]
+    assert launch.get_hatch() == "///"
+    assert not any(patch.get_hatch() for patch in axis.patches if patch.get_gid() == "event:seoul-daily")
+    assert any(label.startswith("tokyo-launch") and label.endswith("(not armed yet)") for label in row_labels(axis))
+    key = [text.get_text() for text in figure.legends[0].get_texts()]
+    assert "not armed yet (deployed by a later pulumi up)" in key
+    assert not any((patch.get_gid() or "").startswith("frozen:tokyo-launch") for patch in axis.patches)
+
+
+def test_png_key_lists_only_what_is_drawn_and_never_covers_the_title(week):
+    figure, axis = week("2027-03-20T00:00Z")
+    (key,) = figure.legends
+    assert [text.get_text() for text in key.get_texts()] == [
+        "placeholders up before the event (lead time)", "event window", "consolidation frozen",
+        "windows overlap on the NodePool"]  # every occurrence is frozen: no "NOT frozen" entry
+    title = figure.get_suptitle()
+    assert title == "Event windows, Sat 2027-03-20 00:00 to Sat 2027-03-27 00:00 UTC"
+    renderer = figure.canvas.get_renderer()
+    key_box = key.get_window_extent(renderer)
+    assert not key_box.overlaps(figure._suptitle.get_window_extent(renderer))
+    assert not key_box.overlaps(axis.get_window_extent(renderer))
+    _, quiet = week("2027-03-20T00:00Z", stack="cost")  # one window: nothing overlaps
+    assert "windows overlap on the NodePool" not in [text.get_text() for text in quiet.figure.legends[0].get_texts()]
+
+
+def test_png_hours_are_labelled_in_the_windows_zone_when_they_share_one(week):
+    figure, axis = week("2027-03-20T00:00Z", stack="cost")  # Seoul only
+    assert axis.get_xlabel() == "hour of the day in KST (Asia/Seoul)"
+    assert figure.get_suptitle().endswith("KST (Asia/Seoul)")
+    seoul = ZoneInfo("Asia/Seoul")
+    ticks = [(mdates.num2date(value, tz=seoul), label.get_text())
+             for value, label in zip(axis.get_xticks(), axis.get_xticklabels())]
+    assert len(ticks) == 28 and all(moment.hour in (0, 6, 12, 18) and moment.minute == 0 and
+                                    text == f"{moment:%H:%M}" for moment, text in ticks)
+    (top,) = axis.child_axes  # day names, above the hours
+    assert [label.get_text() for label in top.get_xticklabels()] == [
+        "Sat 03-20", "Sun 03-21", "Mon 03-22", "Tue 03-23", "Wed 03-24", "Thu 03-25", "Fri 03-26"]
+    # Several zones: UTC, said in the axis label; each row keeps its window's own times.
+    _, mixed = week("2027-03-20T00:00Z")
+    assert mixed.get_xlabel() == "hour of the day in UTC; each window's own times are in its label"
+    assert any(label.startswith("ny-weekdays") and "08:30 → 09:00 – 17:00 EDT" in label
+               for label in row_labels(mixed))
+
+
+def test_png_short_windows_stay_visible_with_their_true_times(week):
+    _, axis = week("2027-03-20T00:00Z", stack="short")
+    span = axis.get_xlim()[1] - axis.get_xlim()[0]
+    bars = [patch for patch in axis.patches if patch.get_gid() == "event:quarter-hour"]
+    assert len(bars) == 7
+    quarter_hour = 15 / (24 * 60)
+    assert all(bar.get_width() >= MIN_EVENT_WIDTH * span > 3 * quarter_hour for bar in bars)
+    (label,) = [label for label in row_labels(axis) if label.startswith("quarter-hour")]
+    assert label.endswith("11:05 → 11:15 – 11:30 KST")
+    long_bars = [patch for patch in axis.patches if patch.get_gid() == "event:three-hours"]
+    assert all(bar.get_width() == pytest.approx(3 / 24) for bar in long_bars)  # true width when wide enough
 
 
 def test_dev_stack_schedule(capsys):
