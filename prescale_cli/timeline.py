@@ -10,7 +10,7 @@ about a range and lines the answers up:
   arm yet (more than about a year ahead) is listed with the reason, and has no freeze;
 * **placeholders** per occurrence from :func:`prescale.model.sizing.plan_placeholders`;
 * **overlaps**: stretches where two or more windows hold placeholders on the same NodePool, with the
-  placeholders held together (the NodePool's limits must admit the sum);
+  placeholders held together (the config checks refuse a sum above the NodePool's limits);
 * **freezes**: each NodePool's ``nodes: "0"`` disruption budgets (the armed windows' UTC budgets, fitted
   into the CRD's 50 by :func:`prescale.model.budgets.fit_freezes` as the NodePool gets them) and, per
   occurrence, the frozen stretch that covers it, or ``None`` if consolidation could remove nodes mid-window.
