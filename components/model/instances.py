@@ -9,7 +9,10 @@ What a pod can use is the type's *allocatable* room as Karpenter computes it: ca
 system-reserved, the eviction threshold and the VM memory overhead. DaemonSets (VPC CNI, kube-proxy, the Pod
 Identity agent, whatever the cluster adds) take more of it, so a pod that just fits here may still not fit in a
 real cluster; but one that does not fit here fits no node at all, which is why only that is refused. The list is
-as of its release (see the data module); a type EC2 added later is not known here.
+as of its release (see the data module), with AL2023's figures (Karpenter's default AMI family), and is not
+narrowed to a region; a type EC2 added later is not known here until the table is regenerated. No package on the
+registries keeps such data current (PyPI's ``ec2instances-info`` and ``ec2-sizes`` stopped in 2017 and 2018),
+hence a table generated from Karpenter's own.
 """
 
 from __future__ import annotations
