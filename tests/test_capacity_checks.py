@@ -85,6 +85,24 @@ def test_the_lead_time_makes_windows_overlap():
     assert load_stack_config(raw([pool()], windows), NOW).event_windows[1].lead_time == "0m"
 
 
+def test_pairs_within_the_limit_but_three_at_once_above_it():
+    """Only the stretch all three are up is too much: 11:00-12:00 UTC on Mondays, when the weekly one joins."""
+    windows = [window("a", "0 8 * * *", "0 12 * * *", timezone="UTC", nodes=200, leadTime="0m"),
+               window("b", "0 9 * * *", "0 13 * * *", timezone="UTC", nodes=200, leadTime="0m"),
+               window("c", "0 11 * * 1", "0 14 * * 1", timezone="UTC", nodes=200, leadTime="0m")]
+    problem = only_problem(raw([pool()], windows))
+    assert problem.startswith("prescale:nodePools[0].limits.cpu: '512' is below the 600 CPU held together from "
+                              "Mon 2026-12-07 11:00 UTC (11:00 UTC in UTC) by windows 'a' (eventWindows[0], 200 CPU), "
+                              "'b' (eventWindows[1], 200 CPU) and 'c' (eventWindows[2], 200 CPU)")
+    windows[2]["start"] = "0 12 * * 1"  # a has ended at 12:00: b and c alone are 400
+    assert load_stack_config(raw([pool()], windows), NOW)
+
+
+def test_windows_adding_up_to_exactly_the_limit_are_accepted():
+    windows = [window("a", "0 8 * * *", "0 12 * * *", nodes=256), window("b", "0 9 * * *", "0 13 * * *", nodes=256)]
+    assert load_stack_config(raw([pool(limits={"cpu": "512", "nodes": 512})], windows), NOW)
+
+
 def test_overlaps_are_found_across_zones_and_with_one_off_events():
     windows = [window("daily", "0 9 * * *", "0 17 * * *", timezone="Europe/Berlin", nodes=200),
                window("launch", "2027-03-02T08:00", "2027-03-02T14:00", timezone="America/New_York", nodes=400)]
