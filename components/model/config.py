@@ -224,8 +224,8 @@ class Limits(Model):
     @model_validator(mode="after")
     def _bounded(self):
         if self.cpu is None and self.memory is None and self.nodes is None:
-            raise _fail("model", "give at least one of cpu, memory or nodes (e.g. {cpu: 1000}); without any the "
-                                 "pool could launch without bound")
+            raise _fail("model", "{} (no cpu, memory or nodes) bounds nothing, so the pool could launch without "
+                                 "end; allowed: at least one of cpu, memory or nodes, e.g. {cpu: 1000}")
         return self
 
 
