@@ -41,7 +41,7 @@ from collections.abc import Sequence
 import pulumi
 
 from .model.budgets import MAX_BUDGETS, fit_freezes
-from .model.config import NodePoolConfig, SecurityGroupSelectorTerm, SubnetSelectorTerm
+from .model.config import Limits, NodePoolConfig, SecurityGroupSelectorTerm, SubnetSelectorTerm
 from .crds import (BlockDeviceMapping, Budget, EC2NodeClass, EC2NodeClassSpec, NodeClass, NodeClassSpec, NodePool,
                    NodePoolSpec, NodeSelectorRequirement, Taint)
 from .platform import Platform
@@ -156,18 +156,22 @@ def node_pool_spec(pool: NodePoolConfig, node_class_name: str, budgets: list[Bud
     }
     if pool.taints:
         template_spec["taints"] = taints(pool)
-    limits = {"cpu": pool.limits.cpu, "memory": pool.limits.memory}
-    if pool.limits.nodes is not None:
-        limits["nodes"] = str(pool.limits.nodes)
     spec: NodePoolSpec = {
         "template": {"metadata": {"labels": {POOL_LABEL: pool.name}}, "spec": template_spec},
         "disruption": {"consolidationPolicy": pool.consolidation_policy,
                        "consolidateAfter": pool.consolidate_after, "budgets": budgets},
-        "limits": limits,
+        "limits": limits(pool.limits),
     }
     if pool.weight is not None:
         spec["weight"] = pool.weight
     return spec
+
+
+def limits(given: Limits) -> dict[str, str]:
+    """The limits that are given, each as the quantity string the NodePool's ``resource.Quantity`` reads
+    (``cpu: 1000`` in config was already turned into ``"1000"``; ``nodes`` is an integer there)."""
+    return {resource: str(value) for resource, value in
+            (("cpu", given.cpu), ("memory", given.memory), ("nodes", given.nodes)) if value is not None}
 
 
 def requirements(pool: NodePoolConfig, auto_mode: bool = False) -> list[NodeSelectorRequirement]:

@@ -140,7 +140,7 @@ def _show_overlaps(timeline: Timeline, output: Output) -> None:
                  [(overlap.node_pool, _span_utc(overlap.start, overlap.end), ", ".join(overlap.windows),
                    f"{overlap.pods} pods, {format_cpu(overlap.cpu)} CPU, {format_memory(overlap.memory)}")
                   for overlap in timeline.overlaps],
-                 title="Overlaps (the pool's limits must hold the windows together)")
+                 title="Overlaps (windows on a pool add up; validation refuses sums above its limits)")
 
 
 def _span_utc(start: datetime, end: datetime) -> str:

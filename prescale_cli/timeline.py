@@ -10,7 +10,7 @@ about a range and lines the answers up:
   arm yet (more than about a year ahead) is listed with the reason, and has no freeze;
 * **placeholders** per occurrence from :func:`prescale.model.sizing.plan_placeholders`;
 * **overlaps**: stretches where two or more windows hold placeholders on the same NodePool, with the
-  placeholders held together (the NodePool's limits must admit the sum);
+  placeholders held together (the config checks refuse a sum above the NodePool's limits);
 * **freezes**: each NodePool's ``nodes: "0"`` disruption budgets (the armed windows' UTC budgets, fitted
   into the CRD's 50 by :func:`prescale.model.budgets.fit_freezes` as the NodePool gets them) and, per
   occurrence, the frozen stretch that covers it, or ``None`` if consolidation could remove nodes mid-window.
@@ -28,6 +28,7 @@ from prescale.model.budgets import fit_freezes, unite
 from prescale.model.config import EventWindow, CapacityConfig
 from prescale.model.cron import UTC, epoch_seconds, fire_timestamps, parse_cron
 from prescale.model.duration import parse_duration
+from prescale.model.overlaps import coinciding
 from prescale.model.quantity import parse_quantity
 from prescale.model.schedule import BudgetSchedule, Occurrence, one_off_occurrence, recurring_occurrences
 from prescale.model.sizing import PlaceholderPlan, plan_placeholders
@@ -134,27 +135,12 @@ def overlaps(entries: list[Entry]) -> list[Overlap]:
     by_pool: dict[str, list[Entry]] = defaultdict(list)
     for entry in entries:
         by_pool[entry.window.node_pool].append(entry)
-    found = []
-    for pool, pool_entries in sorted(by_pool.items()):
-        starting: dict[datetime, list[Entry]] = defaultdict(list)
-        for entry in pool_entries:
-            starting[entry.occurrence.scale_up_utc].append(entry)
-        instants = sorted({moment for entry in pool_entries
-                           for moment in (entry.occurrence.scale_up_utc, entry.occurrence.end_utc)})
-        active: list[Entry] = []
-        opened: tuple[datetime, list[Entry]] | None = None
-        for instant in instants:
-            current = [entry for entry in active if entry.occurrence.end_utc > instant] + starting[instant]
-            if opened is not None and current != opened[1]:
-                found.append(_overlap(pool, opened[0], instant, opened[1]))
-                opened = None
-            if opened is None and len(current) >= 2:
-                opened = (instant, current)
-            active = current
-    return found
+    return [_overlap(pool, start, end, active) for pool, pool_entries in sorted(by_pool.items())
+            for start, end, active in coinciding((entry.occurrence.scale_up_utc, entry.occurrence.end_utc, entry)
+                                                 for entry in pool_entries)]
 
 
-def _overlap(pool: str, start: datetime, end: datetime, active: list[Entry]) -> Overlap:
+def _overlap(pool: str, start: datetime, end: datetime, active: tuple[Entry, ...]) -> Overlap:
     plans = [entry.placeholders for entry in active]
     return Overlap(pool, start, end, tuple(entry.window.name for entry in active),
                    pods=sum(plan.pods for plan in plans),

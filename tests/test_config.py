@@ -67,6 +67,19 @@ def test_defaults_are_safe():
     assert config.placeholders.priority < 0
 
 
+@pytest.mark.parametrize("limits, read", [
+    # Karpenter's getting-started NodePool: an integer, and no memory limit.
+    ({"cpu": 1000}, ("1000", None, None)),
+    ({"memory": 68719476736, "nodes": 20}, (None, "68719476736", 20)),  # 64Gi in bytes
+    ({"cpu": "1500m", "memory": "2Ti"}, ("1500m", "2Ti", None)),
+    ({"nodes": 3}, (None, None, 3)),
+])
+def test_limits_take_any_subset_and_integer_quantities(limits, read):
+    config = load_stack_config(with_changes(pool={"limits": limits}, window={"nodes": 1}), NOW)
+    given = config.node_pools[0].limits
+    assert (given.cpu, given.memory, given.nodes) == read
+
+
 def test_config_objects_are_immutable():
     config = load_stack_config(BASE, NOW)
     with pytest.raises(Exception):
@@ -87,8 +100,10 @@ def test_config_objects_are_immutable():
      ["valid boolean", "'yes'"]),
     (with_changes(prescale__nodePools={"name": "event"}), "prescale:nodePools:", ["valid list"]),
     (with_changes(prescale__cluster=["prescale-dev"]), "prescale:cluster:", ["a map of keys", "prescale-dev"]),
-    (with_changes(pool={"limits": {"cpu": 512, "memory": "1Gi"}}), "prescale:nodePools[0].limits.cpu:",
-     ["valid string", "512"]),
+    (with_changes(pool={"limits": {"cpu": 512.5}}), "prescale:nodePools[0].limits.cpu:",
+     ["512.5", "an integer or a string"]),
+    (with_changes(pool={"limits": {"cpu": True}}), "prescale:nodePools[0].limits.cpu:", ["True", "quantity"]),
+    (with_changes(pool={"limits": {}}), "prescale:nodePools[0].limits:", ["at least one of cpu, memory or nodes"]),
     # names
     (with_changes(window={"name": "Lunch_Rush"}), "prescale:eventWindows[0].name:", ["'Lunch_Rush'", "DNS-1123"]),
     (with_changes(window={"name": "x" * 41}), "prescale:eventWindows[0].name:", ["at most 40"]),

@@ -14,6 +14,7 @@ from prescale.model.failsafe_timing import failsafe_schedule
 from prescale.model.schedule import shift_cron
 from prescale_cli.offline import Evaluation, run_program
 from tests.capacity_support import DEPLOYMENT, NODE_CLASS, NODE_POOL, SCALED_OBJECT, as_object, pool, window
+from tests.crd_validation import validate
 from tests.test_failsafe import CRON_JOB, FAILSAFE_TYPES, GRACE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,6 +56,15 @@ def test_one_pool_with_one_window_deploys_one_of_each():
         CRON_JOB: ["rush-failsafe-job"]}
     budgets = as_object(evaluation.named(NODE_POOL, "only-node-pool"))["spec"]["disruption"]["budgets"]
     assert budgets == [{"nodes": "0", "schedule": "50 2 * * *", "duration": "1h10m"}, {"nodes": "10%"}]
+
+
+def test_karpenters_getting_started_limits_deploy_as_quantity_strings():
+    """`limits: {cpu: 1000}` as in Karpenter's getting-started NodePool: an integer, no memory, no nodes."""
+    evaluation = run_stack([pool("default", limits={"cpu": 1000})],
+                           [window("rush", "0 12 * * *", "0 13 * * *", "default", nodes=2)])
+    node_pool = as_object(evaluation.named(NODE_POOL, "default-node-pool"))
+    assert node_pool["spec"]["limits"] == {"cpu": "1000"}
+    assert validate(node_pool) == []
 
 
 ZONES = ("Asia/Seoul", "America/New_York", "Europe/Berlin", "Australia/Sydney", "UTC", "Asia/Kolkata",

@@ -17,8 +17,8 @@ from functools import cache
 from typing import Annotated, Literal
 from zoneinfo import available_timezones
 
-from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr,
-                      field_validator, model_validator)
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt,
+                      StrictStr, field_validator, model_validator)
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
@@ -260,12 +260,36 @@ class KedaConfig(Model):
 
 # --- node pools ---------------------------------------------------------------------------------------
 
-class Limits(Model):
-    """The most a NodePool may launch; Karpenter stops provisioning beyond it."""
+def _integer_as_quantity(value: object) -> object:
+    """Karpenter, like Kubernetes, reads ``cpu: 1000`` as the quantity ``"1000"``: an integer becomes that text."""
+    if type(value) is int:  # not bool: `true` is no quantity
+        return str(value)
+    if not isinstance(value, str):
+        raise _fail("quantity", f"is not a Kubernetes quantity; use an integer or a string of {QUANTITY_ALLOWED}")
+    return value
 
-    cpu: Quantity
-    memory: Quantity
+
+# A NodePool limit: a quantity string or an integer (Karpenter's own getting-started pool has `cpu: 1000`).
+LimitQuantity = Annotated[StrictStr, BeforeValidator(_integer_as_quantity), AfterValidator(_quantity)]
+
+
+class Limits(Model):
+    """The most a NodePool may launch; Karpenter stops provisioning beyond it.
+
+    Like Karpenter, any of cpu, memory and nodes may be given; the capacity checks use the ones that are. At least
+    one is required: a pool prescale creates is bounded (an empty map would let it launch without end).
+    """
+
+    cpu: LimitQuantity | None = None
+    memory: LimitQuantity | None = None
     nodes: StrictInt | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _bounded(self):
+        if self.cpu is None and self.memory is None and self.nodes is None:
+            raise _fail("model", "{} (no cpu, memory or nodes) bounds nothing, so the pool could launch without "
+                                 "end; allowed: at least one of cpu, memory or nodes, e.g. {cpu: 1000}")
+        return self
 
 
 class Taint(Model):

@@ -11,11 +11,10 @@ from datetime import datetime, timedelta
 
 from pydantic.alias_generators import to_camel
 
-from . import failsafe_timing, schedule
+from . import capacity_checks, failsafe_timing, schedule
 from .config import (AUTO_MODE_EXPIRE_AFTER, AUTO_MODE_MAX_NODE_LIFETIME, LOCAL_DATETIME, NAMESPACE, CapacityConfig,
-                     EventWindow, KedaConfig, NodePoolConfig, StackConfig)
+                     EventWindow, KedaConfig, StackConfig)
 from .duration import format_duration, parse_duration
-from .quantity import parse_quantity
 
 
 def stack_problems(config: StackConfig, now: datetime) -> list[str]:
@@ -30,22 +29,22 @@ def capacity_problems(config: CapacityConfig, now: datetime) -> list[str]:
     grace_problems = _grace_problems(config)
     problems += grace_problems
     grace = parse_duration(config.placeholders.failsafe_grace)
-    pools = {pool.name: pool for pool in config.node_pools}
+    owned = {pool.name: pool.owned for pool in config.node_pools}  # pool name → whether prescale writes its freezes
+    spans: dict[int, list[capacity_checks.Span]] = {}  # window index → when it holds placeholders
     for index, window in enumerate(config.event_windows):
         path = f"{NAMESPACE}:eventWindows[{index}]"
-        pool = pools.get(window.node_pool)
-        if pool is None:
-            allowed = ", ".join(repr(name) for name in pools) or "none (prescale:nodePools is empty)"
+        if window.node_pool not in owned:
+            allowed = ", ".join(repr(name) for name in owned) or "none (prescale:nodePools is empty)"
             problems.append(f"{path}.nodePool: {window.node_pool!r} is not a node pool; allowed: {allowed}")
-        else:
-            problems += _limit_problems(path, window, pool)
-        time_problems = window_time_problems(path, window, now, freeze=pool is None or pool.owned)
+        time_problems = window_time_problems(path, window, now, freeze=owned.get(window.node_pool, True))
         if not time_problems:
             time_problems = _cron_comma_problems(path, window, config.keda)
         problems += time_problems
-        if not time_problems and not grace_problems:
-            problems += _failsafe_problems(path, window, grace, now)
-    return problems
+        if not time_problems:
+            spans[index] = capacity_checks.occupied_spans(window, now)  # now, while its occurrences are cached
+            if not grace_problems:
+                problems += _failsafe_problems(path, window, grace, now)
+    return problems + capacity_checks.capacity_problems(config, spans)
 
 
 def _endpoint_problems(config: StackConfig) -> list[str]:
@@ -137,22 +136,6 @@ def _duplicate_names(config: CapacityConfig) -> list[str]:
             if first.setdefault(name, index) != index:
                 problems.append(f"{NAMESPACE}:{key}[{index}].name: {name!r} is already used by "
                                 f"{NAMESPACE}:{key}[{first[name]}]; names must be unique")
-    return problems
-
-
-def _limit_problems(path: str, window: EventWindow, pool: NodePoolConfig) -> list[str]:
-    if pool.limits is None:  # an existing pool whose limits were not given: nothing to check against
-        return []
-    problems = []
-    if window.capacity is not None:
-        for resource in ("cpu", "memory"):
-            wanted, limit = getattr(window.capacity, resource), getattr(pool.limits, resource)
-            if parse_quantity(wanted) > parse_quantity(limit):
-                problems.append(f"{path}.capacity.{resource}: {wanted!r} is above node pool {pool.name!r}'s "
-                                f"limit {limit!r}; allowed: at most {limit!r} (raise the pool's limit)")
-    if window.nodes is not None and pool.limits.nodes is not None and window.nodes > pool.limits.nodes:
-        problems.append(f"{path}.nodes: {window.nodes} is above node pool {pool.name!r}'s limit of "
-                        f"{pool.limits.nodes} nodes; allowed: 1 to {pool.limits.nodes}")
     return problems
 
 

@@ -1,0 +1,231 @@
+"""Capacity a node pool can never provide: refused with the window, the pool, the limit and the instant.
+
+Part of the cross-key config checks (:mod:`prescale.model.config_checks` calls them). Only what is certain is
+refused; each count below is a lower bound of what Karpenter would have to launch:
+
+* **One window above a limit.** Placeholders request what they hold, and a node's capacity (what NodePool limits
+  count) is more than the requests on it. A ``nodes: N`` window holds N placeholders of
+  ``placeholders.nodeSize``, one per node; a ``capacity`` window holds its capacity (in pods no bigger than
+  ``placeholders.maxPodSize``, :mod:`prescale.model.sizing`). So N × nodeSize, or the capacity, above the pool's
+  ``cpu``/``memory`` limit, or N above its ``nodes`` limit, can never be launched.
+* **Overlapping windows above a limit.** Windows on one pool add up (each holds its own placeholders; all
+  one-per-node placeholders of a pool repel each other), from each occurrence's scale-up (lead time included) to
+  its end, over the coming year. Their summed requests above ``cpu``/``memory``, or their ``nodes`` windows'
+  nodes above ``nodes``, are refused at the first instant they coincide. ``capacity`` windows count as no nodes:
+  their pods may fill the room left on other windows' nodes.
+* **A placeholder no instance holds.** The pod (nodeSize, or a capacity window's pod size) must fit the
+  allocatable room of at least one instance type the pool allows (:mod:`prescale.model.instances`).
+
+Only the limits that are given are checked; a pool without ``limits`` gets the placeholder-size check only.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from . import schedule
+from .config import NAMESPACE, Capacity, EventWindow, Limits, NodePoolConfig, StackConfig
+from .cron import UTC, epoch_seconds
+from .instances import allowed_instance_types, fit_problem
+from .overlaps import boundaries
+from .quantity import format_cpu, format_memory, parse_quantity
+from .sizing import PlaceholderPlan, plan_placeholders
+
+_YEAR = timedelta(days=366)  # the year every other check walks (so the occurrences come from their cache)
+_RESOURCES = ("cpu", "memory", "nodes")
+_NAMED = 6  # windows named in one message; more are counted
+
+Span = tuple[int, int]  # an occurrence's [scale_up, end) in epoch seconds
+
+
+@dataclass(frozen=True)
+class _Demand:
+    """What one window's placeholders hold at once on its pool."""
+
+    index: int
+    window: EventWindow
+    plan: PlaceholderPlan
+
+    @property
+    def path(self) -> str:
+        return f"{NAMESPACE}:eventWindows[{self.index}]"
+
+    def amount(self, resource: str) -> Decimal:
+        if resource == "nodes":  # only one-per-node placeholders certainly need nodes of their own
+            return Decimal(self.plan.pods if self.plan.one_per_node else 0)
+        return self.plan.pods * parse_quantity(getattr(self.plan, resource))
+
+
+def occupied_spans(window: EventWindow, now: datetime) -> list[Span]:
+    """When ``window`` holds placeholders over the coming year: call it while the window's checks are fresh, so its
+    occurrences come from :func:`prescale.model.schedule.occurrence_instants`' cache."""
+    if window.is_one_off:
+        occurrence = schedule.one_off_occurrence(window.local_start, window.local_end, window.timezone, window.lead)
+        spans = [(epoch_seconds(occurrence.scale_up), epoch_seconds(occurrence.end))]
+    else:
+        spans = [(scale_up, end) for scale_up, _, end in
+                 schedule.occurrence_instants(window.start, window.end, window.timezone, window.lead, now, now + _YEAR)]
+    first, last = epoch_seconds(now), epoch_seconds(now + _YEAR)
+    return [(start, end) for start, end in spans if end > first and start < last]
+
+
+def capacity_problems(config: StackConfig, spans: Mapping[int, list[Span]]) -> list[str]:
+    """Every capacity problem; ``spans`` maps the index of each window whose timing is valid to its
+    :func:`occupied_spans` (other windows get no overlap check)."""
+    pools = {pool.name: (index, pool) for index, pool in enumerate(config.node_pools)}
+    problems, demands = _plans(config, pools)
+    by_pool: dict[str, list[_Demand]] = defaultdict(list)
+    for demand in demands:
+        by_pool[demand.window.node_pool].append(demand)
+    for name, pool_demands in by_pool.items():
+        pool_index, pool = pools[name]
+        problems += _size_problems(config, pool_index, pool, pool_demands)
+        if pool.limits is None:
+            continue
+        alone = [_window_limit_problems(demand, pool) for demand in pool_demands]
+        problems += [problem for found in alone for problem in found]
+        together = [demand for demand, found in zip(pool_demands, alone) if not found and demand.index in spans]
+        problems += _overlap_problems(pool_index, pool, pool.limits, together, spans)
+    return problems
+
+
+def _plans(config: StackConfig, pools: Mapping[str, object]) -> tuple[list[str], list[_Demand]]:
+    demands = []
+    for index, window in enumerate(config.event_windows):
+        if window.node_pool not in pools:
+            continue  # reported with the pool names allowed
+        try:
+            demands.append(_Demand(index, window, plan_placeholders(window, config.placeholders)))
+        except ValueError as error:
+            size = config.placeholders.max_pod_size
+            return [f"{NAMESPACE}:placeholders.maxPodSize: {_show_size(size)}: {error}"], []
+    return [], demands
+
+
+def _window_limit_problems(demand: _Demand, pool: NodePoolConfig) -> list[str]:
+    """One window alone above its pool's limits."""
+    window, limits, problems = demand.window, pool.limits, []
+    for resource in ("cpu", "memory"):
+        limit = getattr(limits, resource)
+        if limit is None:
+            continue
+        if window.capacity is not None:
+            wanted = getattr(window.capacity, resource)
+            if parse_quantity(wanted) > parse_quantity(limit):
+                problems.append(f"{demand.path}.capacity.{resource}: {wanted!r} is above node pool {pool.name!r}'s "
+                                f"limit {limit!r}; allowed: at most {limit!r} (raise the pool's limit)")
+        elif demand.amount(resource) > parse_quantity(limit):
+            size, total = getattr(demand.plan, resource), demand.amount(resource)
+            fitting = int(parse_quantity(limit) / parse_quantity(size))
+            fewer = f"at most {_count(fitting)}, " if fitting else ""
+            problems.append(f"{demand.path}.nodes: {_count(window.nodes)} × placeholders.nodeSize.{resource} {size!r} "
+                            f"= {_show(resource, total)} is above node pool {pool.name!r}'s limit {resource} "
+                            f"{limit!r}; allowed: {fewer}a smaller nodeSize, or a {resource} limit of at least "
+                            f"{_show(resource, total, bare=True)}")
+    if window.nodes is not None and limits.nodes is not None and window.nodes > limits.nodes:
+        problems.append(f"{demand.path}.nodes: {window.nodes} is above node pool {pool.name!r}'s limit of "
+                        f"{limits.nodes} nodes; allowed: 1 to {limits.nodes}")
+    return problems
+
+
+def _overlap_problems(pool_index: int, pool: NodePoolConfig, limits: Limits, demands: list[_Demand],
+                      spans: Mapping[int, list[Span]]) -> list[str]:
+    """Windows that together, at some instant of the coming year, hold more than a limit of their pool.
+
+    Running totals over the windows' boundaries: each window alone is within the limits (checked before), so a
+    total above one means two or more windows together, and the first instant is the one to report. Limits that
+    even all the windows at once stay within need no sweep (the usual case, and free).
+    """
+    amounts = {demand.index: {resource: demand.amount(resource) for resource in _RESOURCES} for demand in demands}
+    bounds = {}
+    for resource in _RESOURCES:
+        limit = getattr(limits, resource)
+        if limit is not None and sum(amount[resource] for amount in amounts.values()) > parse_quantity(str(limit)):
+            bounds[resource] = parse_quantity(str(limit))
+    if not bounds:
+        return []
+    by_index = {demand.index: demand for demand in demands}
+    totals = dict.fromkeys(bounds, Decimal(0))
+    open_windows: dict[int, None] = {}  # an ordered set: by when they opened
+    problems = []
+    for instant, closing, opening in boundaries((begin, end, demand.index) for demand in demands
+                                                for begin, end in spans[demand.index]):
+        for index in closing:
+            del open_windows[index]
+            for resource in bounds:
+                totals[resource] -= amounts[index][resource]
+        for index in opening:
+            open_windows[index] = None
+            for resource in bounds:
+                totals[resource] += amounts[index][resource]
+        for resource in [resource for resource in bounds if totals[resource] > bounds[resource]]:
+            problems.append(_overlap_problem(pool_index, pool, resource, totals[resource], instant,
+                                             [by_index[index] for index in open_windows]))
+            del bounds[resource]  # the first instant is enough to fix it
+        if not bounds:
+            break
+    return problems
+
+
+def _overlap_problem(pool_index: int, pool: NodePoolConfig, resource: str, total: Decimal, instant: int,
+                     demands: list[_Demand]) -> str:
+    held = [f"{demand.window.name!r} (eventWindows[{demand.index}], {_show(resource, demand.amount(resource))})"
+            for demand in demands if demand.amount(resource)]
+    if len(held) > _NAMED:
+        held = held[:_NAMED - 1] + [f"{len(held) - _NAMED + 1} more"]
+    zone = demands[0].window.timezone
+    return (f"{NAMESPACE}:nodePools[{pool_index}].limits.{resource}: {getattr(pool.limits, resource)!r} is below "
+            f"the {_show(resource, total)} held together from {datetime.fromtimestamp(instant, UTC):%a %Y-%m-%d %H:%M} "
+            f"UTC ({datetime.fromtimestamp(instant, schedule.load_zone(zone)):%H:%M %Z} in {zone}) by windows "
+            f"{', '.join(held[:-1])} and {held[-1]} on node pool {pool.name!r} (windows on one pool add up, from "
+            f"scale-up, lead time included, to end); allowed: a {resource} limit of at least "
+            f"{_show(resource, total, bare=True)}, or windows that do not overlap")
+
+
+def _size_problems(config: StackConfig, pool_index: int, pool: NodePoolConfig,
+                   demands: list[_Demand]) -> list[str]:
+    """Placeholders of the pool's windows that no instance type the pool allows can hold."""
+    types = allowed_instance_types(tuple(pool.instance_categories), tuple(pool.architectures))
+    if not types:
+        return [f"{NAMESPACE}:nodePools[{pool_index}].instanceCategories: {pool.instance_categories!r} with "
+                f"architectures {pool.architectures!r} match no EC2 instance type Karpenter lists, so its windows' "
+                "placeholders would never get a node; allowed: categories such as ['c', 'm', 'r']"]
+    problems, seen = [], set()
+    for demand in demands:
+        key = "nodeSize" if demand.plan.one_per_node else "maxPodSize"
+        cpu, memory = demand.plan.cpu, demand.plan.memory
+        if (key, cpu, memory) in seen:
+            continue
+        seen.add((key, cpu, memory))
+        problem = fit_problem(types, parse_quantity(cpu), parse_quantity(memory))
+        if problem is None:
+            continue
+        if key == "nodeSize":
+            value, pod = _show_size(config.placeholders.node_size), "its placeholders"
+        else:
+            value = _show_size(config.placeholders.max_pod_size)
+            pod = f"its capacity in placeholders of {cpu} CPU / {memory}"
+        problems.append(f"{NAMESPACE}:placeholders.{key}: {value} {problem} (window {demand.window.name!r}, "
+                        f"{demand.path}, holds {pod} on node pool {pool.name!r}: instanceCategories "
+                        f"{pool.instance_categories}, architectures {pool.architectures})")
+    return problems
+
+
+def _show_size(size: Capacity) -> str:
+    return f"{{cpu: {size.cpu!r}, memory: {size.memory!r}}}"
+
+
+def _count(nodes: int | Decimal) -> str:
+    return f"{nodes} node{'s' * (nodes != 1)}"
+
+
+def _show(resource: str, amount: Decimal, bare: bool = False) -> str:
+    if resource == "nodes":
+        return f"{amount}" if bare else _count(amount)
+    if resource == "cpu":
+        return format_cpu(amount) if bare else f"{format_cpu(amount)} CPU"
+    return format_memory(amount) if bare else f"{format_memory(amount)} memory"

@@ -1,0 +1,75 @@
+"""EC2 instance data: Karpenter's reference, as generated into the project, and what fits on the allowed types."""
+
+from decimal import Decimal
+
+from prescale.model.ec2_instance_types import INSTANCE_TYPES
+from prescale.model.ec2_instance_types_gen import parse_reference, render_module
+from prescale.model.instances import allowed_instance_types, fit_problem
+
+GIB = Decimal(2**30)
+
+# Two entries of Karpenter v1.14's website/content/en/v1.14/reference/instance-types.md, as published.
+REFERENCE = """## c7i Family
+### `c7i.large`
+#### Labels
+ | Label | Value |
+ |--|--|
+ |karpenter.k8s.aws/instance-category|c|
+ |karpenter.k8s.aws/instance-cpu|2|
+ |karpenter.k8s.aws/instance-memory|4096|
+ |kubernetes.io/arch|amd64|
+ |node.kubernetes.io/instance-type|c7i.large|
+#### Resources
+ | Resource | Quantity |
+ |--|--|
+ |cpu|1930m|
+ |ephemeral-storage|17Gi|
+ |memory|3114Mi|
+ |pods|29|
+### `c7i.48xlarge`
+#### Labels
+ | Label | Value |
+ |--|--|
+ |karpenter.k8s.aws/instance-category|c|
+ |karpenter.k8s.aws/instance-cpu|192|
+ |karpenter.k8s.aws/instance-memory|393216|
+ |kubernetes.io/arch|amd64|
+#### Resources
+ | Resource | Quantity |
+ |--|--|
+ |cpu|191450m|
+ |memory|355262Mi|
+ |pods|737|
+"""
+
+
+def test_the_generator_reads_labels_and_allocatable_resources():
+    rows = parse_reference(REFERENCE)
+    assert rows == [("c7i.48xlarge", "c", "amd64", 192, 393216, 191450, 355262),
+                    ("c7i.large", "c", "amd64", 2, 4096, 1930, 3114)]
+    namespace: dict = {}
+    exec(render_module(rows, "a test"), namespace)
+    assert namespace["INSTANCE_TYPES"] == tuple(rows)
+
+
+def test_the_shipped_table_is_karpenters_list():
+    rows = {row[0]: row for row in INSTANCE_TYPES}
+    assert len(rows) == len(INSTANCE_TYPES) > 1000
+    assert rows["c7i.48xlarge"] == ("c7i.48xlarge", "c", "amd64", 192, 393216, 191450, 355262)
+    assert rows["m7g.large"][1:3] == ("m", "arm64")
+    assert all(0 < row[5] < row[3] * 1000 and 0 < row[6] < row[4] for row in INSTANCE_TYPES)  # overhead subtracted
+
+
+def test_the_pools_categories_and_architectures_filter_the_types():
+    types = allowed_instance_types(("c", "m"), ("arm64",))
+    assert types and {(t.category, t.architecture) for t in types} == {("c", "arm64"), ("m", "arm64")}
+    assert allowed_instance_types(("q",), ("amd64",)) == ()
+
+
+def test_a_pod_fits_when_one_type_holds_both_its_cpu_and_memory():
+    types = allowed_instance_types(("c",), ("amd64",))
+    assert fit_problem(types, Decimal(380), 700 * GIB) is None  # a 384-vCPU c type, 768 GiB
+    # 380 CPU fit one type and 1 TiB another (none: c types stop at 768 GiB), never both on one.
+    problem = fit_problem(types, Decimal(380), 1024 * GIB)
+    assert problem.startswith("fits no instance type the pool allows: the closest, c8ib.96xlarge (384 vCPU, 768Gi;")
+    assert "allowed: at most 382970m CPU and 718756Mi on c8ib.96xlarge" in problem
