@@ -2,8 +2,9 @@
 
 ``prescale schedule`` needs the typed :class:`~prescale.model.config.StackConfig` without running the whole
 Pulumi program, and must refuse the same configs ``pulumi up`` would refuse, with the same message. So the
-stack file is read the engine's way (:func:`prescale_cli.offline.read_stack_file`), decoded as the
-program decodes it (:func:`prescale.model.config.decode_config`), and validated by :func:`prescale.model.config.load_stack_config`.
+stack file is read the Pulumi CLI's way (:func:`prescale_cli.stack_file.read_stack_file`), decoded as the
+program decodes it (:func:`prescale.model.validation.decode_config`), and validated by
+:func:`prescale.model.validation.load_stack_config`.
 """
 
 from __future__ import annotations
@@ -11,14 +12,10 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from ruamel.yaml import YAML
-
 from prescale.model.config import StackConfig
 from prescale.model.validation import decode_config, load_stack_config
 
-from .offline import read_stack_file
-
-PROJECT_FILE = "Pulumi.yaml"
+from .stack_file import PROJECT_FILE, read_stack_file
 
 
 def find_project(start: Path) -> Path:
@@ -30,11 +27,7 @@ def find_project(start: Path) -> Path:
                             "project or pass --project DIR")
 
 
-def project_name(project: Path) -> str:
-    """The project's ``name`` from ``Pulumi.yaml`` (Pulumi names the stack resource ``<name>-<stack>``)."""
-    return YAML(typ="safe", pure=True).load((project / PROJECT_FILE).read_text())["name"]
-
-
 def load_config(project: Path, stack: str, now: datetime) -> StackConfig:
-    """The validated config of ``Pulumi.<stack>.yaml``; ``ConfigError`` or ``FileNotFoundError`` otherwise."""
+    """The validated config of ``Pulumi.<stack>.yaml``; ``ConfigError``, ``StackFileError`` or
+    ``FileNotFoundError`` otherwise."""
     return load_stack_config(decode_config(read_stack_file(project, stack)), now)

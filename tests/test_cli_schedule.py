@@ -53,7 +53,8 @@ BEFORE = "2027-03-01T00:00:00+00:00"  # "now" for most tests: every window still
 def project(tmp_path_factory) -> Path:
     return make_project(tmp_path_factory.mktemp("schedule"), program="", stacks={
         "test": STACK, "cost": COST_STACK, "priced": COST_STACK + PRICED,
-        "broken": STACK.replace("Asia/Tokyo", "Asia/Tokio")})
+        "broken": STACK.replace("Asia/Tokyo", "Asia/Tokio"),
+        "unparsable": STACK.replace("nodes: 2, leadTime: 30m}", "nodes: 2, leadTime: 30m")})
 
 
 def schedule(capsys, project: Path, *args: str, stack: str = "test", at: str = BEFORE) -> tuple[int, str, str]:
@@ -224,6 +225,13 @@ def test_invalid_stack_exits_1_with_the_config_message(capsys, project):
     assert code == 1 and out == ""
     assert "prescale:eventWindows[4].timezone: 'Asia/Tokio' is not an IANA time zone" in err
     assert "Traceback" not in err
+
+
+def test_stack_file_that_is_not_yaml_exits_1_with_one_line_naming_file_line_and_column(capsys, project):
+    code, out, err = schedule(capsys, project, stack="unparsable")
+    assert code == 1 and out == ""
+    assert err == (f"prescale: {project / 'Pulumi.unparsable.yaml'}, line 14, column 7: not valid YAML: expected ',' "
+                   "or '}', but got '{' (while parsing a flow mapping that starts at line 12, column 7)\n")
 
 
 @pytest.mark.parametrize("args", [["--days", "0"], ["--days", "many"], ["--from", "next week"]])

@@ -42,10 +42,18 @@ KEYS = {"aws:region": "region", **{f"{NAMESPACE}:{to_camel(f)}": f for f in Stac
 _REQUIRED = ("aws:region", f"{NAMESPACE}:cluster")
 
 
+def reads(key: str) -> bool:
+    """Whether the program reads config ``key``: ``prescale:*`` (all of it, so typos are caught) and
+    ``aws:region``; other keys (``pulumi:*``, ``aws:profile``...) are left to their owners."""
+    return key.startswith(f"{NAMESPACE}:") or key in _REQUIRED
+
+
 def decode_config(wire: Mapping[str, Any]) -> dict[str, Any]:
-    """The keys this model reads (``prescale:*``, so typos are caught, and ``aws:region``) from config as
-    the Pulumi engine hands it over: structured values arrive as JSON text, plain strings stay strings."""
-    return {key: _decode(value) for key, value in wire.items() if key.startswith(f"{NAMESPACE}:") or key in _REQUIRED}
+    """The keys this model reads (see :func:`reads`) from config as the Pulumi engine hands it over:
+    structured values arrive as JSON text, plain strings stay strings."""
+    return {key: _decode(value) for key, value in wire.items() if reads(key)}
+
+
 
 
 def _decode(value: Any) -> Any:
