@@ -181,6 +181,9 @@ def test_table_shows_local_and_utc_times(capsys, project):
     assert ("berlin-friday-night batch Fri 2027-03-12 21:50 → 22:00 – Sat 03-13 02:00 CET "
             "Fri 2027-03-12 20:50 → 21:00 – Sat 03-13 01:00 3 nodes (1 CPU/2Gi free) 12:30 – Sat 03-13 01:00") in rows
     assert any(row.startswith("ny-weekdays batch Mon 2027-03-15 08:30 → 09:00 – 17:00 EDT") for row in rows)
+    # People copy "KST" into stack files, which refuse it: the legend gives the zone to write instead.
+    assert ("Local times: KST = Asia/Seoul (seoul-daily, seoul-overlap); EST/EDT = America/New_York (ny-weekdays); "
+            "CET = Europe/Berlin (berlin-friday-night); JST = Asia/Tokyo (tokyo-launch)") in out.splitlines()
     assert "NOT FROZEN" not in out and "Overlaps" in out and "Consolidation freezes" in out
     assert "Pool event:" in out and "\x1b[" not in out
 

@@ -9,13 +9,10 @@ loudly instead of silently falling back to defaults.
 
 from __future__ import annotations
 
-import difflib
 import ipaddress
 import re
 from datetime import datetime, timedelta
-from functools import cache
 from typing import Annotated, Literal
-from zoneinfo import available_timezones
 
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr,
                       field_validator, model_validator)
@@ -27,6 +24,7 @@ from .duration import ALLOWED as DURATION_ALLOWED
 from .duration import parse_duration
 from .quantity import ALLOWED as QUANTITY_ALLOWED
 from .quantity import parse_quantity
+from .time_zones import time_zone_problem
 
 NAMESPACE = "prescale"
 
@@ -254,16 +252,10 @@ class Capacity(Model):
 LOCAL_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$")
 
 
-@cache
-def _time_zones() -> frozenset[str]:
-    return frozenset(available_timezones())
-
-
 def _time_zone(value: str) -> str:
-    if value not in _time_zones():
-        close = difflib.get_close_matches(value, sorted(_time_zones()), n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise _fail("timezone", f"is not an IANA time zone like \"Asia/Seoul\" or \"UTC\"{hint}")
+    problem = time_zone_problem(value)
+    if problem:
+        raise _fail("timezone", problem)
     return value
 
 
