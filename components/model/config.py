@@ -48,6 +48,18 @@ def _dns_label(max_length: int):
     return AfterValidator(check)
 
 
+def _shaped(pattern: str, shape: str) -> AfterValidator:
+    """A string that must match ``pattern`` (whole), refused in words: ``shape`` says what the value looks
+    like, with an example, instead of showing the regular expression."""
+    compiled = re.compile(pattern)
+
+    def check(value: str) -> str:
+        if not compiled.fullmatch(value):
+            raise _fail("format", f"must be {shape}")
+        return value
+    return AfterValidator(check)
+
+
 def _semver(value: str) -> str:
     if not _SEMVER.match(value):
         raise _fail("semver", "must be an exact version MAJOR.MINOR.PATCH without 'v' or ranges (e.g. \"1.14.1\")")
@@ -98,7 +110,8 @@ class Model(BaseModel):
 class SystemNodeGroupConfig(Model):
     """The small managed node group that runs Karpenter, KEDA and CoreDNS (never Karpenter's own nodes)."""
 
-    instance_types: list[Annotated[StrictStr, Field(pattern=r"^[a-z][a-z0-9-]*\.[a-z0-9]+$")]] = Field(
+    instance_types: list[Annotated[StrictStr, _shaped(r"[a-z][a-z0-9-]*\.[a-z0-9]+",
+                                                      'an EC2 instance type like "m7i.large" (lowercase)')]] = Field(
         default=["m7i.large"], min_length=1)
     min_size: StrictInt = Field(default=2, ge=2)
     desired_size: StrictInt = Field(default=2, ge=2)
@@ -122,16 +135,21 @@ def _cidr(value: str) -> str:
 
 
 Cidr = Annotated[StrictStr, AfterValidator(_cidr)]
-SubnetId = Annotated[StrictStr, Field(pattern=r"^subnet-[0-9a-f]{8,17}$")]
+SubnetId = Annotated[StrictStr, _shaped(r"subnet-[0-9a-f]{8,17}",
+                                        'a subnet id like "subnet-0123456789abcdef0" (8 to 17 hex digits)')]
 
 
 class ClusterConfig(Model):
     """``prescale:cluster``: a new EKS cluster (``create: true``) or an existing one looked up by name."""
 
-    name: Annotated[StrictStr, Field(pattern=r"^[A-Za-z][A-Za-z0-9-]{0,37}[A-Za-z0-9]$")]
+    name: Annotated[StrictStr, _shaped(r"[A-Za-z][A-Za-z0-9-]{0,37}[A-Za-z0-9]",
+                                       'a cluster name like "prescale-prod": 2 to 39 letters, digits and \'-\', '
+                                       "starting with a letter and ending with a letter or digit")]
     create: StrictBool = True
-    kubernetes_version: Annotated[StrictStr, Field(pattern=r"^1\.(3[0-6])$")] = "1.34"
-    vpc_id: Annotated[StrictStr, Field(pattern=r"^vpc-[0-9a-f]{8,17}$")] | None = None
+    kubernetes_version: Annotated[StrictStr, _shaped(r"1\.3[0-6]", 'a Kubernetes version that Karpenter 1.14 '
+                                                     'supports, "1.30" to "1.36", in quotes (e.g. "1.34")')] = "1.34"
+    vpc_id: Annotated[StrictStr, _shaped(r"vpc-[0-9a-f]{8,17}",
+                                         'a VPC id like "vpc-0123456789abcdef0" (8 to 17 hex digits)')] | None = None
     private_subnet_ids: list[SubnetId] | None = Field(default=None, min_length=2)
     public_subnet_ids: list[SubnetId] | None = None
     vpc_cidr: Cidr = "10.0.0.0/16"
@@ -141,7 +159,8 @@ class ClusterConfig(Model):
     public_access_cidrs: list[Cidr] = Field(default=["0.0.0.0/0"], min_length=1)
     endpoint_private_access: StrictBool = True
     system_node_group: SystemNodeGroupConfig = SystemNodeGroupConfig()
-    admin_role_arns: list[Annotated[StrictStr, Field(pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/.+$")]] = []
+    admin_role_arns: list[Annotated[StrictStr, _shaped(r"arn:aws[a-z-]*:iam::[0-9]{12}:role/.+", 'an IAM role '
+                                                       'ARN like "arn:aws:iam::123456789012:role/platform-admin"')]] = []
 
     @model_validator(mode="after")
     def _network_fields_consistent(self):
@@ -204,9 +223,15 @@ class Limits(Model):
 
 
 class Taint(Model):
-    key: Annotated[StrictStr, Field(pattern=r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$",
-                                    max_length=316)]
-    value: Annotated[StrictStr, Field(pattern=r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$", max_length=63)] = ""
+    key: Annotated[StrictStr, Field(max_length=316),
+                   _shaped(r"([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?",
+                           'a taint key like "dedicated" or "example.com/dedicated": letters, digits, \'-\', '
+                           "'_' and '.', starting and ending with a letter or digit, after an optional "
+                           "lowercase DNS prefix and '/'")]
+    value: Annotated[StrictStr, Field(max_length=63),
+                     _shaped(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?",
+                             'empty or a taint value like "event": letters, digits, \'-\', \'_\' and \'.\', starting '
+                             "and ending with a letter or digit")] = ""
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
 
 
@@ -215,12 +240,15 @@ class NodePoolConfig(Model):
 
     name: PoolName
     capacity_types: list[Literal["on-demand", "spot", "reserved"]] = Field(default=["on-demand"], min_length=1)
-    instance_categories: list[Annotated[StrictStr, Field(pattern=r"^[a-z]+$")]] = Field(
+    instance_categories: list[Annotated[StrictStr, _shaped(r"[a-z]+", 'an EC2 instance category: lowercase '
+                                                           'letters like "c", "m" or "r"')]] = Field(
         default=["c", "m", "r"], min_length=1)
     architectures: list[Literal["amd64", "arm64"]] = Field(default=["amd64"], min_length=1)
     limits: Limits
     # Pinned: `@latest` rolls every node whenever AWS publishes an AMI (Karpenter docs advise against it).
-    ami_alias: Annotated[StrictStr, Field(pattern=r"^(al2023|bottlerocket)@(latest|v[0-9][0-9A-Za-z.\-]*)$")] = \
+    ami_alias: Annotated[StrictStr, _shaped(r"(al2023|bottlerocket)@(latest|v[0-9][0-9A-Za-z.\-]*)",
+                                            'an AMI alias like "al2023@v20260828" or "bottlerocket@v1.30.0" '
+                                            "(al2023 or bottlerocket, '@', and a version or latest)")] = \
         "al2023@v20260828"
     taints: list[Taint] = []
     consolidation_policy: Literal["WhenEmpty", "WhenEmptyOrUnderutilized"] = "WhenEmptyOrUnderutilized"
@@ -361,7 +389,8 @@ class PricingConfig(Model):
 class StackConfig(Model):
     """Everything the program needs, validated together."""
 
-    region: Annotated[StrictStr, Field(pattern=r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$")]
+    region: Annotated[StrictStr, _shaped(r"[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]",
+                                         'an AWS region code like "ap-northeast-2" or "us-east-1"')]
     cluster: ClusterConfig
     karpenter: KarpenterConfig = KarpenterConfig()
     keda: KedaConfig = KedaConfig()

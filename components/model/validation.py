@@ -54,8 +54,6 @@ def decode_config(wire: Mapping[str, Any]) -> dict[str, Any]:
     return {key: _decode(value) for key, value in wire.items() if reads(key)}
 
 
-
-
 def _decode(value: Any) -> Any:
     try:
         return json.loads(value)
@@ -133,22 +131,87 @@ def _describe(error: ValidationError, prefix: str, root: Any) -> list[str]:
 
 def _explain(item: dict, root: Any, loc: list) -> str:
     kind, value = item["type"], item.get("input")
-    message = re.sub(r"a valid dictionary or instance of \w+", "a map of keys",
-                     item["msg"].removeprefix("Value error, "))
     if kind == "extra_forbidden":
         allowed = sorted(to_camel(f) for f in _model_at(root, loc[:-1]).model_fields)
         return f"unknown key (value {value!r}); {_suggest(str(loc[-1]), allowed)}allowed keys: {', '.join(allowed)}"
     if kind == "missing":
         return "required key is missing"
+    message = item["msg"].removeprefix("Value error, ")
     if kind == "model":  # a rule over several keys of one entry: the message names them itself
         return message
     if kind in _VALUE_FIRST:
         return f"{value!r} {message}"
-    return f"{message} (got {value!r})"
+    return f"{_what_to_write(kind, value, item.get('ctx', {}), root, loc) or message} (got {_shown(value)})"
 
 
 _VALUE_FIRST = {"dns_label", "semver", "quantity", "duration", "cidr", "timezone", "datetime", "cron", "lead",
-                "unique", "version"}
+                "unique", "version", "format"}
+_YAML_1_1_BOOLEANS = {"yes", "no", "on", "off", "y", "n"}
+
+
+def _what_to_write(kind: str, value: Any, context: dict, root: Any, loc: list) -> str | None:
+    """What the user should write, in the stack file's terms, for pydantic's error ``kind`` (None: its words
+    already say it). Pydantic phrases errors for programmers ("Input should be a valid integer")."""
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return _whole_number(value)
+    if kind in ("float_type", "float_parsing"):
+        return "must be a number like 0.05, without quotes"
+    if kind in ("bool_type", "bool_parsing"):
+        text = "; Pulumi's YAML 1.2 reads yes, no, on and off as text" if str(value).lower() in _YAML_1_1_BOOLEANS else ""
+        return f"must be true or false, without quotes{text}"
+    if kind == "string_type":
+        return _text(value)
+    if kind == "list_type":
+        return ("must be a list: start each entry with '- ' on its own line, or write [entry, ...]"
+                if isinstance(value, dict) else f"must be a list, like [{value}]" if isinstance(value, str | int)
+                else "must be a list, like [a, b]")
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        model = _model_at(root, loc)
+        keys = f" ({', '.join(to_camel(f) for f in model.model_fields)})" if model else ""
+        return f"must be a map of keys{keys}" + ("; this entry is empty" if value is None else "")
+    if kind == "literal_error":
+        allowed = re.findall(r"'([^']*)'", context.get("expected", ""))
+        return f"must be one of {', '.join(allowed)}; {_suggest(str(value), allowed).strip()}".rstrip("; ")
+    bounds = {"greater_than_equal": ("at least", "ge"), "less_than_equal": ("at most", "le"),
+              "greater_than": ("more than", "gt"), "less_than": ("less than", "lt")}
+    if kind in bounds:
+        words, key = bounds[kind]
+        return f"must be {words} {context[key]:g}"
+    if kind in ("string_too_short", "too_short"):
+        least = context["min_length"]
+        return "must not be empty" if least == 1 and kind == "string_too_short" else \
+            f"must have at least {least} {'character' if kind == 'string_too_short' else 'item'}{'s' * (least != 1)}"
+    if kind in ("string_too_long", "too_long"):
+        most = context["max_length"]
+        return f"must have at most {most} {'character' if kind == 'string_too_long' else 'item'}{'s' * (most != 1)}"
+    return None
+
+
+def _whole_number(value: Any) -> str:
+    if isinstance(value, bool):
+        return "must be a whole number like 5, not true or false"
+    if isinstance(value, list | dict):
+        return "must be a single whole number like 5"
+    if isinstance(value, float) and value.is_integer():
+        return f"must be a whole number written without a decimal point or exponent, like {int(value)}"
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return f"must be a number like {value.strip()}, without quotes"
+    return "must be a whole number like 5, without quotes"
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool | int):
+        return f'must be text: write it in quotes, like "{_shown(value)}"'
+    if isinstance(value, float):
+        return "must be text in quotes: unquoted, YAML reads it as a number (and drops trailing zeros)"
+    return "must be text"
+
+
+def _shown(value: Any) -> str:
+    """A value as the stack file would spell it where Python's spelling differs (true, false, null)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "null" if value is None else repr(value)
 
 
 def _model_at(root: Any, loc: list) -> type[BaseModel]:
