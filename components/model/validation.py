@@ -146,7 +146,13 @@ def _explain(item: dict, root: Any, loc: list) -> str:
 
 _VALUE_FIRST = {"dns_label", "semver", "quantity", "duration", "cidr", "timezone", "datetime", "cron", "lead",
                 "unique", "version", "format"}
-_YAML_1_1_BOOLEANS = {"yes", "no", "on", "off", "y", "n"}
+_YAML_1_1_BOOLEANS = {"yes", "no", "on", "off", "y", "n"}  # booleans in YAML 1.1, text in Pulumi's YAML 1.2
+_BOUNDS = {"greater_than_equal": ("at least", "ge"), "less_than_equal": ("at most", "le"),
+           "greater_than": ("more than", "gt"), "less_than": ("less than", "lt")}
+_LENGTHS = {"string_too_short": ("at least", "min_length", "character"),
+            "too_short": ("at least", "min_length", "item"),
+            "string_too_long": ("at most", "max_length", "character"),
+            "too_long": ("at most", "max_length", "item")}
 
 
 def _what_to_write(kind: str, value: Any, context: dict, root: Any, loc: list) -> str | None:
@@ -157,33 +163,31 @@ def _what_to_write(kind: str, value: Any, context: dict, root: Any, loc: list) -
     if kind in ("float_type", "float_parsing"):
         return "must be a number like 0.05, without quotes"
     if kind in ("bool_type", "bool_parsing"):
-        text = "; Pulumi's YAML 1.2 reads yes, no, on and off as text" if str(value).lower() in _YAML_1_1_BOOLEANS else ""
-        return f"must be true or false, without quotes{text}"
+        yaml_1_1 = str(value).lower() in _YAML_1_1_BOOLEANS
+        return "must be true or false, without quotes" + (
+            "; Pulumi's YAML 1.2 reads yes, no, on and off as text" if yaml_1_1 else "")
     if kind == "string_type":
         return _text(value)
     if kind == "list_type":
-        return ("must be a list: start each entry with '- ' on its own line, or write [entry, ...]"
-                if isinstance(value, dict) else f"must be a list, like [{value}]" if isinstance(value, str | int)
-                else "must be a list, like [a, b]")
-    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        if isinstance(value, dict):
+            return "must be a list: start each entry with '- ' on its own line, or write [entry, ...]"
+        return f"must be a list, like [{value}]" if isinstance(value, str) else "must be a list, like [a, b]"
+    if kind in ("model_type", "dict_type"):
         model = _model_at(root, loc)
         keys = f" ({', '.join(to_camel(f) for f in model.model_fields)})" if model else ""
         return f"must be a map of keys{keys}" + ("; this entry is empty" if value is None else "")
     if kind == "literal_error":
         allowed = re.findall(r"'([^']*)'", context.get("expected", ""))
-        return f"must be one of {', '.join(allowed)}; {_suggest(str(value), allowed).strip()}".rstrip("; ")
-    bounds = {"greater_than_equal": ("at least", "ge"), "less_than_equal": ("at most", "le"),
-              "greater_than": ("more than", "gt"), "less_than": ("less than", "lt")}
-    if kind in bounds:
-        words, key = bounds[kind]
+        closest = _suggest(str(value), allowed).strip()
+        return f"must be one of {', '.join(allowed)}" + (f"; {closest}" if closest else "")
+    if kind in _BOUNDS:
+        words, key = _BOUNDS[kind]
         return f"must be {words} {context[key]:g}"
-    if kind in ("string_too_short", "too_short"):
-        least = context["min_length"]
-        return "must not be empty" if least == 1 and kind == "string_too_short" else \
-            f"must have at least {least} {'character' if kind == 'string_too_short' else 'item'}{'s' * (least != 1)}"
-    if kind in ("string_too_long", "too_long"):
-        most = context["max_length"]
-        return f"must have at most {most} {'character' if kind == 'string_too_long' else 'item'}{'s' * (most != 1)}"
+    if kind in _LENGTHS:
+        words, key, unit = _LENGTHS[kind]
+        count = context[key]
+        return "must not be empty" if (kind, count) == ("string_too_short", 1) else \
+            f"must have {words} {count} {unit}{'s' * (count != 1)}"
     return None
 
 
