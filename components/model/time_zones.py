@@ -6,17 +6,19 @@ like zones but are traps, and each is refused with the place it is usually taken
 
 * **Abbreviations** (``KST``, ``JST``, ``IST``, ``PST``, ``CEST``...) are not zones at all, yet they are
   what clocks, ``date`` and ``prescale schedule`` print, so people copy them. :data:`ABBREVIATIONS` maps
-  every alphabetic abbreviation tzdata itself uses for present-day times (its source, checked against
-  the installed tzdata by the tests) to the zones people mostly mean by it, most likely first. Several
-  are shared: ``IST`` is India, Ireland and Israel; ``CST`` is US Central, China and Mexico; ``MST`` is
-  US Mountain with daylight saving and Arizona without. ``GMT`` also lists ``UTC``, which prints ``UTC``.
+  every alphabetic abbreviation that tzdata itself prints for present-day times in the zones a window may
+  use (its source; the tests check it against the installed tzdata both ways) to the zones people mostly
+  mean by it, most likely first. Several are shared: ``IST`` is India, Ireland and Israel; ``CST`` is US
+  Central, China and Mexico; ``MST`` is US Mountain with daylight saving and Arizona without. ``GMT``
+  also lists ``UTC``, which prints ``UTC``.
 * **Legacy tzdata names** made of an abbreviation or a POSIX TZ string (:data:`LEGACY_NAMES`), which
-  tzdata keeps only for old systems (moved to its ``backward`` file in 2024b). ``EST``, ``MST`` and
-  ``HST`` are fixed offsets: ``EST`` is UTC−05:00 all year, so a New York window in it runs an hour late
-  all summer. ``EST5EDT``, ``CST6CDT``, ``MST7MDT``, ``PST8PDT``, ``CET``, ``MET``, ``EET`` and ``WET``
-  follow one rule set instead of a place's, so they stop matching the place when its rules change (and
-  they did not match its past, before tzdata 2024b). The GMT names (``GMT``, ``Etc/GMT``, ``Greenwich``...)
-  are UTC all year, not the UK's clock.
+  tzdata keeps only for old systems (upstream moved them to its ``backward`` file in 2024b; some systems
+  still ship the old definitions). ``EST``, ``MST`` and ``HST`` are fixed offsets: ``EST`` is UTC−05:00
+  all year, so a New York window in it runs an hour late all summer. ``EST5EDT``, ``CST6CDT``,
+  ``MST7MDT``, ``PST8PDT``, ``CET``, ``MET``, ``EET`` and ``WET`` were one US or EU rule set each and are,
+  upstream, now links to one city (``EST5EDT`` → ``America/New_York``, ``CET`` → ``Europe/Brussels``): what
+  they mean depends on the tzdata that KEDA's image has. The GMT names (``GMT``, ``Etc/GMT``,
+  ``Greenwich``...) are UTC all year, not the UK's clock.
 * **Fixed offsets** ``Etc/GMT+N`` / ``Etc/GMT-N`` have no daylight saving and an inverted sign
   (``Etc/GMT+5`` is UTC−05:00); ``localtime`` (the machine's own zone) and ``Factory`` (tzdata's
   placeholder) are no place at all.
@@ -99,7 +101,7 @@ _UTC_OFFSET = re.compile(r"^(UTC|GMT)?\s*[+-]\d{1,2}(:?\d{2})?$", re.IGNORECASE)
 _BY_UPPER = {abbreviation.upper(): places for abbreviation, places in ABBREVIATIONS.items()}
 # Two instants half a year apart: a zone's smaller offset of the two is its standard (winter) time.
 _SEASONS = (datetime(2026, 1, 15, 12), datetime(2026, 7, 15, 12))
-AREA_CITY = 'write the place as Area/City like "Asia/Seoul", or "UTC"'
+_AREA_CITY = 'write the place as Area/City like "Asia/Seoul", or "UTC"'
 
 
 def time_zone_problem(name: str) -> str | None:
@@ -114,13 +116,14 @@ def time_zone_problem(name: str) -> str | None:
     if _ETC_OFFSET.match(name):
         return _etc_offset(name)
     if name in NO_PLACE:
-        return f"{NO_PLACE[name]}, not a place's time zone; {AREA_CITY}"
+        return f"{NO_PLACE[name]}, not a place's time zone; {_AREA_CITY}"
     if name.upper() in _BY_UPPER:
         return f"is a time-zone abbreviation, not an IANA time zone; {_suggest(_BY_UPPER[name.upper()])}"
     if _UTC_OFFSET.match(name):
-        return f"is a UTC offset, not an IANA time zone: an offset names no place and has no daylight saving; {AREA_CITY}"
+        return (f"is a UTC offset, not an IANA time zone: an offset names no place and has no daylight saving; "
+                f"{_AREA_CITY}")
     if re.fullmatch(r"[A-Za-z]{2,5}", name):
-        return f"is not an IANA time zone (abbreviations are not zones); {AREA_CITY}"
+        return f"is not an IANA time zone (abbreviations are not zones); {_AREA_CITY}"
     close = difflib.get_close_matches(name, sorted(_accepted()), n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return f"is not an IANA time zone like \"Asia/Seoul\" or \"UTC\"{hint}"
@@ -137,8 +140,8 @@ def _legacy(name: str) -> str:
     places = ABBREVIATIONS[LEGACY_NAMES[name]]
     offsets = {ZoneInfo(name).utcoffset(moment) for moment in _SEASONS}
     if len(offsets) > 1:
-        return (f"is a legacy tzdata name kept for old systems, not a place: it follows one fixed set of "
-                f"daylight-saving rules, not a place's as they change; {_suggest(places)}")
+        return (f"is a legacy tzdata name kept for old systems, not a place: depending on the tzdata version it "
+                f"is a US or EU rule set or a link to one city; {_suggest(places)}")
     fixed, meant = offsets.pop(), places[0][0]
     summer = max(ZoneInfo(meant).utcoffset(moment) for moment in _SEASONS)
     late = (f" ({meant} moves to {_utc(summer)} in summer: a window in {name} would run an hour late there "
@@ -149,12 +152,13 @@ def _legacy(name: str) -> str:
 def _etc_offset(name: str) -> str:
     sign, hours = _ETC_OFFSET.match(name).groups()
     offset = timedelta(hours=int(hours)) * (-1 if sign == "+" else 1)
-    places = [zone for entries in ABBREVIATIONS.values() for zone, _ in entries
-              if zone != "UTC" and _standard_offset(zone) == offset]
-    example = f"e.g. {' or '.join(repr(zone) for zone in list(dict.fromkeys(places))[:2])}, " if places else ""
-    return (f"is a fixed {_utc(offset)} without daylight saving, and its sign is inverted (tzdata's "
-            f"Etc/GMT{sign}{hours} is {hours} hour{'s' * (hours != '1')} {'behind' if sign == '+' else 'ahead of'} UTC); write the "
-            f"place whose clock the window follows, {example}or 'UTC' with the times in UTC")
+    places = dict.fromkeys(zone for entries in ABBREVIATIONS.values() for zone, _ in entries
+                           if zone != "UTC" and _standard_offset(zone) == offset)
+    example = f"e.g. {' or '.join(repr(zone) for zone in list(places)[:2])}, " if places else ""
+    direction = "behind" if sign == "+" else "ahead of"
+    return (f"is a fixed {_utc(offset)} without daylight saving, and its sign is inverted (tzdata's {name} is "
+            f"{hours} hour{'s' * (hours != '1')} {direction} UTC); write the place whose clock the window follows, "
+            f"{example}or 'UTC' with the times in UTC")
 
 
 def _standard_offset(zone: str) -> timedelta:
