@@ -12,7 +12,8 @@ CLI's way, or refuse it with the same answer:
   ``<namespace>:<name>``, and any other key with more colons is refused, as the CLI refuses the whole file
   (``ParseKey`` in ``sdk/go/common/resource/config/key.go``). Two spellings of one key are refused too:
   the CLI would keep one of them at random. Keys of other namespaces are passed on untouched.
-* Values reach the program as strings, objects as JSON text.
+* Values reach the program as strings, objects as JSON text; a date-like value (``2027-03-02``) stays
+  text, as the CLI's go-yaml leaves it.
 * A ``{secure: ...}`` value is a secret that only the CLI can decrypt, with the stack's secrets provider.
   Where the program reads it (``prescale:*``, ``aws:region``) it is refused here: nothing in prescale's
   config is secret, so it can be written in plain text. Secrets of other namespaces are left alone.
@@ -25,12 +26,20 @@ from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
+from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from prescale.model.config import NAMESPACE
 from prescale.model.validation import KEYS, ConfigError, reads
 
 PROJECT_FILE = "Pulumi.yaml"
+
+
+class _CliConstructor(SafeConstructor):
+    """Values as the CLI's YAML library (go-yaml) gives them: a date-like value stays the text it is."""
+
+
+_CliConstructor.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str)
 
 
 class StackFileError(ValueError):
@@ -84,8 +93,10 @@ def read_config_file(path: Path, project: str = NAMESPACE) -> dict[str, str]:
 
 
 def _load(path: Path) -> Any:
+    yaml = YAML(typ="safe", pure=True)
+    yaml.Constructor = _CliConstructor
     try:
-        return YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8-sig"))  # -sig: the CLI drops a BOM
+        return yaml.load(path.read_text(encoding="utf-8-sig"))  # -sig: the CLI drops a byte-order mark too
     except MarkedYAMLError as error:
         raise StackFileError(_syntax_error(path, error)) from None
     except (YAMLError, UnicodeDecodeError) as error:

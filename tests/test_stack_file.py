@@ -78,7 +78,8 @@ def test_secrets_where_prescale_reads_are_refused_by_key_path(tmp_path):
      "expected ',' or '}', but got '<stream end>' (while parsing a flow mapping that starts at line 2, column 21)"),
     ("config:\n  prescale:cluster: {name: x}\n  prescale:cluster: {name: y}\n", "line 3, column 3",
      'found duplicate key "prescale:cluster"'),
-    ("config:\n\tprescale:cluster: {name: x}\n", "line 2, column 1", "found character '\\t' that cannot start any token"),
+    ("config:\n\tprescale:cluster: {name: x}\n", "line 2, column 1",
+     "found character '\\t' that cannot start any token"),
     ("config:\n  aws:region: ap-northeast-2: x\n", "line 2, column 29", "mapping values are not allowed here"),
 ])
 def test_a_file_that_is_not_yaml_is_named_with_line_column_and_what_was_expected(tmp_path, text, where, expected):
@@ -95,6 +96,13 @@ def test_a_file_that_is_not_yaml_is_named_with_line_column_and_what_was_expected
 def test_a_file_of_the_wrong_shape_says_what_it_must_be(tmp_path, text, what):
     with pytest.raises(StackFileError, match=what):
         read_config_file(stack_file(tmp_path, text))
+
+
+def test_date_like_values_stay_text_as_the_cli_reads_them(tmp_path):
+    wire = read_config_file(stack_file(tmp_path, "config:\n  prescale:eventWindows:\n    - {start: 2027-03-02, "
+                                                 "end: 2027-03-02 14:00:00}\n  prescale:launch: 2027-03-02\n"))
+    assert wire == {"prescale:eventWindows": '[{"start": "2027-03-02", "end": "2027-03-02 14:00:00"}]',
+                    "prescale:launch": "2027-03-02"}
 
 
 def test_an_empty_file_is_an_empty_config(tmp_path):
