@@ -2,8 +2,8 @@
 
 Both subcommands work offline (no cloud account, no Pulumi CLI): ``plan`` runs the real ``__main__.py``
 under Pulumi mocks with the stack's config; ``schedule`` reads the same config and asks the schedule
-maths the program deploys from. Exit codes: 0 ok, 1 the project or stack cannot be found or the stack
-config is invalid (the message goes to stderr, without a traceback), 2 bad command-line usage.
+maths the program deploys from. Exit codes: 0 ok, 1 the project or stack cannot be found or read, or the
+stack config is invalid (the message goes to stderr, without a traceback), 2 bad command-line usage.
 """
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ from prescale.model.validation import ConfigError
 
 from .cost import estimate_cost
 from .manifests import write_manifests
-from .offline import project_name, run_program
+from .offline import run_program
 from .output import Output
 from .plan import plan_document, show_plan
 from .schedule_report import schedule_document, show_schedule
 from .stack import find_project, load_config
+from .stack_file import StackFileError, project_name
 from .timeline import build_timeline
 
 _DESCRIPTION = """\
@@ -71,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         project = args.project or find_project(Path.cwd())
         return args.run(args, project, Output(sys.stdout))
-    except (ConfigError, FileNotFoundError) as error:
+    except (ConfigError, StackFileError, FileNotFoundError) as error:
         print(f"prescale: {error}", file=sys.stderr)
         return 1
     except BrokenPipeError:

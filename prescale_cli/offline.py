@@ -1,7 +1,7 @@
 """Run the real Pulumi program with no cloud and no Pulumi CLI, and record what it registers.
 
 ``prescale plan`` and the whole-program tests share this: the stack's ``Pulumi.<stack>.yaml`` is read
-the way the Pulumi engine reads it (YAML 1.2, object values handed over as JSON), ``__main__.py`` runs
+the way the Pulumi CLI reads it (:mod:`prescale_cli.stack_file`), ``__main__.py`` runs
 under ``pulumi.runtime.set_mocks``, and every registration is captured with its inputs, parent,
 provider, dependencies and options. Mocked outputs stand in for what AWS would answer (account,
 partition, the EKS cluster's endpoint and OIDC issuer...), so nothing here claims a cloud result.
@@ -28,10 +28,10 @@ import pulumi
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc
 from pulumi.runtime.proto import alias_pb2, resource_pb2
-from ruamel.yaml import YAML
+
+from .stack_file import project_name, read_stack_file
 
 ACCOUNT_ID = "123456789012"
-PROJECT_FILE = "Pulumi.yaml"
 SECRET = "[secret]"  # how a secret stack output is shown: its value never leaves the program
 # Wire signature of a resource reference (pulumi/runtime/rpc.py `_special_sig_key`/`_special_resource_sig`).
 _RESOURCE_REF = {"4dabf18193072939515e22adb298388d": "5cf8f73096256a8f31e491e813e4eb8e"}
@@ -340,32 +340,6 @@ def _capturing_warnings(sink: list[str]) -> Iterator[None]:
         yield
     finally:
         pulumi.log.warn = original
-
-
-def read_stack_file(project_dir: Path, stack: str) -> dict[str, str]:
-    """``Pulumi.<stack>.yaml``'s config as the engine hands it to a program (see :func:`read_config_file`)."""
-    path = project_dir / f"Pulumi.{stack}.yaml"
-    if not path.exists():
-        stacks = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in project_dir.glob("Pulumi.*.yaml"))
-        raise FileNotFoundError(f"no stack file {path}; stacks here: {', '.join(stacks) or 'none'}")
-    return read_config_file(path)
-
-
-def read_config_file(path: Path) -> dict[str, str]:
-    """A stack file's ``config:`` as the engine hands it to a program: strings, objects as JSON.
-
-    YAML 1.2 (like the engine's parser), so ``on``/``no`` stay strings and only ``true``/``false`` are
-    booleans: the config model then sees what ``pulumi up`` would give it.
-    """
-    document = YAML(typ="safe", pure=True).load(path.read_text()) or {}
-    return {key: value if isinstance(value, str) else json.dumps(value)
-            for key, value in (document.get("config") or {}).items()}
-
-
-def project_name(project_dir: Path) -> str:
-    """The project's ``name`` from ``Pulumi.yaml``: the namespace of its own config keys (and Pulumi names the
-    stack resource ``<name>-<stack>``)."""
-    return YAML(typ="safe", pure=True).load((project_dir / PROJECT_FILE).read_text())["name"]
 
 
 def run_program(project_dir: Path, stack: str, now: datetime | None = None,

@@ -84,6 +84,8 @@ def show_schedule(stack: str, config: CapacityConfig, timeline: Timeline, cost: 
         output.table(["Window", "Pool", "Local: scale-up → start – end", "UTC: scale-up → start – end",
                       "Placeholders", "Frozen (UTC)"],
                      [_entry_row(entry) for entry in timeline.entries], title="Occurrences")
+        output.line(_zone_legend(timeline.entries))
+        output.line()
         for window, reason in {entry.window.name: entry.not_armed for entry in timeline.entries
                                if entry.not_armed}.items():
             output.line(f"Not armed yet: {window}: {reason}")
@@ -108,6 +110,19 @@ def _entry_row(entry: Entry) -> list[str]:
     frozen = "not armed yet" if entry.not_armed else \
         "do-not-disrupt pods" if entry.existing_pool else _frozen(entry.freeze, occurrence.scale_up_utc)
     return [entry.window.name, entry.window.node_pool, local, utc, _holds(entry), frozen]
+
+
+def _zone_legend(entries: list[Entry]) -> str:
+    """Which zone each abbreviation in the Local column stands for: people copy ``KST`` into a stack file,
+    which needs the IANA name (``Asia/Seoul``); the abbreviation alone is refused, and may be ambiguous."""
+    zones: dict[str, tuple[dict[str, None], dict[str, None]]] = {}  # zone → (abbreviations, windows), ordered
+    for entry in entries:
+        abbreviations, windows = zones.setdefault(entry.window.timezone, ({}, {}))
+        abbreviations.update(dict.fromkeys(f"{moment:%Z}" for moment in
+                                           (entry.occurrence.scale_up, entry.occurrence.start, entry.occurrence.end)))
+        windows[entry.window.name] = None
+    return "Local times: " + "; ".join(f"{'/'.join(abbreviations)} = {zone} ({', '.join(windows)})"
+                                       for zone, (abbreviations, windows) in zones.items())
 
 
 def _holds(entry: Entry) -> str:

@@ -1,8 +1,8 @@
 """Find the Pulumi project and read a stack's config exactly as the program will see it.
 
 ``prescale schedule`` needs the typed config without running the whole Pulumi program, and must refuse the
-same configs ``pulumi up`` would refuse, with the same message. So the stack file is read the engine's way
-(:func:`prescale_cli.offline.read_stack_file`), decoded as the program decodes it
+same configs ``pulumi up`` would refuse, with the same message. So the stack file is read the Pulumi CLI's way
+(:func:`prescale_cli.stack_file.read_stack_file`), decoded as the program decodes it
 (:func:`prescale.model.validation.decode_config`), and validated by
 :func:`prescale.model.validation.load_stack_config` (or ``load_capacity_config`` for a library's stack).
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 from prescale.model.config import NAMESPACE, CapacityConfig
 from prescale.model.validation import decode_config, load_capacity_config, load_stack_config
 
-from .offline import PROJECT_FILE, read_stack_file
+from .stack_file import PROJECT_FILE, read_stack_file
 
 
 def find_project(start: Path) -> Path:
@@ -28,7 +28,8 @@ def find_project(start: Path) -> Path:
 
 
 def load_config(project: Path, stack: str, now: datetime) -> CapacityConfig:
-    """The validated config of ``Pulumi.<stack>.yaml``; ``ConfigError`` or ``FileNotFoundError`` otherwise.
+    """The validated config of ``Pulumi.<stack>.yaml``; ``ConfigError``, ``StackFileError`` or
+    ``FileNotFoundError`` otherwise.
 
     A stack without ``prescale:cluster`` belongs to a program that uses prescale as a library (it brings its
     own platform): its ``prescale:`` keys are read as that program reads them, with ``load_capacity_config``.

@@ -164,6 +164,18 @@ def test_invalid_stack_config_prints_every_problem_and_exits_1(capsys, tmp_path)
     assert "Traceback" not in err
 
 
+def test_stack_file_that_is_not_yaml_gets_one_line_naming_file_line_and_column(capsys, tmp_path):
+    broken = DEV_STACK.replace("limits: {cpu: \"512\", memory: 2048Gi}", "limits: {cpu: \"512\", memory: 2048Gi")
+    project = make_project(tmp_path, program=REAL_PROGRAM, stacks={"dev": broken})
+    code, out, err = plan(capsys, "--project", str(project))
+    assert code == 1 and out == ""
+    line = 1 + next(n for n, text in enumerate(broken.splitlines()) if "memory: 2048Gi" in text)
+    assert err.startswith(f"prescale: {project / 'Pulumi.dev.yaml'}, line {line + 1}, column ")
+    assert "not valid YAML: expected ',' or '}'" in err
+    assert f"while parsing a flow mapping that starts at line {line}, column 15" in err
+    assert err.count("\n") == 1 and "Traceback" not in err and "<unicode string>" not in err
+
+
 def test_missing_stack_file_names_the_stacks_there(capsys, small_project):
     code, _, err = plan(capsys, "--project", str(small_project), "--stack", "prod")
     assert code == 1

@@ -70,7 +70,8 @@ BEFORE = "2027-03-01T00:00:00+00:00"  # "now" for most tests: every window still
 def project(tmp_path_factory) -> Path:
     return make_project(tmp_path_factory.mktemp("schedule"), program="", stacks={
         "test": STACK, "cost": COST_STACK, "short": SHORT_STACK, "priced": COST_STACK + PRICED,
-        "broken": STACK.replace("Asia/Tokyo", "Asia/Tokio")})
+        "broken": STACK.replace("Asia/Tokyo", "Asia/Tokio"),
+        "unparsable": STACK.replace("nodes: 2, leadTime: 30m}", "nodes: 2, leadTime: 30m")})
 
 
 def schedule(capsys, project: Path, *args: str, stack: str = "test", at: str = BEFORE) -> tuple[int, str, str]:
@@ -197,6 +198,9 @@ def test_table_shows_local_and_utc_times(capsys, project):
     assert ("berlin-friday-night batch Fri 2027-03-12 21:50 → 22:00 – Sat 03-13 02:00 CET "
             "Fri 2027-03-12 20:50 → 21:00 – Sat 03-13 01:00 3 nodes (1 CPU/2Gi free) 12:30 – Sat 03-13 01:00") in rows
     assert any(row.startswith("ny-weekdays batch Mon 2027-03-15 08:30 → 09:00 – 17:00 EDT") for row in rows)
+    # People copy "KST" into stack files, which refuse it: the legend gives the zone to write instead.
+    assert ("Local times: KST = Asia/Seoul (seoul-daily, seoul-overlap); EST/EDT = America/New_York (ny-weekdays); "
+            "CET = Europe/Berlin (berlin-friday-night); JST = Asia/Tokyo (tokyo-launch)") in out.splitlines()
     assert "NOT FROZEN" not in out and "Overlaps" in out and "Consolidation freezes" in out
     assert "Pool event:" in out and "\x1b[" not in out
 
@@ -345,6 +349,13 @@ def test_invalid_stack_exits_1_with_the_config_message(capsys, project):
     assert code == 1 and out == ""
     assert "prescale:eventWindows[4].timezone: 'Asia/Tokio' is not an IANA time zone" in err
     assert "Traceback" not in err
+
+
+def test_stack_file_that_is_not_yaml_exits_1_with_one_line_naming_file_line_and_column(capsys, project):
+    code, out, err = schedule(capsys, project, stack="unparsable")
+    assert code == 1 and out == ""
+    assert err == (f"prescale: {project / 'Pulumi.unparsable.yaml'}, line 14, column 7: not valid YAML: expected ',' "
+                   "or '}', but got '{' (while parsing a flow mapping that starts at line 12, column 7)\n")
 
 
 @pytest.mark.parametrize("args", [["--days", "0"], ["--days", "many"], ["--from", "next week"]])

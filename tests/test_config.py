@@ -1,6 +1,7 @@
 """The stack config model: every validation rule, its key path, value and allowed values, all at once."""
 
 import copy
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -94,15 +95,18 @@ def test_config_objects_are_immutable():
     (with_changes(pool={"limits": {"cpu": "1", "memory": "1Gi", "gpu": "1"}}),
      "prescale:nodePools[0].limits.gpu:", ["unknown key", "allowed keys: cpu, memory, nodes"]),
     # wrong types, including YAML/JSON type confusion
-    (with_changes(window={"nodes": "5"}), "prescale:eventWindows[0].nodes:", ["valid integer", "'5'"]),
-    (with_changes(window={"nodes": 5.0}), "prescale:eventWindows[0].nodes:", ["valid integer"]),
+    (with_changes(window={"nodes": "5"}), "prescale:eventWindows[0].nodes:",
+     ["must be a number like 5, without quotes", "'5'"]),
+    (with_changes(window={"nodes": 5.0}), "prescale:eventWindows[0].nodes:",
+     ["whole number written without a decimal point", "like 5"]),
     (with_changes(prescale__cluster={"name": "prescale-dev", "create": "yes"}), "prescale:cluster.create:",
-     ["valid boolean", "'yes'"]),
-    (with_changes(prescale__nodePools={"name": "event"}), "prescale:nodePools:", ["valid list"]),
-    (with_changes(prescale__cluster=["prescale-dev"]), "prescale:cluster:", ["a map of keys", "prescale-dev"]),
+     ["must be true or false, without quotes", "'yes'"]),
+    (with_changes(prescale__nodePools={"name": "event"}), "prescale:nodePools:", ["must be a list", "'- '"]),
+    (with_changes(prescale__cluster=["prescale-dev"]), "prescale:cluster:",
+     ["must be a map of keys (name, create, ", "prescale-dev"]),
     (with_changes(pool={"limits": {"cpu": 512.5}}), "prescale:nodePools[0].limits.cpu:",
      ["512.5", "an integer or a string"]),
-    (with_changes(pool={"limits": {"cpu": True}}), "prescale:nodePools[0].limits.cpu:", ["True", "quantity"]),
+    (with_changes(pool={"limits": {"cpu": True}}), "prescale:nodePools[0].limits.cpu:", ["true", "quantity"]),
     (with_changes(pool={"limits": {}}), "prescale:nodePools[0].limits:", ["at least one of cpu, memory or nodes"]),
     # names
     (with_changes(window={"name": "Lunch_Rush"}), "prescale:eventWindows[0].name:", ["'Lunch_Rush'", "DNS-1123"]),
@@ -112,7 +116,8 @@ def test_config_objects_are_immutable():
     # time zone with suggestion
     (with_changes(window={"timezone": "Asia/Seol"}), "prescale:eventWindows[0].timezone:",
      ["'Asia/Seol'", "IANA", "did you mean 'Asia/Seoul'"]),
-    (with_changes(window={"timezone": "KST"}), "prescale:eventWindows[0].timezone:", ["'KST'", "IANA"]),
+    (with_changes(window={"timezone": "KST"}), "prescale:eventWindows[0].timezone:",
+     ["'KST'", "abbreviation", "did you mean 'Asia/Seoul'?"]),
     # KEDA's cron dialect
     (with_changes(window={"start": "0 15 11 * * *"}), "prescale:eventWindows[0].start:", ["exactly 5 fields"]),
     (with_changes(window={"start": "@daily"}), "prescale:eventWindows[0].start:", ["descriptors"]),
@@ -157,7 +162,7 @@ def test_config_objects_are_immutable():
     (with_changes(window={"start": "2027-03-02T08:00"}), "prescale:eventWindows[0].end:",
      ["two crons", "two local date-times"]),
     # amounts
-    (with_changes(window={"nodes": 0}), "prescale:eventWindows[0].nodes:", ["greater than or equal to 1", "0"]),
+    (with_changes(window={"nodes": 0}), "prescale:eventWindows[0].nodes:", ["must be at least 1", "(got 0)"]),
     (with_changes(window={"nodes": -3}), "prescale:eventWindows[0].nodes:", ["-3"]),
     (with_changes(window={"capacity": {"cpu": "8", "memory": "32Gi"}}), "prescale:eventWindows[0]:",
      ["exactly one of nodes", "got both"]),
@@ -174,7 +179,7 @@ def test_config_objects_are_immutable():
     (with_changes(window={"leadTime": "ten minutes"}), "prescale:eventWindows[0].leadTime:", ["'ten minutes'"]),
     (with_changes(window={"leadTime": "-10m"}), "prescale:eventWindows[0].leadTime:", ["'-10m'"]),
     (with_changes(window={"leadTime": "90s"}), "prescale:eventWindows[0].leadTime:", ["whole minutes"]),
-    (with_changes(window={"leadTime": 10}), "prescale:eventWindows[0].leadTime:", ["valid string"]),
+    (with_changes(window={"leadTime": 10}), "prescale:eventWindows[0].leadTime:", ['in quotes, like "10"']),
     # versions
     (with_changes(prescale__karpenter={"version": "v1.14.1"}), "prescale:karpenter.version:", ["'v1.14.1'"]),
     (with_changes(prescale__keda={"version": "2.20"}), "prescale:keda.version:", ["'2.20'", "MAJOR.MINOR.PATCH"]),
@@ -182,8 +187,8 @@ def test_config_objects_are_immutable():
     (with_changes(prescale__keda={"version": "2.16.1"}), "prescale:keda.version:", ["#6886"]),
     # capacity types
     (with_changes(pool={"capacityTypes": ["ondemand"]}), "prescale:nodePools[0].capacityTypes[0]:",
-     ["'on-demand', 'spot' or 'reserved'", "'ondemand'"]),
-    (with_changes(pool={"capacityTypes": []}), "prescale:nodePools[0].capacityTypes:", ["at least 1"]),
+     ["must be one of on-demand, spot, reserved", "did you mean 'on-demand'?", "'ondemand'"]),
+    (with_changes(pool={"capacityTypes": []}), "prescale:nodePools[0].capacityTypes:", ["at least 1 item"]),
     (with_changes(pool={"capacityTypes": ["spot", "spot"]}), "prescale:nodePools[0].capacityTypes:",
      ["more than once"]),
     # pools
@@ -193,7 +198,7 @@ def test_config_objects_are_immutable():
     (with_changes(pool={"consolidateAfter": "soon"}), "prescale:nodePools[0].consolidateAfter:", ["'soon'"]),
     # cluster
     (with_changes(prescale__cluster={"name": "prescale-dev", "kubernetesVersion": 1.34}),
-     "prescale:cluster.kubernetesVersion:", ["valid string", "1.34"]),
+     "prescale:cluster.kubernetesVersion:", ["must be text in quotes", "1.34"]),
     (with_changes(prescale__cluster={"name": "prescale-dev", "kubernetesVersion": "1.29"}),
      "prescale:cluster.kubernetesVersion:", ["'1.29'"]),
     (with_changes(prescale__cluster={"name": "prescale-dev", "vpcId": "vpc-0123456789abcdef0"}),
@@ -203,7 +208,7 @@ def test_config_objects_are_immutable():
     (with_changes(prescale__cluster={"name": "prescale-dev", "publicAccessCidrs": ["10.0.0.0/33"]}),
      "prescale:cluster.publicAccessCidrs[0]:", ["'10.0.0.0/33'", "CIDR"]),
     (with_changes(prescale__cluster={"name": "prescale-dev", "systemNodeGroup": {"minSize": 1}}),
-     "prescale:cluster.systemNodeGroup.minSize:", ["greater than or equal to 2"]),
+     "prescale:cluster.systemNodeGroup.minSize:", ["must be at least 2"]),
     (with_changes(aws__region="Seoul"), "aws:region:", ["'Seoul'"]),
 ])
 def test_each_rule_names_key_value_and_allowed(raw, path, fragments):
@@ -211,6 +216,45 @@ def test_each_rule_names_key_value_and_allowed(raw, path, fragments):
     assert problem.startswith(path), problem
     for fragment in fragments:
         assert fragment in problem, (fragment, problem)
+
+
+def cluster(**keys) -> dict:
+    return with_changes(prescale__cluster={"name": "prescale-dev", **keys})
+
+
+# Each says what to write, in the stack file's terms, with an example where a format is asked for.
+@pytest.mark.parametrize("raw, path, fragments", [
+    (cluster(name="bad name"), "prescale:cluster.name:", ["'bad name' must be a cluster name like \"prescale-prod\"",
+                                                          "2 to 39 letters, digits and '-'"]),
+    (cluster(kubernetesVersion="1.29"), "prescale:cluster.kubernetesVersion:", ['"1.30" to "1.36", in quotes']),
+    (cluster(vpcId="vpc-xyz", privateSubnetIds=["subnet-0123abcd", "subnet-4567abcd"]), "prescale:cluster.vpcId:",
+     ['like "vpc-0123456789abcdef0"']),
+    (cluster(vpcId="vpc-0123abcd", privateSubnetIds=["subnet-1", "subnet-4567abcd"]),
+     "prescale:cluster.privateSubnetIds[0]:", ["'subnet-1' must be a subnet id like \"subnet-0123456789abcdef0\""]),
+    (cluster(adminRoleArns=["arn:aws:iam::123456789012:user/ops"]), "prescale:cluster.adminRoleArns[0]:",
+     ['must be an IAM role ARN like "arn:aws:iam::123456789012:role/platform-admin"']),
+    (cluster(systemNodeGroup={"instanceTypes": ["M7i.large"]}), "prescale:cluster.systemNodeGroup.instanceTypes[0]:",
+     ['must be an EC2 instance type like "m7i.large"']),
+    (with_changes(aws__region="Seoul"), "aws:region:", ['like "ap-northeast-2" or "us-east-1"']),
+    (with_changes(pool={"instanceCategories": ["C"]}), "prescale:nodePools[0].instanceCategories[0]:",
+     ['lowercase letters like "c", "m" or "r"']),
+    (with_changes(pool={"amiAlias": "al2@latest"}), "prescale:nodePools[0].amiAlias:",
+     ['like "al2023@v20260828" or "bottlerocket@v1.30.0"']),
+    (with_changes(pool={"taints": [{"key": "dedicated team"}]}), "prescale:nodePools[0].taints[0].key:",
+     ['like "dedicated" or "example.com/dedicated"']),
+    (cluster(create="on"), "prescale:cluster.create:", ["Pulumi's YAML 1.2 reads yes, no, on and off as text"]),
+    (cluster(availabilityZones=True), "prescale:cluster.availabilityZones:", ["not true or false", "(got true)"]),
+    (with_changes(prescale__eventWindows=[None]), "prescale:eventWindows[0]:",
+     ["must be a map of keys (name, nodePool, timezone, ", "this entry is empty (got null)"]),
+    (with_changes(prescale__pricing={"vcpuHour": 0}), "prescale:pricing.vcpuHour:", ["must be more than 0 (got 0)"]),
+    (with_changes(prescale__placeholders={"image": ""}), "prescale:placeholders.image:", ["must not be empty"]),
+])
+def test_problems_say_what_to_write_not_the_librarys_words(raw, path, fragments):
+    problem = only_problem(raw)
+    assert problem.startswith(path), problem
+    for fragment in fragments:
+        assert fragment in problem, (fragment, problem)
+    assert not re.search(r"Input should|String should|should match pattern|\^|\\d|\[A-Za-z|None|True", problem), problem
 
 
 def test_missing_required_keys():

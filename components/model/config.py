@@ -9,13 +9,10 @@ loudly instead of silently falling back to defaults.
 
 from __future__ import annotations
 
-import difflib
 import ipaddress
 import re
 from datetime import datetime, timedelta
-from functools import cache
 from typing import Annotated, Literal
-from zoneinfo import available_timezones
 
 from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt,
                       StrictStr, field_validator, model_validator)
@@ -27,6 +24,7 @@ from .duration import ALLOWED as DURATION_ALLOWED
 from .duration import parse_duration
 from .quantity import ALLOWED as QUANTITY_ALLOWED
 from .quantity import parse_quantity
+from .time_zones import time_zone_problem
 
 NAMESPACE = "prescale"
 
@@ -46,6 +44,18 @@ def _dns_label(max_length: int):
         if not _DNS_LABEL.match(value) or len(value) > max_length:
             raise _fail("dns_label", f"must be a DNS-1123 label: lowercase letters, digits and '-', starting "
                                      f"and ending with a letter or digit, at most {max_length} characters")
+        return value
+    return AfterValidator(check)
+
+
+def _shaped(pattern: str, shape: str) -> AfterValidator:
+    """A string that must match ``pattern`` (whole), refused in words: ``shape`` says what the value looks
+    like, with an example, instead of showing the regular expression."""
+    compiled = re.compile(pattern)
+
+    def check(value: str) -> str:
+        if not compiled.fullmatch(value):
+            raise _fail("format", f"must be {shape}")
         return value
     return AfterValidator(check)
 
@@ -100,7 +110,8 @@ class Model(BaseModel):
 class SystemNodeGroupConfig(Model):
     """The small managed node group that runs Karpenter, KEDA and CoreDNS (never Karpenter's own nodes)."""
 
-    instance_types: list[Annotated[StrictStr, Field(pattern=r"^[a-z][a-z0-9-]*\.[a-z0-9]+$")]] = Field(
+    instance_types: list[Annotated[StrictStr, _shaped(r"[a-z][a-z0-9-]*\.[a-z0-9]+",
+                                                      'an EC2 instance type like "m7i.large" (lowercase)')]] = Field(
         default=["m7i.large"], min_length=1)
     min_size: StrictInt = Field(default=2, ge=2)
     desired_size: StrictInt = Field(default=2, ge=2)
@@ -124,16 +135,21 @@ def _cidr(value: str) -> str:
 
 
 Cidr = Annotated[StrictStr, AfterValidator(_cidr)]
-SubnetId = Annotated[StrictStr, Field(pattern=r"^subnet-[0-9a-f]{8,17}$")]
+SubnetId = Annotated[StrictStr, _shaped(r"subnet-[0-9a-f]{8,17}",
+                                        'a subnet id like "subnet-0123456789abcdef0" (8 to 17 hex digits)')]
 
 
 class ClusterConfig(Model):
     """``prescale:cluster``: a new EKS cluster (``create: true``) or an existing one looked up by name."""
 
-    name: Annotated[StrictStr, Field(pattern=r"^[A-Za-z][A-Za-z0-9-]{0,37}[A-Za-z0-9]$")]
+    name: Annotated[StrictStr, _shaped(r"[A-Za-z][A-Za-z0-9-]{0,37}[A-Za-z0-9]",
+                                       'a cluster name like "prescale-prod": 2 to 39 letters, digits and \'-\', '
+                                       "starting with a letter and ending with a letter or digit")]
     create: StrictBool = True
-    kubernetes_version: Annotated[StrictStr, Field(pattern=r"^1\.(3[0-6])$")] = "1.34"
-    vpc_id: Annotated[StrictStr, Field(pattern=r"^vpc-[0-9a-f]{8,17}$")] | None = None
+    kubernetes_version: Annotated[StrictStr, _shaped(r"1\.3[0-6]", 'a Kubernetes version that Karpenter 1.14 '
+                                                     'supports, "1.30" to "1.36", in quotes (e.g. "1.34")')] = "1.34"
+    vpc_id: Annotated[StrictStr, _shaped(r"vpc-[0-9a-f]{8,17}",
+                                         'a VPC id like "vpc-0123456789abcdef0" (8 to 17 hex digits)')] | None = None
     private_subnet_ids: list[SubnetId] | None = Field(default=None, min_length=2)
     public_subnet_ids: list[SubnetId] | None = None
     vpc_cidr: Cidr = "10.0.0.0/16"
@@ -143,7 +159,8 @@ class ClusterConfig(Model):
     public_access_cidrs: list[Cidr] = Field(default=["0.0.0.0/0"], min_length=1)
     endpoint_private_access: StrictBool = True
     system_node_group: SystemNodeGroupConfig = SystemNodeGroupConfig()
-    admin_role_arns: list[Annotated[StrictStr, Field(pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/.+$")]] = []
+    admin_role_arns: list[Annotated[StrictStr, _shaped(r"arn:aws[a-z-]*:iam::[0-9]{12}:role/.+", 'an IAM role '
+                                                       'ARN like "arn:aws:iam::123456789012:role/platform-admin"')]] = []
     # EKS Auto Mode: AWS runs Karpenter and the add-ons' nodes; prescale only adds NodeClasses and NodePools.
     auto_mode: StrictBool = False
 
@@ -170,7 +187,8 @@ class ClusterConfig(Model):
         return self
 
 
-IamRoleName = Annotated[StrictStr, Field(pattern=r"^[\w+=,.@-]{1,64}$")]
+IamRoleName = Annotated[StrictStr, _shaped(r"[\w+=,.@-]{1,64}", 'an IAM role name (not an ARN) of at most 64 '
+                                                               'characters like "KarpenterNodeRole-shop"')]
 
 
 # Karpenter minor releases whose controller IAM policy prescale carries (prescale.karpenter_policy, written
@@ -293,9 +311,15 @@ class Limits(Model):
 
 
 class Taint(Model):
-    key: Annotated[StrictStr, Field(pattern=r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$",
-                                    max_length=316)]
-    value: Annotated[StrictStr, Field(pattern=r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$", max_length=63)] = ""
+    key: Annotated[StrictStr, Field(max_length=316),
+                   _shaped(r"([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?",
+                           'a taint key like "dedicated" or "example.com/dedicated": letters, digits, \'-\', '
+                           "'_' and '.', starting and ending with a letter or digit, after an optional "
+                           "lowercase DNS prefix and '/'")]
+    value: Annotated[StrictStr, Field(max_length=63),
+                     _shaped(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?",
+                             'empty or a taint value like "event": letters, digits, \'-\', \'_\' and \'.\', starting '
+                             "and ending with a letter or digit")] = ""
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
 
 
@@ -307,7 +331,7 @@ class SubnetSelectorTerm(Model):
     """Subnets for an EC2NodeClass: by tags (all must match) or by id."""
 
     tags: dict[StrictStr, StrictStr] | None = Field(default=None, min_length=1)
-    id: Annotated[StrictStr, Field(pattern=r"^subnet-[0-9a-z]+$")] | None = None
+    id: Annotated[StrictStr, _shaped(r"subnet-[0-9a-z]+", 'a subnet id like "subnet-0a1b2c3d"')] | None = None
 
     @model_validator(mode="after")
     def _one_selector(self):
@@ -318,7 +342,7 @@ class SecurityGroupSelectorTerm(Model):
     """Security groups for an EC2NodeClass: by tags (all must match), by id or by name."""
 
     tags: dict[StrictStr, StrictStr] | None = Field(default=None, min_length=1)
-    id: Annotated[StrictStr, Field(pattern=r"^sg-[0-9a-z]+$")] | None = None
+    id: Annotated[StrictStr, _shaped(r"sg-[0-9a-z]+", 'a security group id like "sg-0a1b2c3d"')] | None = None
     name: StrictStr | None = None
 
     @model_validator(mode="after")
@@ -356,17 +380,21 @@ class NodePoolConfig(Model):
     # touches its disruption budgets; its placeholders carry `karpenter.sh/do-not-disrupt` instead.
     existing: StrictBool = False
     capacity_types: list[Literal["on-demand", "spot", "reserved"]] = Field(default=["on-demand"], min_length=1)
-    instance_categories: list[Annotated[StrictStr, Field(pattern=r"^[a-z]+$")]] = Field(
+    instance_categories: list[Annotated[StrictStr, _shaped(r"[a-z]+", 'an EC2 instance category: lowercase '
+                                                           'letters like "c", "m" or "r"')]] = Field(
         default=["c", "m", "r"], min_length=1)
     architectures: list[Literal["amd64", "arm64"]] = Field(default=["amd64"], min_length=1)
     # Required for pools prescale creates (a pool without limits could launch without bound); optional for an
     # existing pool, where it only feeds prescale's capacity checks.
     limits: Limits | None = Field(default=None, validate_default=True)
     # An existing EC2NodeClass (by name) for this pool instead of one prescale creates.
-    node_class_name: Annotated[StrictStr, Field(pattern=r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", max_length=253)] | None \
-        = None
+    node_class_name: Annotated[StrictStr, _shaped(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?", 'a Kubernetes object name like '
+                                                   '"default": lowercase letters, digits, "-" and "."'),
+                               Field(max_length=253)] | None = None
     # Pinned: `@latest` rolls every node whenever AWS publishes an AMI (Karpenter docs advise against it).
-    ami_alias: Annotated[StrictStr, Field(pattern=r"^(al2023|bottlerocket)@(latest|v[0-9][0-9A-Za-z.\-]*)$")] = \
+    ami_alias: Annotated[StrictStr, _shaped(r"(al2023|bottlerocket)@(latest|v[0-9][0-9A-Za-z.\-]*)",
+                                            'an AMI alias like "al2023@v20260828" or "bottlerocket@v1.30.0" '
+                                            "(al2023 or bottlerocket, '@', and a version or latest)")] = \
         "al2023@v20260828"
     # Unset: the subnets and security groups tagged `karpenter.sh/discovery: <cluster>`.
     subnet_selector_terms: list[SubnetSelectorTerm] | None = Field(default=None, min_length=1, max_length=30)
@@ -444,16 +472,10 @@ class Capacity(Model):
 LOCAL_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$")
 
 
-@cache
-def _time_zones() -> frozenset[str]:
-    return frozenset(available_timezones())
-
-
 def _time_zone(value: str) -> str:
-    if value not in _time_zones():
-        close = difflib.get_close_matches(value, sorted(_time_zones()), n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise _fail("timezone", f"is not an IANA time zone like \"Asia/Seoul\" or \"UTC\"{hint}")
+    problem = time_zone_problem(value)
+    if problem:
+        raise _fail("timezone", problem)
     return value
 
 
@@ -578,6 +600,7 @@ class CapacityConfig(Model):
 class StackConfig(CapacityConfig):
     """Everything the program needs, validated together: the capacity plus the platform it runs on."""
 
-    region: Annotated[StrictStr, Field(pattern=r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$")]
+    region: Annotated[StrictStr, _shaped(r"[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]",
+                                         'an AWS region code like "ap-northeast-2" or "us-east-1"')]
     cluster: ClusterConfig
     karpenter: KarpenterConfig = KarpenterConfig()

@@ -44,10 +44,16 @@ _REQUIRED = ("aws:region", f"{NAMESPACE}:cluster")
 CAPACITY_KEYS = {f"{NAMESPACE}:{to_camel(f)}": f for f in CapacityConfig.model_fields}
 
 
+def reads(key: str) -> bool:
+    """Whether the program reads config ``key``: ``prescale:*`` (all of it, so typos are caught) and
+    ``aws:region``; other keys (``pulumi:*``, ``aws:profile``...) are left to their owners."""
+    return key.startswith(f"{NAMESPACE}:") or key in _REQUIRED
+
+
 def decode_config(wire: Mapping[str, Any]) -> dict[str, Any]:
-    """The keys this model reads (``prescale:*``, so typos are caught, and ``aws:region``) from config as
-    the Pulumi engine hands it over: structured values arrive as JSON text, plain strings stay strings."""
-    return {key: _decode(value) for key, value in wire.items() if key.startswith(f"{NAMESPACE}:") or key in _REQUIRED}
+    """The keys this model reads (see :func:`reads`) from config as the Pulumi engine hands it over:
+    structured values arrive as JSON text, plain strings stay strings."""
+    return {key: _decode(value) for key, value in wire.items() if reads(key)}
 
 
 def _decode(value: Any) -> Any:
@@ -139,22 +145,91 @@ def _describe(error: ValidationError, prefix: str, root: Any) -> list[str]:
 
 def _explain(item: dict, root: Any, loc: list) -> str:
     kind, value = item["type"], item.get("input")
-    message = re.sub(r"a valid dictionary or instance of \w+", "a map of keys",
-                     item["msg"].removeprefix("Value error, "))
     if kind == "extra_forbidden":
         allowed = sorted(to_camel(f) for f in _model_at(root, loc[:-1]).model_fields)
         return f"unknown key (value {value!r}); {_suggest(str(loc[-1]), allowed)}allowed keys: {', '.join(allowed)}"
     if kind == "missing":
         return "required key is missing"
+    message = item["msg"].removeprefix("Value error, ")
     if kind == "model":  # a rule over several keys of one entry: the message names them itself
         return message
     if kind in _VALUE_FIRST:
-        return f"{value!r} {message}"
-    return f"{message} (got {value!r})"
+        return f"{_shown(value)} {message}"
+    return f"{_what_to_write(kind, value, item.get('ctx', {}), root, loc) or message} (got {_shown(value)})"
 
 
 _VALUE_FIRST = {"dns_label", "semver", "quantity", "duration", "cidr", "timezone", "datetime", "cron", "lead",
-                "unique", "version"}
+                "unique", "version", "format"}
+_YAML_1_1_BOOLEANS = {"yes", "no", "on", "off", "y", "n"}  # booleans in YAML 1.1, text in Pulumi's YAML 1.2
+_BOUNDS = {"greater_than_equal": ("at least", "ge"), "less_than_equal": ("at most", "le"),
+           "greater_than": ("more than", "gt"), "less_than": ("less than", "lt")}
+_LENGTHS = {"string_too_short": ("at least", "min_length", "character"),
+            "too_short": ("at least", "min_length", "item"),
+            "string_too_long": ("at most", "max_length", "character"),
+            "too_long": ("at most", "max_length", "item")}
+
+
+def _what_to_write(kind: str, value: Any, context: dict, root: Any, loc: list) -> str | None:
+    """What the user should write, in the stack file's terms, for pydantic's error ``kind`` (None: its words
+    already say it). Pydantic phrases errors for programmers ("Input should be a valid integer")."""
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return _whole_number(value)
+    if kind in ("float_type", "float_parsing"):
+        return "must be a number like 0.05, without quotes"
+    if kind in ("bool_type", "bool_parsing"):
+        yaml_1_1 = str(value).lower() in _YAML_1_1_BOOLEANS
+        return "must be true or false, without quotes" + (
+            "; Pulumi's YAML 1.2 reads yes, no, on and off as text" if yaml_1_1 else "")
+    if kind == "string_type":
+        return _text(value)
+    if kind == "list_type":
+        if isinstance(value, dict):
+            return "must be a list: start each entry with '- ' on its own line, or write [entry, ...]"
+        return f"must be a list, like [{value}]" if isinstance(value, str) else "must be a list, like [a, b]"
+    if kind in ("model_type", "dict_type"):
+        model = _model_at(root, loc)
+        keys = f" ({', '.join(to_camel(f) for f in model.model_fields)})" if model else ""
+        return f"must be a map of keys{keys}" + ("; this entry is empty" if value is None else "")
+    if kind == "literal_error":
+        allowed = re.findall(r"'([^']*)'", context.get("expected", ""))
+        closest = _suggest(str(value), allowed).strip()
+        return f"must be one of {', '.join(allowed)}" + (f"; {closest}" if closest else "")
+    if kind in _BOUNDS:
+        words, key = _BOUNDS[kind]
+        return f"must be {words} {context[key]:g}"
+    if kind in _LENGTHS:
+        words, key, unit = _LENGTHS[kind]
+        count = context[key]
+        return "must not be empty" if (kind, count) == ("string_too_short", 1) else \
+            f"must have {words} {count} {unit}{'s' * (count != 1)}"
+    return None
+
+
+def _whole_number(value: Any) -> str:
+    if isinstance(value, bool):
+        return "must be a whole number like 5, not true or false"
+    if isinstance(value, list | dict):
+        return "must be a single whole number like 5"
+    if isinstance(value, float) and value.is_integer():
+        return f"must be a whole number written without a decimal point or exponent, like {int(value)}"
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return f"must be a number like {value.strip()}, without quotes"
+    return "must be a whole number like 5, without quotes"
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool | int):
+        return f'must be text: write it in quotes, like "{_shown(value)}"'
+    if isinstance(value, float):
+        return "must be text in quotes: unquoted, YAML reads it as a number (and drops trailing zeros)"
+    return "must be text"
+
+
+def _shown(value: Any) -> str:
+    """A value as the stack file would spell it where Python's spelling differs (true, false, null)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "null" if value is None else repr(value)
 
 
 def _model_at(root: Any, loc: list) -> type[BaseModel]:

@@ -1,0 +1,154 @@
+"""A Pulumi stack file read the way the Pulumi CLI reads it, for the offline commands and the tests.
+
+``pulumi up`` never runs this: there the Pulumi CLI reads ``Pulumi.<stack>.yaml`` and hands the program its
+config. ``prescale plan``, ``prescale schedule`` and the tests read the file themselves, so they read it the
+CLI's way, or refuse it with the same answer:
+
+* YAML 1.2, like the CLI's parser: ``on``/``no`` stay strings and only ``true``/``false`` are booleans. A
+  file that is not YAML is refused in one line: the file, line and column, and what the parser expected.
+* Keys are ``<namespace>:<name>``. A key without a namespace is the project's: the CLI reads ``cluster`` as
+  ``<project>:cluster``, i.e. ``prescale:cluster`` here (``stackConfigNamespacedWithProject`` in pulumi's
+  ``sdk/go/common/workspace/loaders.go``). The old form ``<namespace>:config:<name>`` is read as
+  ``<namespace>:<name>``, and any other key with more colons is refused, as the CLI refuses the whole file
+  (``ParseKey`` in ``sdk/go/common/resource/config/key.go``). Two spellings of one key are refused too:
+  the CLI would keep one of them at random. Keys of other namespaces are passed on untouched.
+* Values reach the program as strings, objects as JSON text; a date-like value (``2027-03-02``) stays
+  text, as the CLI's go-yaml leaves it.
+* A ``{secure: ...}`` value is a secret that only the CLI can decrypt, with the stack's secrets provider.
+  Where the program reads it (``prescale:*``, ``aws:region``) it is refused here: nothing in prescale's
+  config is secret, so it can be written in plain text. Secrets of other namespaces are left alone.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.constructor import SafeConstructor
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from prescale.model.config import NAMESPACE
+from prescale.model.validation import KEYS, ConfigError, reads
+
+PROJECT_FILE = "Pulumi.yaml"
+
+
+class _CliConstructor(SafeConstructor):
+    """Values as the CLI's YAML library (go-yaml) gives them: a date-like value stays the text it is."""
+
+
+_CliConstructor.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str)
+
+
+class StackFileError(ValueError):
+    """A project or stack file that cannot be read at all, named with what is wrong and where."""
+
+
+def project_name(project: Path) -> str:
+    """The project's ``name`` from ``Pulumi.yaml`` (the namespace of keys written without one, and the
+    first half of the stack resource's name ``<name>-<stack>``)."""
+    return _load(project / PROJECT_FILE)["name"]
+
+
+def read_stack_file(project_dir: Path, stack: str) -> dict[str, str]:
+    """``Pulumi.<stack>.yaml``'s config as the engine hands it to a program (see :func:`read_config_file`)."""
+    path = project_dir / f"Pulumi.{stack}.yaml"
+    if not path.exists():
+        stacks = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in project_dir.glob("Pulumi.*.yaml"))
+        raise FileNotFoundError(f"no stack file {path}; stacks here: {', '.join(stacks) or 'none'}")
+    return read_config_file(path, project_name(project_dir))
+
+
+def read_config_file(path: Path, project: str = NAMESPACE) -> dict[str, str]:
+    """A stack file's ``config:`` as the engine hands it to a program: full keys, strings, objects as JSON.
+
+    ``project`` is the Pulumi project's name, the namespace of keys written without one (this repository's
+    project is ``prescale``). Raises :class:`StackFileError` for a file that is not a YAML map with a
+    ``config:`` map, and :class:`ConfigError` listing every key the CLI would refuse or this reader cannot.
+    """
+    config = _map(_map(_load(path), path, "the stack file").get("config"), path, "its config:")
+    wire: dict[str, str] = {}
+    written_as: dict[str, str] = {}
+    problems: list[str] = []
+    for written, value in config.items():
+        key = _full_key(str(written), project)
+        if key is None:
+            problems.append(_unreadable_key(str(written)))
+            continue
+        if key in written_as:
+            problems.append(f"{key}: given twice, as {written_as[key]!r} and {written!r}; the Pulumi CLI would keep "
+                            "one of them at random: keep one")
+        written_as[key] = str(written)
+        if reads(key):
+            problems += [f"{where}: {{secure: ...}} is an encrypted secret, which prescale plan and schedule "
+                         "cannot decrypt (only the Pulumi CLI can, with the stack's secrets provider); nothing in "
+                         "prescale's config is secret: write it in plain text (`pulumi config set` without --secret)"
+                         for where in _secrets(key, value)]
+        wire[key] = value if isinstance(value, str) else json.dumps(value)
+    if problems:
+        raise ConfigError(problems)
+    return wire
+
+
+def _load(path: Path) -> Any:
+    yaml = YAML(typ="safe", pure=True)
+    yaml.Constructor = _CliConstructor
+    try:
+        return yaml.load(path.read_text(encoding="utf-8-sig"))  # -sig: the CLI drops a byte-order mark too
+    except MarkedYAMLError as error:
+        raise StackFileError(_syntax_error(path, error)) from None
+    except (YAMLError, UnicodeDecodeError) as error:
+        raise StackFileError(f"{path}: not valid YAML: {error}") from None
+
+
+def _syntax_error(path: Path, error: MarkedYAMLError) -> str:
+    """``file, line L, column C: not valid YAML: what the parser expected (while parsing what, from where)``."""
+    mark = error.problem_mark or error.context_mark
+    where = f", line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+    context = error.context or ""
+    if context and error.context_mark and error.context_mark is not mark:
+        context += f" that starts at line {error.context_mark.line + 1}, column {error.context_mark.column + 1}"
+    return f"{path}{where}: not valid YAML: {error.problem or context}" + (
+        f" ({context})" if error.problem and context else "")
+
+
+def _map(value: Any, path: Path, what: str) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise StackFileError(f"{path}: {what} must be a map of keys, like `config:` followed by indented "
+                             f"`prescale:cluster: ...` lines (got {type(value).__name__} {value!r:.60})")
+    return value
+
+
+def _full_key(key: str, project: str) -> str | None:
+    """The key as the Pulumi CLI reads it, or None where the CLI refuses it."""
+    parts = key.split(":")
+    if len(parts) == 1:
+        return f"{project}:{key}"
+    if len(parts) == 2:
+        return key
+    if len(parts) == 3 and parts[1] == "config":
+        return f"{parts[0]}:{parts[2]}"
+    return None
+
+
+def _unreadable_key(key: str) -> str:
+    outer, rest = ":".join(key.split(":")[:2]), ".".join(key.split(":")[2:])
+    nest = (f"; to set {rest} inside {outer}, nest it: `{outer}:` with `{rest}: ...` indented below"
+            if outer in KEYS else "")
+    return (f"{key}: not a config key the Pulumi CLI can read (it refuses the whole stack file): keys are "
+            f"<namespace>:<name>, with one ':'{nest}")
+
+
+def _secrets(path: str, value: Any) -> list[str]:
+    """Key paths of the ``{secure: <ciphertext>}`` values in ``value`` (the CLI's own test for a secret)."""
+    if isinstance(value, dict):
+        if len(value) == 1 and isinstance(value.get("secure"), str):
+            return [path]
+        return [found for key, item in value.items() for found in _secrets(f"{path}.{key}", item)]
+    if isinstance(value, list):
+        return [found for index, item in enumerate(value) for found in _secrets(f"{path}[{index}]", item)]
+    return []
