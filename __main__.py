@@ -29,7 +29,7 @@ def evaluation_time() -> datetime:
 
 now = evaluation_time()
 config = load_stack_config(read_raw_config(), now)
-platform = deploy_platform(config)
+platform = deploy_platform(config, now)
 capacity = deploy_capacity(config, platform, now)
 
 for name, value in platform.exports.items():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import pulumi
@@ -42,12 +43,12 @@ class PlatformStack(pulumi.ComponentResource):
 
     platform: Platform
 
-    def __init__(self, name: str, config: StackConfig, opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, config: StackConfig, now: datetime, opts: pulumi.ResourceOptions | None = None):
         super().__init__("prescale:index:PlatformStack", name, {}, opts)
         child = pulumi.ResourceOptions(parent=self)
         cluster = Cluster(f"{name}-cluster", ClusterArgs(
             config=config.cluster, region=config.region, tags=config.tags,
-            pod_identity_agent=config.karpenter.controller_auth == "podIdentity"), opts=child)
+            pod_identity_agent=config.karpenter.controller_auth == "podIdentity", now=now), opts=child)
         karpenter = Karpenter(f"{name}-karpenter", KarpenterArgs(
             cluster_name=cluster.cluster_name, config=config.karpenter, region=config.region,
             kubernetes_provider=cluster.provider, placement=cluster.system_placement,
@@ -73,6 +74,7 @@ class PlatformStack(pulumi.ComponentResource):
         self.register_outputs(exports)
 
 
-def deploy_platform(config: StackConfig, opts: pulumi.ResourceOptions | None = None) -> Platform:
-    """Build the whole platform for a stack; ``pulumi.export`` each of the result's ``exports``."""
-    return PlatformStack("prescale", config, opts).platform
+def deploy_platform(config: StackConfig, now: datetime, opts: pulumi.ResourceOptions | None = None) -> Platform:
+    """Build the whole platform for a stack (``now``: aware datetime, the program's clock); ``pulumi.export``
+    each of the result's ``exports``."""
+    return PlatformStack("prescale", config, now, opts).platform

@@ -132,7 +132,12 @@ class ClusterConfig(Model):
 
     name: Annotated[StrictStr, Field(pattern=r"^[A-Za-z][A-Za-z0-9-]{0,37}[A-Za-z0-9]$")]
     create: StrictBool = True
-    kubernetes_version: Annotated[StrictStr, Field(pattern=r"^1\.(3[0-6])$")] = "1.34"
+    # The default: the newest version KEDA 2.20 is tested on (1.33-1.35) and the default failsafe kubectl 1.34
+    # supports (one minor either way); in EKS standard support until 2027-03-27 (prescale.model.eks_versions).
+    kubernetes_version: Annotated[StrictStr, Field(pattern=r"^1\.(3[0-6])$")] = "1.35"
+    # EKS upgradePolicy: STANDARD lets AWS upgrade the control plane when standard support ends; EXTENDED
+    # keeps the version 12 months longer at extra cost per cluster hour.
+    support_type: Literal["STANDARD", "EXTENDED"] = "STANDARD"
     vpc_id: Annotated[StrictStr, Field(pattern=r"^vpc-[0-9a-f]{8,17}$")] | None = None
     private_subnet_ids: list[SubnetId] | None = Field(default=None, min_length=2)
     public_subnet_ids: list[SubnetId] | None = None
@@ -156,7 +161,7 @@ class ClusterConfig(Model):
             # An existing cluster brings its own network and node groups; settings that only shape a new
             # cluster would be silently ignored, so they are refused instead.
             new_only = {"vpcId", "privateSubnetIds", "publicSubnetIds", "vpcCidr", "availabilityZones",
-                        "natGateways", "systemNodeGroup", "kubernetesVersion", "endpointPublicAccess",
+                        "natGateways", "systemNodeGroup", "kubernetesVersion", "supportType", "endpointPublicAccess",
                         "publicAccessCidrs", "endpointPrivateAccess", "adminRoleArns"}
             given = sorted(new_only & {to_camel(f) for f in self.model_fields_set})
             if given:
