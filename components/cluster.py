@@ -340,15 +340,16 @@ def existing_cluster_problems(cluster_name: str, authentication_mode: str, pod_i
             f"{cluster_name} --access-config authenticationMode=API_AND_CONFIG_MAP`")
     if credentials_error is not None and pod_identity:
         problems.append(
-            f"no {POD_IDENTITY_AGENT} add-on ({credentials_error}): Karpenter's controller gets its AWS "
-            f"credentials through EKS Pod Identity (prescale:karpenter.controllerAuth: podIdentity); add it with "
-            f"`aws eks create-addon --cluster-name {cluster_name} --addon-name {POD_IDENTITY_AGENT}`, or use "
+            f"the {POD_IDENTITY_AGENT} add-on was not found ({credentials_error}): Karpenter's controller gets "
+            f"its AWS credentials through EKS Pod Identity (prescale:karpenter.controllerAuth: podIdentity); add it "
+            f"with `aws eks create-addon --cluster-name {cluster_name} --addon-name {POD_IDENTITY_AGENT}`, or use "
             "controllerAuth: irsa")
     elif credentials_error is not None:
         problems.append(
-            f"no IAM OIDC provider for the cluster's issuer ({credentials_error}): Karpenter's controller gets its "
-            f"AWS credentials through IRSA (prescale:karpenter.controllerAuth: irsa); create it with `eksctl utils "
-            f"associate-iam-oidc-provider --cluster {cluster_name} --approve`, or use controllerAuth: podIdentity")
+            f"the IAM OIDC provider for the cluster's issuer was not found ({credentials_error}): Karpenter's "
+            f"controller gets its AWS credentials through IRSA (prescale:karpenter.controllerAuth: irsa); create it "
+            f"with `eksctl utils associate-iam-oidc-provider --cluster {cluster_name} --approve`, or use "
+            "controllerAuth: podIdentity")
     return problems
 
 

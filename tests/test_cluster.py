@@ -323,8 +323,8 @@ def test_an_existing_cluster_without_access_entries_or_pod_identity_agent_stops_
     assert "authentication mode CONFIG_MAP" in message
     assert "aws eks update-cluster-config --name prescale-test --access-config authenticationMode=API_AND_CONFIG_MAP" \
         in message
-    assert "no eks-pod-identity-agent add-on (invoke of aws:eks/getAddon:getAddon failed: couldn't find resource" \
-        in message
+    assert "the eks-pod-identity-agent add-on was not found (invoke of aws:eks/getAddon:getAddon failed: couldn't " \
+        "find resource" in message
     assert "aws eks create-addon --cluster-name prescale-test --addon-name eks-pod-identity-agent" in message
     assert K8S_PROVIDER not in {r.type for r in mocks.registrations}  # nothing in the cluster is even planned
 
@@ -332,7 +332,8 @@ def test_an_existing_cluster_without_access_entries_or_pod_identity_agent_stops_
 def test_an_existing_cluster_without_an_oidc_provider_stops_an_irsa_run():
     mocks = Answering({OIDC_LOOKUP: "OpenIDConnect Provider not found"})
     message = refusal({"create": False}, pod_identity_agent=False, mocks=mocks)
-    assert "no IAM OIDC provider for the cluster's issuer" in message and "authentication mode" not in message
+    assert "the IAM OIDC provider for the cluster's issuer was not found" in message
+    assert "authentication mode" not in message
     assert "eksctl utils associate-iam-oidc-provider --cluster prescale-test --approve" in message
     assert (OIDC_LOOKUP, {"url": f"https://oidc.eks.{REGION}.amazonaws.com/id/EXISTING"}) in mocks.calls
 

@@ -135,4 +135,4 @@ def test_an_existing_cluster_that_has_everything_passes():
     assert existing_cluster_problems("c", "API", True, None) == []
     assert existing_cluster_problems("c", "API_AND_CONFIG_MAP", False, None) == []
     assert [p.split(":")[0] for p in existing_cluster_problems("c", "CONFIG_MAP", False, "not found")] == [
-        "authentication mode CONFIG_MAP", "no IAM OIDC provider for the cluster's issuer (not found)"]
+        "authentication mode CONFIG_MAP", "the IAM OIDC provider for the cluster's issuer was not found (not found)"]
