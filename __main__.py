@@ -14,7 +14,7 @@ from prescale.program import evaluation_time, read_raw_config
 
 now = evaluation_time()
 config = load_stack_config(read_raw_config(), now)
-platform = deploy_platform(config)
+platform = deploy_platform(config, now)
 capacity = deploy_capacity(config, platform, now)
 
 for name, value in platform.exports.items():

@@ -6,8 +6,11 @@ and the resources in-cluster installs must wait for.
 
 A new cluster is shaped for self-managed Karpenter:
 
-- API authentication mode (access entries, no aws-auth ConfigMap), an IAM OIDC provider, standard (not
-  extended, which costs extra) support, the version pinned from config;
+- API authentication mode (access entries, no aws-auth ConfigMap), an IAM OIDC provider, the version pinned
+  from config with the configured support type (standard by default; extended costs extra), and a warning
+  when AWS is about to upgrade that version on its own (``prescale.model.eks_versions``);
+- cluster-admin access entries for ``adminRoleArns``, refused at preview when one of them is the role creating
+  the cluster: EKS gives the creator its own admin entry, and a second one fails (:func:`creator_problem`);
 - no default node group and no pulumi-eks security groups: every node, the system node group's and
   Karpenter's alike, shares the security group EKS creates for the cluster, which already allows all
   traffic between its members and from the control plane. (Managed node groups without a custom launch
@@ -21,7 +24,10 @@ A new cluster is shaped for self-managed Karpenter:
 - the ``eks-pod-identity-agent`` add-on when Karpenter authenticates with EKS Pod Identity.
 
 An existing cluster is only read (``aws.eks.get_cluster``): nothing is created, and the provider uses an
-``aws eks get-token`` kubeconfig built from its endpoint and CA.
+``aws eks get-token`` kubeconfig built from its endpoint and CA. What prescale's own Karpenter needs from it
+(access-entry authentication, and the pod identity agent add-on or an IAM OIDC provider for the controller's
+credentials) is checked at preview, so a missing piece stops the run with what to enable instead of a Helm
+timeout later.
 
 With ``autoMode`` (EKS Auto Mode) AWS runs Karpenter, CoreDNS, the pod identity agent and the nodes for
 add-ons, so a new cluster gets none of the above but the cluster itself (pulumi-eks ``auto_mode`` with both
@@ -37,6 +43,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import pulumi
@@ -45,6 +52,7 @@ import pulumi_eks as eks
 import pulumi_kubernetes as k8s
 
 from .model.config import ClusterConfig
+from .model.eks_versions import forced_upgrade_notice
 from .iam import eks_node_role
 from .network import DISCOVERY_TAG, Network, NetworkArgs
 
@@ -60,6 +68,13 @@ AUTO_MODE_NODE_POOLS = ("general-purpose", "system")
 # Karpenter knows no NodePool of its can host the pod and launches nothing (Karpenter's own chart does the same).
 NOT_ON_KARPENTER_NODES = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
     "nodeSelectorTerms": [{"matchExpressions": [{"key": "karpenter.sh/nodepool", "operator": "DoesNotExist"}]}]}}}
+
+POD_IDENTITY_AGENT = "eks-pod-identity-agent"
+ACCESS_ENTRY_MODES = ("API", "API_AND_CONFIG_MAP")
+
+
+class ClusterPrerequisiteError(ValueError):
+    """The account or an existing cluster is not as prescale needs it (found at preview, before any change)."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +113,11 @@ class ClusterArgs:
     # Install the eks-pod-identity-agent add-on (a new cluster only; an existing one must already have it;
     # Auto Mode has it built in).
     pod_identity_agent: bool
+    # The program's clock (aware): the pinned version's EKS support dates are checked against it.
+    now: datetime
+    # Whether prescale installs Karpenter here: only then must an existing cluster offer what its controller
+    # and nodes need (access entries; the pod identity agent or an OIDC provider).
+    karpenter_installed: bool = True
 
 
 class Cluster(pulumi.ComponentResource):
@@ -135,6 +155,9 @@ class Cluster(pulumi.ComponentResource):
         config, tags = self._args.config, dict(self._args.tags)
         if not (config.endpoint_public_access or config.endpoint_private_access):
             raise ValueError("the cluster needs a public or a private API endpoint (or both)")
+        notice = forced_upgrade_notice(config.kubernetes_version, config.support_type, self._args.now)
+        if notice:
+            pulumi.log.warn(notice, resource=self)
         vpc_id, private_subnet_ids, public_subnet_ids = self._network()
         cluster = eks.Cluster(
             f"{self._name}-eks",
@@ -145,7 +168,7 @@ class Cluster(pulumi.ComponentResource):
             create_oidc_provider=True,
             skip_default_node_group=True,
             skip_default_security_groups=True,
-            upgrade_policy=aws.eks.ClusterUpgradePolicyArgs(support_type="STANDARD"),
+            upgrade_policy=aws.eks.ClusterUpgradePolicyArgs(support_type=config.support_type),
             endpoint_public_access=config.endpoint_public_access,
             public_access_cidrs=config.public_access_cidrs if config.endpoint_public_access else None,
             endpoint_private_access=config.endpoint_private_access,
@@ -190,7 +213,8 @@ class Cluster(pulumi.ComponentResource):
         if config.vpc_id is None:
             network = Network(f"{self._name}-vpc", NetworkArgs(
                 cluster_name=config.name, cidr=config.vpc_cidr, availability_zones=config.availability_zones,
-                nat_gateway_per_zone=config.nat_gateways == "onePerAz", tags=self._args.tags),
+                nat_gateway_per_zone=config.nat_gateways == "onePerAz", tags=self._args.tags,
+                node_instance_types=config.system_node_group.instance_types),
                 opts=pulumi.ResourceOptions(parent=self))
             return network.vpc_id, network.private_subnet_ids, network.public_subnet_ids
         for subnet_id in config.private_subnet_ids:
@@ -199,17 +223,40 @@ class Cluster(pulumi.ComponentResource):
         return config.vpc_id, config.private_subnet_ids, config.public_subnet_ids or []
 
     def _admin_access_entries(self) -> dict[str, eks.AccessEntryArgs]:
-        """Cluster-admin access for the configured roles, keyed by role name so reordering changes nothing."""
+        """Cluster-admin access for the configured roles, keyed by role name so reordering changes nothing.
+
+        Each principal ARN waits for :meth:`_creator_checked`, so the cluster is not even registered when one
+        of the roles is the one creating it.
+        """
+        if not self._args.config.admin_role_arns:
+            return {}
+        checked = self._creator_checked()
         policy_arn = pulumi.Output.concat("arn:", self._partition, ":eks::aws:cluster-access-policy/",
                                           CLUSTER_ADMIN_POLICY)
         return {
             f"admin-{arn.rsplit('/', 1)[-1]}": eks.AccessEntryArgs(
-                principal_arn=arn,
+                principal_arn=checked.apply(lambda _, arn=arn: arn),
                 type=eks.AccessEntryType.STANDARD,
                 access_policies={"cluster-admin": eks.AccessPolicyAssociationArgs(
                     policy_arn=policy_arn,
                     access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"))})
             for arn in self._args.config.admin_role_arns}
+
+    def _creator_checked(self) -> pulumi.Output[None]:
+        """Resolves once no ``adminRoleArns`` entry is the role running this deployment while it creates the
+        cluster; fails the run (at preview) with :class:`ClusterPrerequisiteError` otherwise."""
+        config, opts = self._args.config, pulumi.InvokeOutputOptions(parent=self)
+        caller = aws.get_caller_identity_output(opts=opts)
+        # An assumed-role session ARN names the role without its path; the session context gives the role's ARN.
+        session = aws.iam.get_session_context_output(arn=caller.arn, opts=opts)
+        existing = aws.eks.get_clusters_output(opts=opts)
+
+        def check(found: list[Any]) -> None:
+            caller_arn, existing_clusters = found
+            problem = creator_problem(config.name, config.admin_role_arns, caller_arn, existing_clusters or [])
+            if problem:
+                raise ClusterPrerequisiteError(problem)
+        return pulumi.Output.all(session.issuer_arn, existing.names).apply(check)
 
     def _system_node_group(self, cluster: eks.Cluster, node_role: aws.iam.Role,
                            node_role_policies: Sequence[pulumi.Resource],
@@ -260,16 +307,109 @@ class Cluster(pulumi.ComponentResource):
             # is registered in it, with this error rather than one buried in every resource that waits for it.
             computes = aws.eks.get_cluster(name=config.name, opts=pulumi.InvokeOptions(parent=self)).compute_configs
             self.auto_mode_node_role_name = pulumi.Output.from_input(auto_mode_node_role_name(config.name, computes))
-        self.cluster_name = found.name
+        # The name (so the kubeconfig, every in-cluster resource and Karpenter's AWS side) waits for the check.
+        self.cluster_name = self._prerequisites_checked(found) if self._args.karpenter_installed else found.name
         self.oidc_issuer = found.identities.apply(lambda ids: ids[0].oidcs[0].issuer.removeprefix("https://"))
         self.oidc_provider_arn = pulumi.Output.concat(
             "arn:", self._partition, ":iam::", account_id, ":oidc-provider/", self.oidc_issuer)
         self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(
-            found.name, found.endpoint, found.certificate_authorities[0].data).apply(
+            self.cluster_name, found.endpoint, found.certificate_authorities[0].data).apply(
                 lambda values: json.dumps(exec_kubeconfig(*values, region=region))))
         # Its node groups are the user's: no label to select, only the common controller toleration.
         self.system_placement = SystemPlacement()
         self.ready = []
+
+    def _prerequisites_checked(self, found: pulumi.Output[aws.eks.GetClusterResult]) -> pulumi.Output[str]:
+        """The existing cluster's name, once it has what Karpenter needs; else the run fails at preview with
+        :class:`ClusterPrerequisiteError` naming what to enable."""
+        name, opts = self._args.config.name, pulumi.InvokeOutputOptions(parent=self)
+        if self._args.pod_identity_agent:
+            credentials = lookup_error(aws.eks.get_addon_output(cluster_name=name, addon_name=POD_IDENTITY_AGENT,
+                                                                opts=opts))
+        else:
+            issuer = found.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
+            credentials = lookup_error(aws.iam.get_open_id_connect_provider_output(url=issuer, opts=opts))
+        # No access config reported: only the aws-auth ConfigMap authenticates (CONFIG_MAP).
+        mode = found.access_configs.apply(lambda configs: configs[0].authentication_mode if configs else "CONFIG_MAP")
+        pod_identity = self._args.pod_identity_agent
+
+        def check(values: list[Any]) -> str:
+            found_name, authentication_mode, credentials_error = values
+            problems = existing_cluster_problems(found_name, authentication_mode, pod_identity, credentials_error)
+            if problems:
+                raise ClusterPrerequisiteError(
+                    f"EKS cluster {found_name!r} (prescale:cluster.create: false) lacks what prescale needs:\n  - "
+                    + "\n  - ".join(problems))
+            return found_name
+        return pulumi.Output.all(found.name, mode, credentials).apply(check)
+
+
+def lookup_error(lookup: pulumi.Output[Any]) -> pulumi.Output[str | None]:
+    """None once a data-source lookup succeeds, else its error (the add-on or provider does not exist, or the
+    caller may not read it), so a check can say what to enable instead of passing on the provider's error."""
+    async def error() -> str | None:
+        try:
+            await lookup.future()
+        except Exception as failure:  # noqa: BLE001 - any failed lookup is reported, with its own message
+            return str(failure)
+        return None
+    return pulumi.Output.from_input(error())
+
+
+def creator_problem(cluster_name: str, admin_role_arns: Sequence[str], caller_arn: str,
+                    existing_clusters: Sequence[str]) -> str | None:
+    """Why an ``adminRoleArns`` entry would fail, if it would: it is the role creating the cluster.
+
+    pulumi-eks creates the cluster with ``accessConfig.bootstrapClusterCreatorAdminPermissions: true``
+    (pulumi/pulumi-eks nodejs/eks/cluster/cluster.ts), so EKS gives the creating identity an admin access
+    entry itself, and pulumi-eks's own entry for the same role then fails with 409 ResourceInUseException.
+    Only a cluster that does not exist yet is checked: once it does, its creator is whoever made it.
+    Roles are compared by account and name (role names are unique per account; ARNs may differ in path).
+    """
+    if cluster_name in existing_clusters:
+        return None
+    caller = _role_identity(caller_arn)
+    for index, arn in enumerate(admin_role_arns):
+        if caller is not None and _role_identity(arn) == caller:
+            return (f"prescale:cluster.adminRoleArns[{index}]: {arn!r} is the role running this deployment "
+                    f"({caller_arn}), which creates cluster {cluster_name!r}; EKS makes the cluster's creator "
+                    "admin itself (pulumi-eks sets bootstrapClusterCreatorAdminPermissions), so a second access "
+                    "entry for it would fail with 409 ResourceInUseException. Remove it from adminRoleArns (it "
+                    "stays admin as the creator), or run the first `pulumi up` as another role")
+    return None
+
+
+def _role_identity(arn: str) -> tuple[str, str] | None:
+    """(account, role name) of an IAM role ARN; None for users and other principals."""
+    parts = arn.split(":", 5)
+    if len(parts) < 6 or parts[2] != "iam" or not parts[5].startswith("role/"):
+        return None
+    return parts[4], parts[5].rsplit("/", 1)[-1]
+
+
+def existing_cluster_problems(cluster_name: str, authentication_mode: str, pod_identity: bool,
+                              credentials_error: str | None) -> list[str]:
+    """What an existing cluster lacks for Karpenter: access entries (its nodes join through one) and the way
+    its controller gets AWS credentials (the pod identity agent add-on, or an IAM OIDC provider for IRSA)."""
+    problems = []
+    if authentication_mode not in ACCESS_ENTRY_MODES:
+        problems.append(
+            f"authentication mode {authentication_mode}: Karpenter's nodes join through an access entry, which "
+            f"needs {' or '.join(ACCESS_ENTRY_MODES)}; enable it with `aws eks update-cluster-config --name "
+            f"{cluster_name} --access-config authenticationMode=API_AND_CONFIG_MAP`")
+    if credentials_error is not None and pod_identity:
+        problems.append(
+            f"the {POD_IDENTITY_AGENT} add-on was not found ({credentials_error}): Karpenter's controller gets "
+            f"its AWS credentials through EKS Pod Identity (prescale:karpenter.controllerAuth: podIdentity); add it "
+            f"with `aws eks create-addon --cluster-name {cluster_name} --addon-name {POD_IDENTITY_AGENT}`, or use "
+            "controllerAuth: irsa")
+    elif credentials_error is not None:
+        problems.append(
+            f"the IAM OIDC provider for the cluster's issuer was not found ({credentials_error}): Karpenter's "
+            f"controller gets its AWS credentials through IRSA (prescale:karpenter.controllerAuth: irsa); create it "
+            f"with `eksctl utils associate-iam-oidc-provider --cluster {cluster_name} --approve`, or use "
+            "controllerAuth: podIdentity")
+    return problems
 
 
 def auto_mode_node_role_name(cluster_name: str, computes: Sequence[Any] | None) -> str:

@@ -11,6 +11,11 @@ The layout itself is small and standard:
   zone (``onePerAz``, survives a zone outage).
 
 Private subnets get most of the address space: with the VPC CNI every pod takes a VPC address.
+
+Zones are chosen, in name order, among those that can hold the cluster: not one of the zones where EKS places
+no control plane (``EKS_UNSUPPORTED_ZONE_IDS``; cluster creation would fail with
+UnsupportedAvailabilityZoneException), and offering at least one of the system node group's instance types
+(else its nodes could never start there).
 """
 
 from __future__ import annotations
@@ -24,6 +29,10 @@ import pulumi
 import pulumi_aws as aws
 
 DISCOVERY_TAG = "karpenter.sh/discovery"
+# Zone IDs (the same physical zone in every account, unlike zone names) where a cluster's subnets cannot be:
+# Amazon EKS User Guide, "View Amazon EKS networking requirements for VPC and subnets", "Subnet requirements
+# for clusters" (awsdocs/amazon-eks-user-guide latest/ug/networking/network-reqs.adoc).
+EKS_UNSUPPORTED_ZONE_IDS = frozenset({"use1-az3", "usw1-az2", "cac1-az3"})
 _SMALLEST_SUBNET_PREFIX = 28  # AWS refuses subnets smaller than /28
 
 
@@ -62,6 +71,8 @@ class NetworkArgs:
     availability_zones: int
     nat_gateway_per_zone: bool
     tags: Mapping[str, str]
+    # The system node group's instance types: every chosen zone must offer one of them.
+    node_instance_types: Sequence[str]
 
 
 class Network(pulumi.ComponentResource):
@@ -81,7 +92,14 @@ class Network(pulumi.ComponentResource):
             state="available", filters=[aws.GetAvailabilityZonesFilterArgs(name="zone-type",
                                                                            values=["availability-zone"])],
             opts=pulumi.InvokeOutputOptions(parent=self))
-        zone_names = [available.names.apply(lambda names, i=i: _zone(names, i, zones)) for i in range(zones)]
+        offered = aws.ec2.get_instance_type_offerings_output(
+            location_type="availability-zone",
+            filters=[aws.ec2.GetInstanceTypeOfferingsFilterArgs(name="instance-type",
+                                                                values=list(args.node_instance_types))],
+            opts=pulumi.InvokeOutputOptions(parent=self))
+        chosen = pulumi.Output.all(available.names, available.zone_ids, offered.locations).apply(
+            lambda found: choose_zones(*found, wanted=zones, instance_types=args.node_instance_types))
+        zone_names = [chosen.apply(lambda names, i=i: names[i]) for i in range(zones)]
 
         vpc = aws.ec2.Vpc(name, cidr_block=args.cidr, enable_dns_hostnames=True, enable_dns_support=True,
                           tags=self._tagged("vpc"), opts=self._child())
@@ -141,8 +159,24 @@ class Network(pulumi.ComponentResource):
         return subnets
 
 
-def _zone(names: Sequence[str], index: int, wanted: int) -> str:
-    if len(names) < wanted:
-        raise ValueError(f"the region has {len(names)} available zones ({', '.join(names)}), "
-                         f"prescale:cluster.availabilityZones asks for {wanted}")
-    return sorted(names)[index]
+def choose_zones(names: Sequence[str], zone_ids: Sequence[str], offering: Sequence[str], *, wanted: int,
+                 instance_types: Sequence[str]) -> list[str]:
+    """The first ``wanted`` zone names, in name order, where EKS runs control planes and one of
+    ``instance_types`` is offered (``offering``: the zones named by the instance type offerings).
+
+    ``names`` and ``zone_ids`` are ``get_availability_zones``' parallel lists.
+    """
+    usable, skipped = [], []
+    for name, zone_id in sorted(zip(names, zone_ids, strict=True)):
+        if zone_id in EKS_UNSUPPORTED_ZONE_IDS:
+            skipped.append(f"{name} ({zone_id}): EKS places no control plane there")
+        elif name not in offering:
+            skipped.append(f"{name}: offers none of {', '.join(instance_types)}")
+        else:
+            usable.append(name)
+    if len(usable) < wanted:
+        raise ValueError(
+            f"prescale:cluster.availabilityZones asks for {wanted} zones but the region has {len(usable)} a cluster "
+            f"can use ({', '.join(usable) or 'none'}; skipped: {'; '.join(skipped) or 'none'}); allowed: at most "
+            f"{len(usable)}, or prescale:cluster.systemNodeGroup.instanceTypes offered in more zones")
+    return usable[:wanted]

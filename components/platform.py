@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import pulumi
@@ -60,13 +61,14 @@ class PlatformStack(pulumi.ComponentResource):
 
     platform: Platform
 
-    def __init__(self, name: str, config: StackConfig, opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, config: StackConfig, now: datetime, opts: pulumi.ResourceOptions | None = None):
         super().__init__("prescale:index:PlatformStack", name, {}, opts)
         child = pulumi.ResourceOptions(parent=self)
+        karpenter_installed = config.karpenter.install and not config.cluster.auto_mode
         cluster = Cluster(f"{name}-cluster", ClusterArgs(
             config=config.cluster, region=config.region, tags=config.tags,
-            pod_identity_agent=config.karpenter.install and config.karpenter.controller_auth == "podIdentity"),
-            opts=child)
+            pod_identity_agent=karpenter_installed and config.karpenter.controller_auth == "podIdentity",
+            karpenter_installed=karpenter_installed, now=now), opts=child)
         exports: dict[str, pulumi.Input[Any]] = {"clusterName": cluster.cluster_name, "kubeconfig": cluster.kubeconfig}
         node_role_name: pulumi.Input[str] | None = config.karpenter.node_role_name
         karpenter_ready: list[pulumi.Resource] = []
@@ -74,7 +76,7 @@ class PlatformStack(pulumi.ComponentResource):
             # AWS runs Karpenter; its CRDs exist once the cluster does.
             node_role_name = cluster.auto_mode_node_role_name
             exports["autoModeNodeRoleName"] = node_role_name
-        elif config.karpenter.install:
+        elif karpenter_installed:
             karpenter = Karpenter(f"{name}-karpenter", KarpenterArgs(
                 cluster_name=cluster.cluster_name, config=config.karpenter, region=config.region,
                 kubernetes_provider=cluster.provider, placement=cluster.system_placement,
@@ -101,6 +103,7 @@ class PlatformStack(pulumi.ComponentResource):
         self.register_outputs(exports)
 
 
-def deploy_platform(config: StackConfig, opts: pulumi.ResourceOptions | None = None) -> Platform:
-    """Build the whole platform for a stack; ``pulumi.export`` each of the result's ``exports``."""
-    return PlatformStack("prescale", config, opts).platform
+def deploy_platform(config: StackConfig, now: datetime, opts: pulumi.ResourceOptions | None = None) -> Platform:
+    """Build the whole platform for a stack (``now``: aware datetime, the program's clock); ``pulumi.export``
+    each of the result's ``exports``."""
+    return PlatformStack("prescale", config, now, opts).platform

@@ -243,13 +243,48 @@ def fake_invoke(mocks: OfflineMocks, token: str, args: Mapping[str, Any]) -> dic
     if token == "aws:iam/getPolicyDocument:getPolicyDocument":
         return {"json": json.dumps({"Version": "2012-10-17", "Statement": args.get("statements", [])})}
     if token == "aws:index/getAvailabilityZones:getAvailabilityZones":
-        zones = [f"{mocks.region}{letter}" for letter in "abcd"]
+        zones = _zone_names(mocks)
         return {"names": zones, "zoneIds": [f"zone-{i}" for i in range(len(zones))], "state": "available"}
+    if token == "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings":
+        return _every_zone_offers(mocks, args)
     if token == "aws:eks/getCluster:getCluster":
         return _fake_existing_cluster(mocks, args["name"])
     if token == "aws:iam/getRole:getRole":  # an existing role (karpenter.nodeRoleName)
         return {"id": args["name"], "name": args["name"], "arn": f"arn:aws:iam::{ACCOUNT_ID}:role/{args['name']}"}
+    if token == "aws:eks/getClusters:getClusters":
+        return {"id": mocks.region, "names": []}  # no cluster exists yet: a new one is created by its caller
+    if token == "aws:iam/getSessionContext:getSessionContext":
+        return _session_context(args["arn"])
+    if token == "aws:eks/getAddon:getAddon":  # the existing cluster has every add-on asked for
+        return {"id": f"{args['clusterName']}:{args['addonName']}", "clusterName": args["clusterName"],
+                "addonName": args["addonName"], "addonVersion": "v1.3.10-eksbuild.1"}
+    if token == "aws:iam/getOpenIdConnectProvider:getOpenIdConnectProvider":  # and its issuer's OIDC provider
+        url = args["url"].removeprefix("https://")
+        return {"id": url, "url": url, "arn": f"arn:aws:iam::{ACCOUNT_ID}:oidc-provider/{url}",
+                "clientIdLists": ["sts.amazonaws.com"], "thumbprintLists": []}
     return {}
+
+
+def _zone_names(mocks: OfflineMocks) -> list[str]:
+    return [f"{mocks.region}{letter}" for letter in "abcd"]
+
+
+def _every_zone_offers(mocks: OfflineMocks, args: Mapping[str, Any]) -> dict[str, Any]:
+    """``aws.ec2.get_instance_type_offerings`` by zone: each filtered instance type in every zone."""
+    types = [value for f in args.get("filters", []) if f["name"] == "instance-type" for value in f["values"]]
+    pairs = [(type_, zone) for type_ in types for zone in _zone_names(mocks)]
+    return {"id": mocks.region, "instanceTypes": [type_ for type_, _ in pairs],
+            "locations": [zone for _, zone in pairs], "locationTypes": ["availability-zone"] * len(pairs)}
+
+
+def _session_context(arn: str) -> dict[str, Any]:
+    """``aws.iam.get_session_context``: an assumed-role session's role (path unknown here), else the ARN itself."""
+    partition, account, resource = arn.split(":")[1], arn.split(":")[4], arn.split(":", 5)[5]
+    if resource.startswith("assumed-role/"):
+        _, role, session = resource.split("/", 2)
+        return {"arn": arn, "issuerArn": f"arn:{partition}:iam::{account}:role/{role}", "issuerId": "AROAOFFLINE",
+                "issuerName": role, "sessionName": session, "id": arn}
+    return {"arn": arn, "issuerArn": arn, "issuerId": "", "issuerName": "", "sessionName": "", "id": arn}
 
 
 def _fake_existing_cluster(mocks: OfflineMocks, name: str) -> dict[str, Any]:

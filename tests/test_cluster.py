@@ -1,7 +1,9 @@
 """The Cluster component: a new EKS cluster (its VPC, system nodes, add-ons) or an existing one, read-only."""
 
+import gc
 import ipaddress
 import json
+from datetime import datetime
 
 import pulumi
 import pytest
@@ -10,8 +12,9 @@ from hypothesis import strategies as st
 
 from prescale.cluster import Cluster, ClusterArgs
 from prescale.network import plan_subnets
-from prescale_cli.offline import evaluate
-from tests.platform_support import ACCOUNT, K8S_PROVIDER, REGION, is_secret, only, revealed, stack_config
+from prescale_cli.offline import OfflineMocks, evaluate
+from tests.platform_support import (ACCOUNT, DEV_NOW, K8S_PROVIDER, REGION, is_secret, only, revealed,
+                                    stack_config)
 
 EKS = "eks:index:Cluster"
 NODE_GROUP = "eks:index:ManagedNodeGroup"
@@ -19,21 +22,49 @@ SUBNET = "aws:ec2/subnet:Subnet"
 ADDON = "aws:eks/addon:Addon"
 TAG = "aws:ec2/tag:Tag"
 ADMIN = f"arn:aws:iam::{ACCOUNT}:role/platform/Admin"
+CALLER = "aws:index/getCallerIdentity:getCallerIdentity"
+CLUSTERS = "aws:eks/getClusters:getClusters"
+GET_CLUSTER = "aws:eks/getCluster:getCluster"
+ADDON_LOOKUP = "aws:eks/getAddon:getAddon"
+OIDC_LOOKUP = "aws:iam/getOpenIdConnectProvider:getOpenIdConnectProvider"
+ZONES = "aws:index/getAvailabilityZones:getAvailabilityZones"
+OFFERINGS = "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings"
 NEW_ONLY_TYPES = {EKS, NODE_GROUP, ADDON, SUBNET, TAG, "aws:ec2/vpc:Vpc", "aws:ec2/natGateway:NatGateway",
                   "prescale:index:Network", "aws:iam/role:Role"}
 
 
-def build(cluster: dict | None = None, pod_identity_agent: bool = True):
+class Answering(OfflineMocks):
+    """The offline mocks, with some invokes answered otherwise, and a record of every invoke.
+
+    ``answers`` maps an invoke token to a replacement answer, a function of the usual answer, or a string:
+    a failure with that reason, as AWS answers a lookup of something that does not exist.
+    """
+
+    def __init__(self, answers: dict):
+        super().__init__(REGION)
+        self.answers, self.calls = answers, []
+
+    def call(self, args):
+        usual = super().call(args)
+        self.calls.append((args.token, args.args))
+        answer = self.answers.get(args.token, usual)
+        if isinstance(answer, str):
+            return {}, [("", answer)]
+        return answer(usual) if callable(answer) else answer
+
+
+def build(cluster: dict | None = None, pod_identity_agent: bool = True, now: datetime = DEV_NOW,
+          mocks: OfflineMocks | None = None):
     config = stack_config(cluster, tags={"team": "platform"})
     captured = {}
 
     def program():
         cluster = Cluster("c", ClusterArgs(config=config.cluster, region=config.region, tags=config.tags,
-                                           pod_identity_agent=pod_identity_agent))
+                                           pod_identity_agent=pod_identity_agent, now=now))
         captured["cluster"] = cluster
         for key in ("cluster_name", "oidc_issuer", "oidc_provider_arn"):
             pulumi.export(key, getattr(cluster, key))
-    evaluation = evaluate(program)
+    evaluation = evaluate(program, mocks=mocks)
     return evaluation, captured["cluster"]
 
 
@@ -56,6 +87,22 @@ def existing():
     return build({"create": False}, pod_identity_agent=False)
 
 
+def refusal(cluster: dict, **build_args) -> str:
+    """The message a run refused at preview fails with.
+
+    The failed registrations leave futures holding the error, in reference cycles; collecting them here puts
+    asyncio's "exception was never retrieved" log into this test's captured output instead of on the terminal
+    at exit (the next offline run freezes cycles out of collection). The few the SDK still holds in its
+    context variables are only logged at exit.
+    """
+    with pytest.raises(ValueError) as caught:
+        build(cluster, **build_args)
+    message = str(caught.value)
+    del caught
+    gc.collect()
+    return message
+
+
 def eks_inputs(evaluation):
     return only(evaluation, EKS).inputs
 
@@ -65,7 +112,7 @@ def test_new_cluster_is_shaped_for_self_managed_karpenter(new):
     assert {k: inputs[k] for k in ("name", "version", "authenticationMode", "createOidcProvider",
                                    "skipDefaultNodeGroup", "skipDefaultSecurityGroups", "upgradePolicy",
                                    "nodeAssociatePublicIpAddress")} == {
-        "name": "prescale-test", "version": "1.34", "authenticationMode": "API", "createOidcProvider": True,
+        "name": "prescale-test", "version": "1.35", "authenticationMode": "API", "createOidcProvider": True,
         "skipDefaultNodeGroup": True, "skipDefaultSecurityGroups": True, "upgradePolicy": {"supportType": "STANDARD"},
         "nodeAssociatePublicIpAddress": False}
     assert inputs["corednsAddonOptions"]["enabled"] is False  # created after the node group instead
@@ -230,3 +277,116 @@ def test_a_cluster_without_any_api_endpoint_is_refused():
 def test_subnet_plan_refuses_what_aws_would(cidr, zones, problem):
     with pytest.raises(ValueError, match=problem):
         plan_subnets(cidr, zones)
+
+
+# --- the role creating the cluster must not be in adminRoleArns --------------------------------------------
+
+ADMIN_SESSION = f"arn:aws:sts::{ACCOUNT}:assumed-role/Admin/ci-run"  # ADMIN's session: no path in the ARN
+
+
+def running_as(arn: str) -> dict:
+    return {"accountId": ACCOUNT, "arn": arn, "userId": "AROAOFFLINE:ci-run"}
+
+
+def test_an_admin_role_that_creates_the_cluster_is_refused_before_the_cluster_is_registered():
+    mocks = Answering({CALLER: running_as(ADMIN_SESSION)})
+    message = refusal({"adminRoleArns": [f"arn:aws:iam::{ACCOUNT}:role/Viewer", ADMIN]}, mocks=mocks)
+    role = f"arn:aws:iam::{ACCOUNT}:role/Admin"  # the session's role as get_session_context names it
+    assert f"prescale:cluster.adminRoleArns[1]: '{ADMIN}' is the role running this deployment ({role})" in message
+    assert "409 ResourceInUseException" in message
+    assert EKS not in {r.type for r in mocks.registrations}
+
+
+def test_an_admin_role_running_the_deployment_is_kept_once_the_cluster_exists():
+    mocks = Answering({CALLER: running_as(ADMIN_SESSION), CLUSTERS: {"id": REGION, "names": ["prescale-test"]}})
+    evaluation, _ = build({"adminRoleArns": [ADMIN]}, mocks=mocks)
+    assert eks_inputs(evaluation)["accessEntries"]["admin-Admin"]["principalArn"] == ADMIN
+
+
+def test_without_admin_roles_nobody_is_looked_up():
+    mocks = Answering({})
+    build(mocks=mocks)
+    assert not {CLUSTERS, "aws:iam/getSessionContext:getSessionContext"} & {token for token, _ in mocks.calls}
+
+
+# --- an existing cluster must have what Karpenter needs, checked at preview --------------------------------
+
+def in_config_map_mode(found: dict) -> dict:
+    return {**found, "accessConfigs": [{"authenticationMode": "CONFIG_MAP",
+                                        "bootstrapClusterCreatorAdminPermissions": True}]}
+
+
+def test_an_existing_cluster_without_access_entries_or_pod_identity_agent_stops_the_run_saying_what_to_enable():
+    mocks = Answering({GET_CLUSTER: in_config_map_mode, ADDON_LOOKUP: "couldn't find resource"})
+    message = refusal({"create": False}, pod_identity_agent=True, mocks=mocks)
+    assert "EKS cluster 'prescale-test' (prescale:cluster.create: false) lacks what prescale needs" in message
+    assert "authentication mode CONFIG_MAP" in message
+    assert "aws eks update-cluster-config --name prescale-test --access-config authenticationMode=API_AND_CONFIG_MAP" \
+        in message
+    assert "the eks-pod-identity-agent add-on was not found (invoke of aws:eks/getAddon:getAddon failed: couldn't " \
+        "find resource" in message
+    assert "aws eks create-addon --cluster-name prescale-test --addon-name eks-pod-identity-agent" in message
+    assert K8S_PROVIDER not in {r.type for r in mocks.registrations}  # nothing in the cluster is even planned
+
+
+def test_an_existing_cluster_without_an_oidc_provider_stops_an_irsa_run():
+    mocks = Answering({OIDC_LOOKUP: "OpenIDConnect Provider not found"})
+    message = refusal({"create": False}, pod_identity_agent=False, mocks=mocks)
+    assert "the IAM OIDC provider for the cluster's issuer was not found" in message
+    assert "authentication mode" not in message
+    assert "eksctl utils associate-iam-oidc-provider --cluster prescale-test --approve" in message
+    assert (OIDC_LOOKUP, {"url": f"https://oidc.eks.{REGION}.amazonaws.com/id/EXISTING"}) in mocks.calls
+
+
+def test_an_existing_cluster_with_its_pod_identity_agent_is_used():
+    mocks = Answering({})
+    evaluation, _ = build({"create": False}, pod_identity_agent=True, mocks=mocks)
+    assert only(evaluation, K8S_PROVIDER)
+    assert (ADDON_LOOKUP, {"clusterName": "prescale-test", "addonName": "eks-pod-identity-agent"}) in mocks.calls
+
+
+# --- zones a cluster and its system nodes can use -----------------------------------------------------------
+
+US_EAST_1 = {"us-east-1a": "use1-az1", "us-east-1b": "use1-az3", "us-east-1c": "use1-az5", "us-east-1d": "use1-az2",
+             "us-east-1e": "use1-az6"}
+
+
+def offered_in(*zones: str):
+    def answer(usual: dict) -> dict:
+        return {**usual, "instanceTypes": ["m7i.large"] * len(zones), "locations": list(zones),
+                "locationTypes": ["availability-zone"] * len(zones)}
+    return answer
+
+
+def us_east_1(*offering_zones: str) -> Answering:
+    return Answering({ZONES: {"names": list(US_EAST_1), "zoneIds": list(US_EAST_1.values()), "state": "available"},
+                      OFFERINGS: offered_in(*offering_zones)})
+
+
+def test_new_vpc_zones_skip_zones_without_eks_control_planes_or_the_system_instance_type():
+    mocks = us_east_1("us-east-1a", "us-east-1b", "us-east-1d", "us-east-1e")  # 1c lacks it; 1b is use1-az3
+    evaluation, _ = build(mocks=mocks)
+    subnets = {r.name: r.inputs["availabilityZone"] for r in evaluation.of_type(SUBNET)}
+    for kind in ("private", "public"):
+        assert [subnets[f"c-vpc-{kind}-{i}"] for i in range(3)] == ["us-east-1a", "us-east-1d", "us-east-1e"]
+    (offerings,) = [args for token, args in mocks.calls if token == OFFERINGS]
+    assert offerings == {"locationType": "availability-zone",
+                         "filters": [{"name": "instance-type", "values": ["m7i.large"]}]}
+
+
+# --- the EKS upgrade policy -------------------------------------------------------------------------------
+
+def test_support_type_comes_from_config():
+    assert eks_inputs(build({"supportType": "EXTENDED"})[0])["upgradePolicy"] == {"supportType": "EXTENDED"}
+
+
+def test_a_version_about_to_be_upgraded_by_aws_warns_and_the_default_does_not(new):
+    evaluation, _ = build({"kubernetesVersion": "1.34"})  # standard support ends 2026-12-02, two days after DEV_NOW
+    assert [w for w in evaluation.warnings if "kubernetesVersion" in w] == [
+        "prescale:cluster.kubernetesVersion '1.34': EKS standard support ends on 2026-12-02 (in 2 days). From then "
+        "on AWS upgrades the control plane on its own, and the next `pulumi up` would try to set 1.34 back, which "
+        "EKS refuses (it cannot downgrade). Upgrade first: raise kubernetesVersion one minor version at a time "
+        "(docs/platform.md, 'Upgrading Kubernetes'), or set prescale:cluster.supportType: EXTENDED to keep 1.34 "
+        "until 2027-12-02 at extra cost per cluster hour."]
+    assert build({"kubernetesVersion": "1.34", "supportType": "EXTENDED"})[0].warnings == []
+    assert new[0].warnings == []

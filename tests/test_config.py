@@ -47,7 +47,7 @@ def test_dev_stack_is_valid_and_typed():
     config = load_stack_config(decode_config(read_stack_file(ROOT, "dev")), NOW)
     assert config.region == "ap-northeast-2"
     assert (config.cluster.name, config.cluster.create, config.cluster.kubernetes_version) == \
-        ("prescale-dev", True, "1.34")
+        ("prescale-dev", True, "1.35")
     assert (config.karpenter.version, config.keda.version) == ("1.14.1", "2.20.2")
     assert [(w.name, w.nodes, w.timezone) for w in config.event_windows][:2] == \
         [("lunch-rush", 5, "Asia/Seoul"), ("morning-peak", 10, "Asia/Seoul")]

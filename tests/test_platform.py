@@ -5,7 +5,7 @@ import pytest
 
 from prescale.platform import deploy_platform
 from prescale_cli.offline import SECRET, evaluate
-from tests.platform_support import K8S_PROVIDER, RELEASE, only, stack_config, uses_provider
+from tests.platform_support import DEV_NOW, K8S_PROVIDER, RELEASE, only, stack_config, uses_provider
 
 NEW_ONLY_TYPES = {"eks:index:Cluster", "eks:index:ManagedNodeGroup", "aws:eks/addon:Addon", "aws:ec2/vpc:Vpc",
                   "aws:ec2/subnet:Subnet", "aws:ec2/natGateway:NatGateway", "prescale:index:Network"}
@@ -13,7 +13,7 @@ NEW_ONLY_TYPES = {"eks:index:Cluster", "eks:index:ManagedNodeGroup", "aws:eks/ad
 
 def build(**sections):
     def program():
-        platform = deploy_platform(stack_config(**sections))
+        platform = deploy_platform(stack_config(**sections), DEV_NOW)
         for key, value in platform.exports.items():
             pulumi.export(key, value)
         # What the handle points at, as URNs (kept apart from the real stack outputs by the prefix).

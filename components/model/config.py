@@ -146,8 +146,13 @@ class ClusterConfig(Model):
                                        'a cluster name like "prescale-prod": 2 to 39 letters, digits and \'-\', '
                                        "starting with a letter and ending with a letter or digit")]
     create: StrictBool = True
+    # The default: the newest version KEDA 2.20 is tested on (1.33-1.35) and the default failsafe kubectl 1.34
+    # supports (one minor either way); in EKS standard support until 2027-03-27 (prescale.model.eks_versions).
     kubernetes_version: Annotated[StrictStr, _shaped(r"1\.3[0-6]", 'a Kubernetes version that Karpenter 1.14 '
-                                                     'supports, "1.30" to "1.36", in quotes (e.g. "1.34")')] = "1.34"
+                                                     'supports, "1.30" to "1.36", in quotes (e.g. "1.35")')] = "1.35"
+    # EKS upgradePolicy: STANDARD lets AWS upgrade the control plane when standard support ends; EXTENDED
+    # keeps the version 12 months longer at extra cost per cluster hour.
+    support_type: Literal["STANDARD", "EXTENDED"] = "STANDARD"
     vpc_id: Annotated[StrictStr, _shaped(r"vpc-[0-9a-f]{8,17}",
                                          'a VPC id like "vpc-0123456789abcdef0" (8 to 17 hex digits)')] | None = None
     private_subnet_ids: list[SubnetId] | None = Field(default=None, min_length=2)
@@ -175,7 +180,7 @@ class ClusterConfig(Model):
             # An existing cluster brings its own network and node groups; settings that only shape a new
             # cluster would be silently ignored, so they are refused instead.
             new_only = {"vpcId", "privateSubnetIds", "publicSubnetIds", "vpcCidr", "availabilityZones",
-                        "natGateways", "systemNodeGroup", "kubernetesVersion", "endpointPublicAccess",
+                        "natGateways", "systemNodeGroup", "kubernetesVersion", "supportType", "endpointPublicAccess",
                         "publicAccessCidrs", "endpointPrivateAccess", "adminRoleArns"}
             given = sorted(new_only & {to_camel(f) for f in self.model_fields_set})
             if given:

@@ -7,6 +7,7 @@ occurrences) and name the exact key they blame, with its value and what would be
 
 from __future__ import annotations
 
+import ipaddress
 from datetime import datetime, timedelta
 
 from pydantic.alias_generators import to_camel
@@ -48,12 +49,26 @@ def capacity_problems(config: CapacityConfig, now: datetime) -> list[str]:
 
 
 def _endpoint_problems(config: StackConfig) -> list[str]:
-    """A new cluster needs an API endpoint: without one, not even ``pulumi up`` could reach it."""
+    """A new cluster needs an API endpoint its nodes can reach.
+
+    Without one, not even ``pulumi up`` could reach it. Without the private endpoint, nodes in the private
+    subnets reach the public one from their NAT gateways' addresses: a limited ``publicAccessCidrs`` would have
+    to hold those (AWS, "Cluster API server endpoint"), which prescale cannot promise (a new VPC's NAT
+    addresses exist only after `pulumi up`; an existing VPC's are unknown to it), so no node would ever join.
+    """
     cluster = config.cluster
-    if cluster.create and not (cluster.endpoint_public_access or cluster.endpoint_private_access):
+    if not cluster.create:
+        return []
+    if not (cluster.endpoint_public_access or cluster.endpoint_private_access):
         return [f"{NAMESPACE}:cluster.endpointPrivateAccess: false while endpointPublicAccess is false too: the "
                 "cluster would have no API endpoint; allowed: true (private, from the VPC), or a public endpoint "
                 "limited by publicAccessCidrs"]
+    limited = not any(ipaddress.ip_network(cidr).prefixlen == 0 for cidr in cluster.public_access_cidrs)
+    if cluster.endpoint_public_access and not cluster.endpoint_private_access and limited:
+        return [f"{NAMESPACE}:cluster.endpointPrivateAccess: false while publicAccessCidrs is limited to "
+                f"{cluster.public_access_cidrs}: nodes would reach the API only from their NAT gateways' public "
+                "addresses, outside that list, so no node could join the cluster; allowed: true (nodes use the "
+                "private endpoint, the public one stays limited), or publicAccessCidrs [\"0.0.0.0/0\"]"]
     return []
 
 
