@@ -157,6 +157,36 @@ def placeholders_negative_priority(args: StackValidationArgs, report_violation: 
         report_violation(problem, None)
 
 
+# --- placeholders on a NodePool prescale does not own --------------------------------------------------
+
+NODEPOOL_LABEL = "karpenter.sh/nodepool"  # Karpenter's own node label: how a pool someone else owns is selected
+DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
+
+
+def foreign_pool_problems(props: Mapping[str, Any]) -> list[str]:
+    """Placeholders that select a NodePool by Karpenter's own label (one prescale does not own, and so cannot
+    freeze with disruption budgets) must carry ``karpenter.sh/do-not-disrupt: "true"``: nothing else keeps
+    Karpenter from consolidating the nodes they hold before the event. Only ``"true"``: a duration is ignored
+    by Karpenter before 1.12, which would leave the nodes unprotected without a word."""
+    if _get(props, "metadata", "labels", "app.kubernetes.io/name") != PLACEHOLDER_APP:
+        return []
+    template = _get(props, "spec", "template") or {}
+    pool = _get(template, "spec", "nodeSelector", NODEPOOL_LABEL)
+    if pool is None:
+        return []
+    value = _get(template, "metadata", "annotations", DO_NOT_DISRUPT)
+    if value == "true":
+        return []
+    return [f"placeholders on NodePool {pool!r} (not prescale's: no consolidation freeze) need the pod annotation "
+            f"{DO_NOT_DISRUPT}: \"true\", got {value!r}"]
+
+
+def foreign_pools_protected(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    if args.resource_type == "kubernetes:apps/v1:Deployment":
+        for problem in foreign_pool_problems(args.props):
+            report_violation(f"{args.name}: {problem}", None)
+
+
 # --- Karpenter nodes: IMDSv2 with hop limit 1, encrypted volumes -------------------------------------
 
 EC2_NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
@@ -323,6 +353,10 @@ POLICIES: list[ResourceValidationPolicy | StackValidationPolicy] = [
     StackValidationPolicy(
         name="placeholders-negative-priority", enforcement_level=MANDATORY, validate=placeholders_negative_priority,
         description="Placeholder pods run at a negative, non-preempting, non-default priority."),
+    ResourceValidationPolicy(
+        name="placeholders-on-foreign-pools-do-not-disrupt", enforcement_level=MANDATORY,
+        validate=foreign_pools_protected,
+        description="Placeholders on a NodePool prescale does not own carry karpenter.sh/do-not-disrupt: \"true\"."),
     ResourceValidationPolicy(
         name="ec2nodeclass-imdsv2-encrypted", enforcement_level=MANDATORY, validate=node_classes_hardened,
         description="Karpenter EC2NodeClasses require IMDSv2 with a hop limit of 1 and encrypt every EBS volume."),

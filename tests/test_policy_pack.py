@@ -23,7 +23,9 @@ import yaml
 from pulumi_policy import EnforcementLevel
 
 from policy.prescale_policies import POLICIES
-from prescale_cli.offline import Registration, evaluate
+from prescale_cli.offline import Registration, evaluate, run_program
+from tests.test_adoption import LUNCH, PROJECT
+from tests.test_adoption import NOW as ADOPTION_NOW
 from tests.platform_support import dev_stack, revealed
 from tests.policy_support import Violation, mandatory, violations
 
@@ -40,7 +42,7 @@ def test_the_pack_passes_the_dev_stack_with_one_advisory_for_its_open_endpoint()
 
 def test_every_rule_is_mandatory_except_the_public_endpoint():
     levels = {policy.name: policy.enforcement_level for policy in POLICIES}
-    assert len(levels) == len(POLICIES) == 8
+    assert len(levels) == len(POLICIES) == 9
     assert {name for name, level in levels.items() if level != EnforcementLevel.MANDATORY} == \
         {"eks-public-endpoint-limited"}
     assert all(policy.description for policy in POLICIES)
@@ -205,3 +207,27 @@ def test_what_users_add_is_judged_too():
     assert all("app-default" not in v.message for v in found)
     assert "kubernetes:apps/v1:Deployment app-prescale: container 'app': allowPrivilegeEscalation must be false" in \
         [v.message for v in found]
+
+
+# --- placeholders on a NodePool prescale does not own ------------------------------------------------------
+
+def existing_pool_stack() -> list[Registration]:
+    wire = {"aws:region": "ap-northeast-2", "prescale:cluster": json.dumps({"name": "shop", "create": False}),
+            "prescale:nodePools": json.dumps([{"name": "general-purpose", "existing": True}]),
+            "prescale:eventWindows": json.dumps([{**LUNCH, "nodePool": "general-purpose"}])}
+    return run_program(PROJECT, "adoption", ADOPTION_NOW, config=wire).resources
+
+
+def test_placeholders_on_an_existing_pool_pass_the_pack():
+    assert mandatory(violations(existing_pool_stack())) == []
+
+
+@pytest.mark.parametrize("annotation", [None, "30m"])
+def test_placeholders_on_an_existing_pool_without_do_not_disrupt_fail(annotation):
+    resources = copy.deepcopy(existing_pool_stack())
+    deployment = next(r for r in resources if r.type == "kubernetes:apps/v1:Deployment")
+    metadata = deployment.inputs["spec"]["template"]["metadata"]
+    metadata["annotations"] = {} if annotation is None else {"karpenter.sh/do-not-disrupt": annotation}
+    found = mandatory(violations(resources))
+    assert [v.policy for v in found] == ["placeholders-on-foreign-pools-do-not-disrupt"]
+    assert "'general-purpose'" in found[0].message and repr(annotation) in found[0].message
