@@ -1,13 +1,9 @@
 """Capacity a node pool can never provide is refused, naming the window, the pool, the limit and the instant;
 capacity it can provide, however close to the limits, is accepted."""
 
-from datetime import datetime, timezone
+from prescale.model.validation import load_stack_config
+from tests.config_support import NOW, only_problem, problems
 
-import pytest
-
-from prescale.model.validation import ConfigError, load_stack_config
-
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 
 
 def pool(**settings) -> dict:
@@ -23,17 +19,6 @@ def raw(pools: list[dict], windows: list[dict], **more) -> dict:
     return {"aws:region": "ap-northeast-2", "prescale:cluster": {"name": "capacity"}, "prescale:nodePools": pools,
             "prescale:eventWindows": windows, **{f"prescale:{key}": value for key, value in more.items()}}
 
-
-def problems(config: dict) -> list[str]:
-    with pytest.raises(ConfigError) as caught:
-        load_stack_config(config, NOW)
-    return caught.value.problems
-
-
-def only_problem(config: dict) -> str:
-    found = problems(config)
-    assert len(found) == 1, found
-    return found[0]
 
 
 # --- one window above a limit --------------------------------------------------------------------------------

@@ -2,15 +2,15 @@
 
 import copy
 import re
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from prescale.model.validation import ConfigError, decode_config, load_stack_config
 from prescale_cli.offline import read_stack_file
+from tests.config_support import NOW, only_problem, problems
 
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 ROOT = Path(__file__).resolve().parent.parent
 
 BASE = {
@@ -30,17 +30,6 @@ def with_changes(**changes) -> dict:
     raw.update({key.replace("__", ":"): value for key, value in changes.items()})
     return raw
 
-
-def problems(raw: dict) -> list[str]:
-    with pytest.raises(ConfigError) as caught:
-        load_stack_config(raw, NOW)
-    return caught.value.problems
-
-
-def only_problem(raw: dict) -> str:
-    found = problems(raw)
-    assert len(found) == 1, found
-    return found[0]
 
 
 def test_dev_stack_is_valid_and_typed():

@@ -7,7 +7,6 @@ A failure here means the program changed what it prints (or a doc was edited): r
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
