@@ -5,7 +5,6 @@ from prescale.model.validation import load_stack_config
 from tests.config_support import NOW, only_problem, problems
 
 
-
 def pool(**settings) -> dict:
     return {"name": "event", "limits": {"cpu": "512", "memory": "2048Gi"}, **settings}
 
