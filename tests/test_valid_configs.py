@@ -15,6 +15,7 @@ from prescale.model.schedule import shift_cron
 from prescale_cli.offline import Evaluation, run_program
 from tests.capacity_support import DEPLOYMENT, NODE_CLASS, NODE_POOL, SCALED_OBJECT, as_object, pool, window
 from tests.test_failsafe import CRON_JOB, FAILSAFE_TYPES, GRACE
+from tests.test_node_pools import STANDING
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
@@ -40,7 +41,7 @@ def test_no_windows_at_all_deploys_the_pools_with_their_default_budget_only():
     assert evaluation.outputs["armedWindows"] == [] and evaluation.outputs["idleWindows"] == {}
     assert all(names(evaluation, type_) == [] for type_ in PER_WINDOW)
     node_pool = as_object(evaluation.named(NODE_POOL, "event-node-pool"))
-    assert node_pool["spec"]["disruption"]["budgets"] == [{"nodes": "10%"}]
+    assert node_pool["spec"]["disruption"]["budgets"] == STANDING
     assert evaluation.warnings == []
 
 
@@ -54,7 +55,7 @@ def test_one_pool_with_one_window_deploys_one_of_each():
         "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": ["rush-failsafe-binding"],
         CRON_JOB: ["rush-failsafe-job"]}
     budgets = as_object(evaluation.named(NODE_POOL, "only-node-pool"))["spec"]["disruption"]["budgets"]
-    assert budgets == [{"nodes": "0", "schedule": "50 2 * * *", "duration": "1h10m"}, {"nodes": "10%"}]
+    assert budgets == [{"nodes": "0", "schedule": "50 2 * * *", "duration": "1h10m"}, *STANDING]
 
 
 ZONES = ("Asia/Seoul", "America/New_York", "Europe/Berlin", "Australia/Sydney", "UTC", "Asia/Kolkata",
@@ -98,4 +99,4 @@ def test_fifty_windows_over_pools_kinds_and_zones_are_all_armed_and_guarded():
             assert trigger["metadata"]["end"] == window_.end
     for name in POOLS:
         budgets = as_object(evaluation.named(NODE_POOL, f"{name}-node-pool"))["spec"]["disruption"]["budgets"]
-        assert 1 < len(budgets) <= 50 and budgets[-1] == {"nodes": "10%"}
+        assert 1 < len(budgets) <= 50 and budgets[-2:] == STANDING

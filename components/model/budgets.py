@@ -2,8 +2,9 @@
 
 Each event window asks for ``nodes: "0"`` budgets (UTC cron + duration, from :mod:`prescale.model.schedule`)
 on its node pool, from placeholder scale-up to the event's end. The NodePool CRD allows at most 50
-budgets, one of which prescale keeps for the pool's default (``nodes: "10%"``), so a pool with many
-windows (each recurring window and each one-off event brings its own) can ask for more than fit.
+budgets, and every pool also keeps its :data:`STANDING_BUDGETS`, so :data:`FREEZE_SLOTS` are left for
+freezes: a pool with many windows (each recurring window and each one-off event brings its own) can ask
+for more than fit.
 Dropping one would let Karpenter consolidate nodes in the middle of that event, so :func:`fit_freezes`
 only ever *merges*, and every merge yields a budget active at least whenever its inputs were:
 
@@ -38,6 +39,17 @@ from .schedule import BudgetSchedule
 T = TypeVar("T")  # anything ordered: minutes of the day here, instants in the CLI's timeline
 
 MAX_BUDGETS = 50  # NodePool CRD: spec.disruption.budgets maxItems
+
+# Every pool's always-active budgets beside its freezes. Karpenter v1 applies, per disruption reason, the most
+# restrictive of the active budgets that name it or name no reason: a freeze (``nodes: "0"``, no reasons)
+# still stops everything during a window, and outside windows empty nodes may all leave at once (emptied event
+# nodes go promptly after a window, not 10% at a time) while consolidating busy nodes and replacing drifted
+# ones keep Karpenter's default pace of 10%.
+STANDING_BUDGETS: tuple[dict[str, str | list[str]], ...] = (
+    {"nodes": "100%", "reasons": ["Empty"]},
+    {"nodes": "10%", "reasons": ["Underutilized", "Drifted"]},
+)
+FREEZE_SLOTS = MAX_BUDGETS - len(STANDING_BUDGETS)  # budgets left for freezes
 
 
 @dataclass(frozen=True)
@@ -90,7 +102,7 @@ class FittedFreezes:
     merged: bool  # True if covering merges (steps 2-3) were needed: consolidation is frozen longer
 
 
-def fit_freezes(freezes: Iterable[BudgetSchedule], slots: int = MAX_BUDGETS - 1) -> FittedFreezes:
+def fit_freezes(freezes: Iterable[BudgetSchedule], slots: int = FREEZE_SLOTS) -> FittedFreezes:
     """At most ``slots`` freezes covering every instant ``freezes`` cover (see the module docstring)."""
     distinct = set(freezes)
     by_days = _intervals_by_day_pattern(distinct)
