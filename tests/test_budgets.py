@@ -113,7 +113,8 @@ FREEZE = st.builds(lambda minute, hour, days, minutes: BudgetSchedule(
 @given(st.lists(FREEZE, min_size=1, max_size=8), st.integers(1, 6))
 @example(DAILY_BESIDE_DATED, 4)  # day patterns united across the every-day one
 @example(unjoinable(7), 6)  # one more than fits
-@example([BudgetSchedule("0 0 31 * *", "30m"), BudgetSchedule("0 12 * 2 *", "1h"), BudgetSchedule("0 6 * * 0", "2h")], 1)
+@example([BudgetSchedule("0 0 31 * *", "30m"), BudgetSchedule("0 12 * 2 *", "1h"),  # all three kinds into one
+          BudgetSchedule("0 6 * * 0", "2h")], 1)
 def test_fitted_budgets_are_active_whenever_a_requested_freeze_is(freezes, slots):
     fitted = fit_freezes(freezes, slots=slots)
     assert len(fitted.freezes) <= slots

@@ -1,6 +1,10 @@
 """One EC2NodeClass + NodePool per configured pool: instances, requirements, taints, limits and budgets."""
 
+import math
+from datetime import datetime, timezone
+
 from prescale.model.budgets import MAX_BUDGETS
+from prescale.model.schedule import BudgetSchedule, budget_active
 from tests.crd_validation import validate
 from tests.capacity_support import (NODE_CLASS, NODE_POOL, as_object, dev_run, pool, rich_run, run, short,
                                     stack_config, window)
@@ -99,6 +103,27 @@ def test_spot_arm_pool_with_taints_weight_and_its_own_lifetime():
         {"nodes": "0", "schedule": "45 12 * * 1-5", "duration": "9h15m"},
         {"nodes": "0", "schedule": "50 19 * * *", "duration": "9h10m"},
         *STANDING]
+
+
+def allowed_disruptions(budgets: list[dict], nodes: int, reason: str, at: datetime) -> int:
+    """Karpenter v1's ``NodePool.GetAllowedDisruptionsByReason``: the least any active budget allows among those
+    naming ``reason`` or no reason at all; a percentage of the pool's nodes rounds up."""
+    def active(budget: dict) -> bool:
+        return "schedule" not in budget or budget_active(BudgetSchedule(budget["schedule"], budget["duration"]), at)
+    allowed = [math.ceil(nodes * int(budget["nodes"][:-1]) / 100) if budget["nodes"].endswith("%")
+               else int(budget["nodes"]) for budget in budgets
+               if reason in budget.get("reasons", [reason]) and active(budget)]
+    return min(allowed, default=nodes)
+
+
+def test_emptied_nodes_leave_together_after_a_window_while_the_window_itself_stays_frozen_for_every_reason():
+    evaluation, _ = dev_run()
+    budgets = as_object(evaluation.named(NODE_POOL, "event-node-pool"))["spec"]["disruption"]["budgets"]
+    during, after = datetime(2026, 12, 1, 2, 20, tzinfo=timezone.utc), datetime(2026, 12, 1, 3, 0, tzinfo=timezone.utc)
+    reasons = ("Empty", "Underutilized", "Drifted")
+    # lunch-rush's 10 nodes (02:05-02:30 UTC): none may go during it; after it all empty ones at once, others 1 by 1.
+    assert [allowed_disruptions(budgets, 10, reason, during) for reason in reasons] == [0, 0, 0]
+    assert [allowed_disruptions(budgets, 10, reason, after) for reason in reasons] == [10, 1, 1]
 
 
 def test_bottlerocket_gets_an_encrypted_os_and_data_volume_and_the_stack_tags():
