@@ -7,13 +7,14 @@ from zoneinfo import ZoneInfo
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from prescale.model.budgets import FREEZE_SLOTS, MAX_BUDGETS, STANDING_BUDGETS, fit_freezes
+from prescale.model.budgets import FREEZE_SLOTS, MAX_BUDGETS, STANDING_BUDGETS, FittedFreezes, fit_freezes
 from prescale.model.cron import epoch_seconds, fire_timestamps, parse_cron
 from prescale.model.duration import parse_duration
 from prescale.model.schedule import BudgetSchedule
 
 UTC_ZONE = ZoneInfo("UTC")
 SINCE = datetime(2027, 1, 1, tzinfo=timezone.utc)
+YEAR = (epoch_seconds(SINCE), epoch_seconds(SINCE + timedelta(days=366)))
 
 
 def test_identical_and_overlapping_freezes_collapse_without_widening():
@@ -71,6 +72,13 @@ def test_many_dated_events_at_the_same_hours_are_joined_exactly():
     assert fitted.requested == 60 and not fitted.merged
 
 
+def test_joinable_freezes_are_joined_only_when_they_do_not_fit():
+    dated = [BudgetSchedule("40 12 2 3 *", "1h"), BudgetSchedule("40 12 3 3 *", "1h")]
+    assert fit_freezes(dated, slots=2) == FittedFreezes(dated, requested=2, merged=False)
+    assert fit_freezes(dated, slots=1) == FittedFreezes([BudgetSchedule("40 12 2,3 3 *", "1h")], requested=2,
+                                                        merged=False)  # two days are a list, three a range
+
+
 def test_dated_events_at_different_hours_are_merged_per_month_into_covering_budgets():
     freezes = [BudgetSchedule(f"{(7 * i) % 60} {(5 * i) % 24} {1 + i % 28} {1 + i % 12} *", f"{1 + i % 4}h")
                for i in range(60)]
@@ -115,10 +123,14 @@ FREEZE = st.builds(lambda minute, hour, days, minutes: BudgetSchedule(
 @example(unjoinable(7), 6)  # one more than fits
 @example([BudgetSchedule("0 0 31 * *", "30m"), BudgetSchedule("0 12 * 2 *", "1h"),  # all three kinds into one
           BudgetSchedule("0 6 * * 0", "2h")], 1)
+@example([BudgetSchedule("40 12 2 3 *", "1h"), BudgetSchedule("40 12 * 3 1", "1h"),  # mixed day rules, exactly
+          BudgetSchedule("40 12 9 3 5", "1h"), BudgetSchedule("40 12 9 4 5", "1h")], 2)
 def test_fitted_budgets_are_active_whenever_a_requested_freeze_is(freezes, slots):
     fitted = fit_freezes(freezes, slots=slots)
     assert len(fitted.freezes) <= slots
     assert_covered(freezes, fitted.freezes)
+    # Without covering merges, frozen exactly when requested: never longer.
+    assert fitted.merged or _active_intervals(fitted.freezes, *YEAR) == _active_intervals(freezes, *YEAR)
 
 
 def assert_covered(freezes, fitted):

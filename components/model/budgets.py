@@ -65,7 +65,8 @@ class DayPattern:
     days_of_week: frozenset[int] | None
 
     def union(self, other: DayPattern) -> DayPattern:
-        """A pattern matching every day either pattern matches (and possibly more)."""
+        """A pattern matching every day either pattern matches: exactly those days if both have the same months
+        (robfig ORs two restricted day fields, so day-of-month and day-of-week rules add up too), else more."""
         months = self.months | other.months
         if self.is_every_day or other.is_every_day:
             return DayPattern(months, None, None)
@@ -77,11 +78,6 @@ class DayPattern:
     @property
     def sort_key(self) -> str:
         return self.cron_fields()
-
-    @property
-    def kind(self) -> tuple[bool, bool]:
-        """Which day fields are restricted: patterns of one kind unite exactly (their day sets just add up)."""
-        return self.days_of_month is not None, self.days_of_week is not None
 
     @property
     def is_every_day(self) -> bool:
@@ -107,8 +103,8 @@ def fit_freezes(freezes: Iterable[BudgetSchedule], slots: int = FREEZE_SLOTS) ->
     distinct = set(freezes)
     by_days = _intervals_by_day_pattern(distinct)
     merged = False
-    if _count(by_days) > slots:  # exact joins: same hours, same kind of day rule
-        by_days = _unite_day_patterns(by_days, key=lambda days, hours: (days.months, days.kind, hours))
+    if _count(by_days) > slots:  # exact joins: same hours, and the same months or the same day rules
+        by_days = _unite_day_patterns(by_days, key=lambda days, hours: (days.months, hours))
         by_days = _unite_day_patterns(by_days, key=lambda days, hours: (days.days_of_month, days.days_of_week, hours))
     if len(by_days) > slots:
         merged = True
