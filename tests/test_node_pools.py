@@ -126,6 +126,15 @@ def test_emptied_nodes_leave_together_after_a_window_while_the_window_itself_sta
     assert [allowed_disruptions(budgets, 10, reason, after) for reason in reasons] == [10, 1, 1]
 
 
+def test_the_standing_budgets_pass_the_crd_which_would_refuse_an_unknown_reason():
+    evaluation, _ = dev_run()
+    node_pool = as_object(evaluation.named(NODE_POOL, "event-node-pool"))
+    assert validate(node_pool) == []
+    node_pool["spec"]["disruption"]["budgets"][-2]["reasons"] = ["Emptiness"]
+    assert validate(node_pool) == [
+        "spec.disruption.budgets[3].reasons[0]: 'Emptiness' is not one of ['Underutilized', 'Empty', 'Drifted']"]
+
+
 def test_bottlerocket_gets_an_encrypted_os_and_data_volume_and_the_stack_tags():
     evaluation, _ = rich_run()
     spec = as_object(evaluation.named(NODE_CLASS, "spot-arm-node-class"))["spec"]
