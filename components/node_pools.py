@@ -139,8 +139,7 @@ def budgets_for(pool: NodePoolConfig, freezes: Sequence[BudgetSchedule]) -> list
         pulumi.log.warn(
             f"node pool {pool.name!r}: its windows need {fitted.requested} consolidation freezes but a NodePool "
             f"holds {MAX_BUDGETS} budgets ({len(STANDING_BUDGETS)} of them standing); they were merged into "
-            f"{len(fitted.freezes)} covering ones, so "
-            "consolidation stays frozen longer than the windows (no window loses its freeze). Spread windows over "
-            "more node pools to avoid this.")
+            f"{len(fitted.freezes)} covering ones, so consolidation stays frozen longer than the windows (no "
+            "window loses its freeze). Spread windows over more node pools to avoid this.")
     return ([{"nodes": "0", "schedule": f.schedule, "duration": f.duration} for f in fitted.freezes]
             + copy.deepcopy(list(STANDING_BUDGETS)))  # each pool its own copies
