@@ -24,7 +24,7 @@ from .failsafe import Failsafe
 from .node_pools import EventNodePool
 from .platform import Platform
 from .scheduled_capacity import COMMON_LABELS, ScheduledCapacity
-from .model.windows import ArmedWindow, IdleWindow, plan_windows, requested_freezes
+from .model.windows import ArmedWindow, IdleWindow, one_off_repeat_warning, plan_windows, requested_freezes
 
 NAMESPACE = "prescale"
 PRIORITY_CLASS = "prescale-placeholder"
@@ -54,6 +54,9 @@ def deploy_capacity(config: CapacityConfig, platform: Platform, now: datetime,
     idle = {plan.window.name: plan.reason for plan in plans if isinstance(plan, IdleWindow)}
     for name, reason in idle.items():
         pulumi.log.warn(f"event window {name!r}: {reason}")
+    for plan in armed:
+        if repeats := one_off_repeat_warning(plan):
+            pulumi.log.warn(f"event window {plan.window.name!r}: {repeats}")
 
     freezes = requested_freezes(plans)
     node_pools = {pool.name: EventNodePool(pool.name, pool, freezes.get(pool.name, []), platform, config.tags, opts)

@@ -16,8 +16,9 @@ toleration. Whatever lands on the pool's nodes lives under its freezes, ``expire
 * **Disruption budgets** keep Karpenter's hands off during windows: a ``nodes: "0"`` budget per window
   from placeholder scale-up to the event's end, as a UTC cron from :mod:`prescale.model.schedule` (Karpenter
   has no time zones; in a DST zone the budget starts at the earlier of the two UTC instants and lasts
-  long enough for the later one), fitted into the CRD's 50 by :mod:`prescale.model.budgets`, plus a default
-  ``nodes: "10%"`` budget that paces consolidation the rest of the time.
+  long enough for the later one), fitted into the CRD's 50 by :mod:`prescale.model.budgets`, beside its
+  standing budgets: empty nodes may all go at once (a window's emptied nodes leave promptly after it), while
+  consolidating busy nodes and drift keep Karpenter's default ``nodes: "10%"`` pace.
 * **expireAfter** defaults to ``Never``: expiry is forceful and budgets do *not* stop it, so a lifetime
   timer could drain a node mid-event. Event nodes are short-lived anyway (consolidated after each window);
   a finite ``expireAfter`` set in config is passed through as given, and ``terminationGracePeriod`` bounds
@@ -36,11 +37,12 @@ there; see :data:`prescale.model.config.AUTO_MODE_EXPIRE_AFTER`.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
 import pulumi
 
-from .model.budgets import MAX_BUDGETS, fit_freezes
+from .model.budgets import MAX_BUDGETS, STANDING_BUDGETS, fit_freezes
 from .model.config import Limits, NodePoolConfig, SecurityGroupSelectorTerm, SubnetSelectorTerm
 from .crds import (BlockDeviceMapping, Budget, EC2NodeClass, EC2NodeClassSpec, NodeClass, NodeClassSpec, NodePool,
                    NodePoolSpec, NodeSelectorRequirement, Taint)
@@ -49,7 +51,6 @@ from .model.schedule import BudgetSchedule
 
 POOL_LABEL = "prescale.io/node-pool"
 DISCOVERY_TAG = "karpenter.sh/discovery"
-DEFAULT_BUDGET: Budget = {"nodes": "10%"}
 # Karpenter's own per-family defaults, with a larger disk for event workloads' images.
 _DISK_GIB = 50
 _BLOCK_DEVICES: dict[str, list[BlockDeviceMapping]] = {
@@ -194,13 +195,13 @@ def taints(pool: NodePoolConfig) -> list[Taint]:
 
 
 def budgets_for(pool: NodePoolConfig, freezes: Sequence[BudgetSchedule]) -> list[Budget]:
-    """``nodes: "0"`` for every freeze (fitted into the CRD's 50), then the default budget."""
+    """``nodes: "0"`` for every freeze, then the standing budgets: at most the CRD's 50 in all."""
     fitted = fit_freezes(freezes)
     if fitted.merged:
         pulumi.log.warn(
             f"node pool {pool.name!r}: its windows need {fitted.requested} consolidation freezes but a NodePool "
-            f"holds {MAX_BUDGETS} budgets; they were merged into {len(fitted.freezes)} covering ones, so "
-            "consolidation stays frozen longer than the windows (no window loses its freeze). Spread windows over "
-            "more node pools to avoid this.")
-    return [{"nodes": "0", "schedule": f.schedule, "duration": f.duration}
-            for f in fitted.freezes] + [DEFAULT_BUDGET]
+            f"holds {MAX_BUDGETS} budgets ({len(STANDING_BUDGETS)} of them standing); they were merged into "
+            f"{len(fitted.freezes)} covering ones, so consolidation stays frozen longer than the windows (no "
+            "window loses its freeze). Spread windows over more node pools to avoid this.")
+    return ([{"nodes": "0", "schedule": f.schedule, "duration": f.duration} for f in fitted.freezes]
+            + copy.deepcopy(list(STANDING_BUDGETS)))  # each pool its own copies

@@ -22,7 +22,11 @@ How the estimate works, per window (each step is a stated assumption, not a meas
    256 MiB of DaemonSets (VPC CNI, kube-proxy, Pod Identity agent...).
 3. **How long nodes live.** From the placeholders' scale-up until the later of the event's end and the
    end of the freeze that covers it, plus the pool's ``consolidateAfter``; node launch time is ignored.
-   Only the part inside the range counts.
+   Only the part inside the range counts. The rest of the *tail* is shown beside it, not added
+   (:func:`window_tails`): after each end KEDA keeps the placeholders for its cooldown, the emptied nodes
+   wait ``consolidateAfter`` and are then drained and terminated (all at once: the pool's standing budget
+   lets empty nodes go together; about a minute, as they have nothing to evict). If KEDA never scales
+   down, the failsafe does at the end plus ``failsafeGrace`` instead of the cooldown.
 4. **All day.** The same fleet kept for the whole range; per NodePool, enough of it for the busiest
    moment (windows that overlap add up), which is what a static pool sized for the peak would cost.
 5. **Per week.** Recurring windows' range figures scaled to seven days; a one-off event has no weekly
@@ -42,6 +46,7 @@ from prescale.model.config import NodePoolConfig, PricingConfig, CapacityConfig
 from prescale.model.duration import parse_duration
 from prescale.model.quantity import parse_quantity
 from prescale.model.sizing import PlaceholderPlan, plan_placeholders
+from prescale.scheduled_capacity import COOLDOWN_SECONDS
 
 from .timeline import Entry, Interval, Timeline, clipped_hours
 
@@ -55,6 +60,8 @@ _VM_MEMORY_OVERHEAD = Decimal("0.075")
 _RESERVED_MEMORY = (255 + 11 * 110 + 100) * _MIB  # kube-reserved + eviction threshold
 _DAEMONSET_CPU = Decimal("0.2")
 _DAEMONSET_MEMORY = 256 * _MIB
+KEDA_COOLDOWN = timedelta(seconds=COOLDOWN_SECONDS)  # the placeholders outlive the end by this much
+DRAIN = timedelta(minutes=1)  # an emptied node's drain and termination: nothing to evict (an assumption)
 
 
 @dataclass(frozen=True)
@@ -136,6 +143,32 @@ def estimate_cost(config: CapacityConfig, timeline: Timeline) -> CostEstimate:
                               recurring_cost=sum(cost.cost for cost in pool_windows if cost.recurring),
                               peak_price_per_hour=peak, all_day_cost=peak * hours))
     return CostEstimate(days=hours / 24, windows=windows, pools=pools)
+
+
+@dataclass(frozen=True)
+class WindowTail:
+    """How long a window's nodes outlive each of its ends, and what that costs per occurrence."""
+
+    window: str
+    usual: timedelta  # KEDA's cooldown + consolidateAfter + drain
+    usual_cost: float
+    without_keda: timedelta  # failsafeGrace + consolidateAfter + drain: KEDA never scaled down
+    without_keda_cost: float
+
+
+def window_tails(config: StackConfig, cost: CostEstimate) -> list[WindowTail]:
+    """The tail after each end of every estimated window (step 3 of the module docstring)."""
+    grace = parse_duration(config.placeholders.failsafe_grace)
+    tails = []
+    for window in cost.windows:
+        if window.fleet is None:
+            continue
+        consolidation = parse_duration(config.node_pool(window.node_pool).consolidate_after) + DRAIN
+        usual, without_keda = KEDA_COOLDOWN + consolidation, grace + consolidation
+        price = window.fleet.price_per_hour
+        tails.append(WindowTail(window.window, usual, price * (usual / timedelta(hours=1)),
+                                without_keda, price * (without_keda / timedelta(hours=1))))
+    return tails
 
 
 def node_lifetime(entry: Entry, pool: NodePoolConfig) -> Interval:

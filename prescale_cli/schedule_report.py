@@ -12,9 +12,11 @@ from typing import Any
 
 from prescale.model.config import CapacityConfig
 from prescale.model.cron import UTC
+from prescale.model.duration import format_duration
 from prescale.model.quantity import format_cpu, format_memory
+from prescale.model.windows import ArmedWindow, one_off_repeat_warning, plan_windows
 
-from .cost import CURRENCY, CostEstimate, Fleet
+from .cost import CURRENCY, DRAIN, KEDA_COOLDOWN, CostEstimate, Fleet, window_tails
 from .output import Output
 from .timeline import Entry, Interval, Timeline
 
@@ -93,6 +95,10 @@ def show_schedule(stack: str, config: CapacityConfig, timeline: Timeline, cost: 
     else:
         output.line("No window occurs in this range.")
         output.line()
+    for plan in plan_windows(config, timeline.now):
+        if isinstance(plan, ArmedWindow) and (repeats := one_off_repeat_warning(plan)):
+            output.line(f"Deployed now: {plan.window.name}: {repeats}")
+            output.line()
     _show_overlaps(timeline, output)
     freezes = [(pool, budget.schedule, budget.duration) for pool, budgets in timeline.freezes.items()
                for budget in budgets]
@@ -183,6 +189,23 @@ def _show_cost(config: CapacityConfig, cost: CostEstimate, output: Output) -> No
     output.line(f"Prices: {priced or f'${pricing.vcpu_hour} per vCPU-hour'} (prescale:pricing). Nodes count from "
                 "scale-up to the end of the freeze plus consolidateAfter; `prescale schedule --help` explains "
                 "the estimate.")
+    _show_tails(config, cost, output)
+
+
+def _show_tails(config: StackConfig, cost: CostEstimate, output: Output) -> None:
+    tails = window_tails(config, cost)
+    if not tails:
+        return
+    output.line()
+    output.table(["Window", "Nodes stay after the end", "Cost per end", "If KEDA fails: stay", "Cost per end"],
+                 [(tail.window, format_duration(tail.usual), _money(tail.usual_cost),
+                   format_duration(tail.without_keda), _money(tail.without_keda_cost)) for tail in tails],
+                 title="Tail after each window (the cost above counts only consolidateAfter of it)")
+    output.line(f"Nodes stay after each end for KEDA's cooldown ({format_duration(KEDA_COOLDOWN)}), then the "
+                f"pool's consolidateAfter, then about {format_duration(DRAIN)} to drain and terminate them (empty "
+                "nodes go all at once; a drain may take up to the pool's terminationGracePeriod). If KEDA never "
+                "scales the placeholders down, the failsafe does at the end + failsafeGrace "
+                f"({config.placeholders.failsafe_grace}) instead of the cooldown.")
 
 
 def _money(amount: float) -> str:

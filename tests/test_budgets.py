@@ -1,19 +1,20 @@
-"""Fitting consolidation freezes into a NodePool's 50 budgets: never fewer frozen instants, never more than 49."""
+"""Fitting consolidation freezes into a NodePool's 50 budgets beside its standing ones: never fewer frozen instants."""
 
 import bisect
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from prescale.model.budgets import MAX_BUDGETS, fit_freezes
+from prescale.model.budgets import FREEZE_SLOTS, MAX_BUDGETS, STANDING_BUDGETS, FittedFreezes, fit_freezes
 from prescale.model.cron import epoch_seconds, fire_timestamps, parse_cron
 from prescale.model.duration import parse_duration
 from prescale.model.schedule import BudgetSchedule
 
 UTC_ZONE = ZoneInfo("UTC")
 SINCE = datetime(2027, 1, 1, tzinfo=timezone.utc)
+YEAR = (epoch_seconds(SINCE), epoch_seconds(SINCE + timedelta(days=366)))
 
 
 def test_identical_and_overlapping_freezes_collapse_without_widening():
@@ -23,10 +24,44 @@ def test_identical_and_overlapping_freezes_collapse_without_widening():
     assert fitted.requested == 3 and not fitted.merged
 
 
+def test_touching_freezes_become_one():
+    fitted = fit_freezes([BudgetSchedule("0 1 * * *", "30m"), BudgetSchedule("30 1 * * *", "30m")])
+    assert fitted.freezes == [BudgetSchedule("0 1 * * *", "1h")] and not fitted.merged
+
+
 def test_freezes_that_fit_are_kept_as_they_are():
     freezes = [BudgetSchedule(f"{minute} 2 * * *", "10m") for minute in (0, 20, 40)]
     assert fit_freezes(freezes).freezes == sorted(freezes, key=lambda f: f.schedule)
     assert not fit_freezes(freezes).merged
+
+
+def unjoinable(count: int) -> list[BudgetSchedule]:
+    """``count`` (at most 72) freezes on distinct days at distinct times of day 10 minutes apart: no join is exact."""
+    return [BudgetSchedule(f"{20 * i % 60} {20 * i // 60} {1 + i % 28} {1 + i // 28} *", "10m") for i in range(count)]
+
+
+def test_the_standing_budgets_keep_their_slots():
+    assert FREEZE_SLOTS + len(STANDING_BUDGETS) == MAX_BUDGETS
+    assert len(fit_freezes(unjoinable(MAX_BUDGETS)).freezes) == FREEZE_SLOTS
+
+
+def test_exactly_as_many_freezes_as_slots_are_kept_and_one_more_is_merged():
+    exact = fit_freezes(unjoinable(FREEZE_SLOTS))
+    assert exact.freezes == sorted(unjoinable(FREEZE_SLOTS), key=lambda f: f.schedule) and not exact.merged
+    over = fit_freezes(unjoinable(FREEZE_SLOTS + 1))
+    assert len(over.freezes) == FREEZE_SLOTS and over.merged and over.requested == FREEZE_SLOTS + 1
+
+
+# A daily freeze beside dated ones (days 1-28, each at its own hours): uniting their day patterns must keep
+# every day, including the 29th to the 31st that no dated freeze names.
+DAILY_BESIDE_DATED = [BudgetSchedule("0 10 * * *", "1h")] + [
+    BudgetSchedule(f"{(7 * day) % 60} {day % 24} {day} * *", "30m") for day in range(1, 29)]
+
+
+def test_a_daily_freeze_united_with_dated_ones_still_covers_every_day():
+    fitted = fit_freezes(DAILY_BESIDE_DATED, slots=4)
+    assert fitted.merged and {freeze.schedule.split(" ", 2)[2] for freeze in fitted.freezes} == {"* * *"}
+    assert_covered(DAILY_BESIDE_DATED, fitted.freezes)
 
 
 def test_many_dated_events_at_the_same_hours_are_joined_exactly():
@@ -35,6 +70,13 @@ def test_many_dated_events_at_the_same_hours_are_joined_exactly():
     fitted = fit_freezes([BudgetSchedule(f"40 12 {day} {month} *", "6h20m") for day, month in dates])
     assert fitted.freezes == [BudgetSchedule("40 12 1-20 3-5 *", "6h20m")]
     assert fitted.requested == 60 and not fitted.merged
+
+
+def test_joinable_freezes_are_joined_only_when_they_do_not_fit():
+    dated = [BudgetSchedule("40 12 2 3 *", "1h"), BudgetSchedule("40 12 3 3 *", "1h")]
+    assert fit_freezes(dated, slots=2) == FittedFreezes(dated, requested=2, merged=False)
+    assert fit_freezes(dated, slots=1) == FittedFreezes([BudgetSchedule("40 12 2,3 3 *", "1h")], requested=2,
+                                                        merged=False)  # two days are a list, three a range
 
 
 def test_dated_events_at_different_hours_are_merged_per_month_into_covering_budgets():
@@ -60,13 +102,12 @@ def test_the_result_does_not_depend_on_the_order_of_windows():
     assert len(fit_freezes(freezes).freezes) <= MAX_BUDGETS - 1
 
 
-def test_five_hundred_windows_fit_quickly():
+def test_five_hundred_windows_fit():  # how fast: `python -m bench --pools 1 --windows 500`
     freezes = [BudgetSchedule(f"{i % 60} {i % 24} {1 + i % 28} {1 + i % 12} {i % 7}", f"{1 + i % 9}h{i % 60}m")
                for i in range(500)]
-    started = datetime.now()
     fitted = fit_freezes(freezes)
-    assert len(fitted.freezes) <= MAX_BUDGETS - 1
-    assert datetime.now() - started < timedelta(seconds=1)
+    assert len(fitted.freezes) <= FREEZE_SLOTS and fitted.merged
+    assert_covered(freezes, fitted.freezes)
 
 
 DAY_FIELDS = st.tuples(st.sampled_from(["*", "1", "5,20", "10-12", "31"]), st.sampled_from(["*", "3", "6,7", "12"]),
@@ -78,11 +119,24 @@ FREEZE = st.builds(lambda minute, hour, days, minutes: BudgetSchedule(
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(FREEZE, min_size=1, max_size=8), st.integers(1, 6))
+@example(DAILY_BESIDE_DATED, 4)  # day patterns united across the every-day one
+@example(unjoinable(7), 6)  # one more than fits
+@example([BudgetSchedule("0 0 31 * *", "30m"), BudgetSchedule("0 12 * 2 *", "1h"),  # all three kinds into one
+          BudgetSchedule("0 6 * * 0", "2h")], 1)
+@example([BudgetSchedule("40 12 2 3 *", "1h"), BudgetSchedule("40 12 * 3 1", "1h"),  # mixed day rules, exactly
+          BudgetSchedule("40 12 9 3 5", "1h"), BudgetSchedule("40 12 9 4 5", "1h")], 2)
 def test_fitted_budgets_are_active_whenever_a_requested_freeze_is(freezes, slots):
     fitted = fit_freezes(freezes, slots=slots)
     assert len(fitted.freezes) <= slots
+    assert_covered(freezes, fitted.freezes)
+    # Without covering merges, frozen exactly when requested: never longer.
+    assert fitted.merged or _active_intervals(fitted.freezes, *YEAR) == _active_intervals(freezes, *YEAR)
+
+
+def assert_covered(freezes, fitted):
+    """Every instant a requested freeze is active during a year, one of the fitted ones is too."""
     since, until = epoch_seconds(SINCE), epoch_seconds(SINCE + timedelta(days=366))
-    covered = _active_intervals(fitted.freezes, since - 3 * 86_400, until + 3 * 86_400)
+    covered = _active_intervals(fitted, since - 3 * 86_400, until + 3 * 86_400)
     for freeze in freezes:
         for fire, end in _active_intervals([freeze], since, until):
             assert _inside(covered, fire, end), f"{freeze} at {datetime.fromtimestamp(fire, timezone.utc)}"

@@ -363,3 +363,25 @@ def test_bad_range_is_a_usage_error(args, capsys, project):
     with pytest.raises(SystemExit) as exited:
         schedule(capsys, project, *args)
     assert exited.value.code == 2
+
+
+def test_the_cost_estimate_says_what_the_tail_after_each_end_costs(capsys, project):
+    # 10 × m.large at $0.10/h; after each end: KEDA's cooldown 1m + consolidateAfter 2m + drain 1m = 4m,
+    # or, if KEDA never scales down, failsafeGrace 15m + 2m + 1m = 18m.
+    code, out, _ = schedule(capsys, project, "--from", "2027-03-12T12:00Z", "--days", "1", stack="cost")
+    rows = [" ".join(line.split()) for line in out.splitlines()]
+    assert code == 0 and "Tail after each window (the cost above counts only consolidateAfter of it)" in rows
+    assert "seoul-daily 4m $0.07 18m $0.30" in rows
+    assert "KEDA's cooldown (1m), then the pool's consolidateAfter, then about 1m to drain" in " ".join(rows)
+    assert "the failsafe does at the end + failsafeGrace (15m) instead of the cooldown" in " ".join(rows)
+
+
+def test_an_armed_one_off_is_said_to_freeze_its_pool_every_year_until_the_next_pulumi_up(capsys, project):
+    code, out, _ = schedule(capsys, project, "--from", "2027-03-12T00:00Z", "--days", "4")
+    text = " ".join(out.split())
+    assert code == 0 and ("Deployed now: tokyo-launch: one-off event: its consolidation freeze on node pool 'event' "
+                          "(UTC budget '40 0 13 3 *' for 2h20m) has no year, so it freezes the pool again on the "
+                          "same date every year until a `pulumi up` after the event removes it; run `pulumi up` "
+                          "after 2027-03-13 12:00 JST") in text
+    code, later, _ = schedule(capsys, project, "--days", "1", at="2027-03-14T00:00:00+00:00")  # over: not deployed
+    assert code == 0 and "seoul-daily" in later and "Deployed now:" not in later

@@ -6,7 +6,10 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
+from prescale.model.duration import parse_duration
+from prescale.model.failsafe_timing import failsafe_schedule
 from prescale.model.validation import ConfigError, decode_config, load_stack_config
 from prescale_cli.offline import read_stack_file
 from tests.config_support import NOW, only_problem, problems
@@ -72,8 +75,53 @@ def test_limits_take_any_subset_and_integer_quantities(limits, read):
 
 def test_config_objects_are_immutable():
     config = load_stack_config(BASE, NOW)
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError, match="Instance is frozen"):
         config.event_windows[0].nodes = 7
+    assert config.event_windows[0].nodes == 5
+
+
+@pytest.mark.parametrize("sizes", [(2, 2, 2), (2, 3, 3), (2, 2, 3), (3, 4, 5)])
+def test_system_node_group_sizes_in_order_or_equal_are_fine(sizes):
+    raw = with_changes(prescale__cluster={"name": "prescale-dev", "systemNodeGroup": dict(
+        zip(("minSize", "desiredSize", "maxSize"), sizes))})
+    group = load_stack_config(raw, NOW).cluster.system_node_group
+    assert (group.min_size, group.desired_size, group.max_size) == sizes
+
+
+@pytest.mark.parametrize("sizes", [(2, 5, 3), (4, 3, 5), (3, 3, 2), (2, 4, 3)])
+def test_system_node_group_sizes_out_of_order_are_refused(sizes):
+    raw = with_changes(prescale__cluster={"name": "prescale-dev", "systemNodeGroup": dict(
+        zip(("minSize", "desiredSize", "maxSize"), sizes))})
+    assert only_problem(raw) == ("prescale:cluster.systemNodeGroup: sizes must satisfy minSize ({}) <= desiredSize "
+                                 "({}) <= maxSize ({})".format(*sizes))
+
+
+@pytest.mark.parametrize("window, limits", [
+    ({"nodes": 10}, {"cpu": "512", "memory": "2048Gi", "nodes": 10}),
+    ({"nodes": None, "capacity": {"cpu": "512", "memory": "2048Gi"}}, {"cpu": "512", "memory": "2048Gi"}),
+    ({"nodes": None, "capacity": {"cpu": "512000m", "memory": "2Ti"}}, {"cpu": "512", "memory": "2048Gi"}),
+])
+def test_a_window_exactly_at_its_pools_limit_is_fine(window, limits):
+    config = load_stack_config(with_changes(window=window, pool={"limits": limits}), NOW)
+    assert config.event_windows[0].node_pool == "event"
+
+
+@pytest.mark.parametrize("window, limits, path", [
+    ({"nodes": 11}, {"cpu": "512", "memory": "2048Gi", "nodes": 10}, "prescale:eventWindows[0].nodes: 11 is above"),
+    ({"nodes": None, "capacity": {"cpu": "512001m", "memory": "1Gi"}}, {"cpu": "512", "memory": "2048Gi"},
+     "prescale:eventWindows[0].capacity.cpu: '512001m' is above"),
+    ({"nodes": None, "capacity": {"cpu": "1", "memory": "2049Gi"}}, {"cpu": "512", "memory": "2048Gi"},
+     "prescale:eventWindows[0].capacity.memory: '2049Gi' is above"),
+])
+def test_a_window_just_above_its_pools_limit_is_refused(window, limits, path):
+    assert only_problem(with_changes(window=window, pool={"limits": limits})).startswith(path)
+
+
+def test_a_failsafe_grace_of_zero_runs_at_the_windows_end():
+    # The guard fires at the very instant KEDA closes the window, and must count as running after it.
+    config = load_stack_config(with_changes(prescale__placeholders={"failsafeGrace": "0m"}), NOW)
+    window = config.event_windows[0]
+    assert failsafe_schedule(window, parse_duration(config.placeholders.failsafe_grace)) == window.end == "30 11 * * *"
 
 
 @pytest.mark.parametrize("raw, path, fragments", [

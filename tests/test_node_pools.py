@@ -1,10 +1,17 @@
 """One EC2NodeClass + NodePool per configured pool: instances, requirements, taints, limits and budgets."""
 
+import math
+from datetime import datetime, timezone
+
 from prescale.model.budgets import MAX_BUDGETS
+from prescale.model.schedule import BudgetSchedule, budget_active
+from tests.crd_validation import validate
 from tests.capacity_support import (DEPLOYMENT, NODE_CLASS, NODE_POOL, as_object, dev_run, pool, rich_run, run, short,
                                     stack_config, window)
 
 DISCOVERY = [{"tags": {"karpenter.sh/discovery": "prescale-test"}}]
+# Empty nodes may all leave at once; busy ones and drifted ones 10% at a time (a freeze still stops all reasons).
+STANDING = [{"nodes": "100%", "reasons": ["Empty"]}, {"nodes": "10%", "reasons": ["Underutilized", "Drifted"]}]
 IMDS_V2_ONLY = {"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled", "httpPutResponseHopLimit": 1,
                 "httpTokens": "required"}
 
@@ -57,7 +64,7 @@ def test_dev_stack_node_pool():
                     {"nodes": "0", "schedule": "45 22 * * *", "duration": "3h15m"},
                     # lunch-rush: 11:05-11:30 KST = 02:05-02:30 UTC.
                     {"nodes": "0", "schedule": "5 2 * * *", "duration": "25m"},
-                    {"nodes": "10%"},
+                    *STANDING,
                 ],
             },
             "limits": {"cpu": "512", "memory": "2048Gi"},
@@ -115,7 +122,37 @@ def test_spot_arm_pool_with_taints_weight_and_its_own_lifetime():
     assert spec["disruption"]["budgets"] == [
         {"nodes": "0", "schedule": "45 12 * * 1-5", "duration": "9h15m"},
         {"nodes": "0", "schedule": "50 19 * * *", "duration": "9h10m"},
-        {"nodes": "10%"}]
+        *STANDING]
+
+
+def allowed_disruptions(budgets: list[dict], nodes: int, reason: str, at: datetime) -> int:
+    """Karpenter v1's ``NodePool.GetAllowedDisruptionsByReason``: the least any active budget allows among those
+    naming ``reason`` or no reason at all; a percentage of the pool's nodes rounds up."""
+    def active(budget: dict) -> bool:
+        return "schedule" not in budget or budget_active(BudgetSchedule(budget["schedule"], budget["duration"]), at)
+    allowed = [math.ceil(nodes * int(budget["nodes"][:-1]) / 100) if budget["nodes"].endswith("%")
+               else int(budget["nodes"]) for budget in budgets
+               if reason in budget.get("reasons", [reason]) and active(budget)]
+    return min(allowed, default=nodes)
+
+
+def test_emptied_nodes_leave_together_after_a_window_while_the_window_itself_stays_frozen_for_every_reason():
+    evaluation, _ = dev_run()
+    budgets = as_object(evaluation.named(NODE_POOL, "event-node-pool"))["spec"]["disruption"]["budgets"]
+    during, after = datetime(2026, 12, 1, 2, 20, tzinfo=timezone.utc), datetime(2026, 12, 1, 3, 0, tzinfo=timezone.utc)
+    reasons = ("Empty", "Underutilized", "Drifted")
+    # lunch-rush's 10 nodes (02:05-02:30 UTC): none may go during it; after it all empty ones at once, others 1 by 1.
+    assert [allowed_disruptions(budgets, 10, reason, during) for reason in reasons] == [0, 0, 0]
+    assert [allowed_disruptions(budgets, 10, reason, after) for reason in reasons] == [10, 1, 1]
+
+
+def test_the_standing_budgets_pass_the_crd_which_would_refuse_an_unknown_reason():
+    evaluation, _ = dev_run()
+    node_pool = as_object(evaluation.named(NODE_POOL, "event-node-pool"))
+    assert validate(node_pool) == []
+    node_pool["spec"]["disruption"]["budgets"][-2]["reasons"] = ["Emptiness"]
+    assert validate(node_pool) == [
+        "spec.disruption.budgets[3].reasons[0]: 'Emptiness' is not one of ['Underutilized', 'Empty', 'Drifted']"]
 
 
 def test_bottlerocket_gets_an_encrypted_os_and_data_volume_and_the_stack_tags():
@@ -137,19 +174,41 @@ def test_overlapping_windows_each_keep_their_freeze_united_on_the_pool():
 
 def test_a_pool_without_windows_has_only_the_default_budget():
     evaluation, _ = run(stack_config([pool("event"), pool("idle")], [window("w", "0 9 * * *", "0 10 * * *")]))
-    assert as_object(evaluation.named(NODE_POOL, "idle-node-pool"))["spec"]["disruption"]["budgets"] == [
-        {"nodes": "10%"}]
+    assert as_object(evaluation.named(NODE_POOL, "idle-node-pool"))["spec"]["disruption"]["budgets"] == STANDING
+
+
+def one_off_sales(count: int) -> list[dict]:
+    """``count`` one-off sales, each on its own day at its own hours: no exact join can fit many into one budget."""
+    days = [(month, day) for month in (1, 2, 3) for day in range(1, 28)][:count]
+    return [window(f"sale-{month}-{day}", f"2027-{month:02d}-{day:02d}T{8 + (day + month) % 9:02d}:{day * 7 % 60:02d}",
+                   f"2027-{month:02d}-{day:02d}T{18 + day % 5}:00") for month, day in days]
+
+
+def budgets_and_warnings(windows: list[dict]) -> tuple[list[dict], list[str]]:
+    evaluation, _ = run(stack_config([pool("event")], windows))
+    node_pool = as_object(evaluation.named(NODE_POOL, "event-node-pool"))
+    assert validate(node_pool) == []  # the CRD's maxItems: 50 and its CEL rules
+    pool_warnings = [warning for warning in evaluation.warnings if warning.startswith("node pool 'event'")]
+    return node_pool["spec"]["disruption"]["budgets"], pool_warnings
 
 
 def test_many_windows_on_one_pool_fit_the_crds_fifty_budgets_with_a_warning():
-    # 81 one-off sales, each on its own day at its own hours: no exact join can fit them into 49 budgets.
-    windows = [window(f"sale-{month}-{day}",
-                      f"2027-{month:02d}-{day:02d}T{8 + (day + month) % 9:02d}:{day * 7 % 60:02d}",
-                      f"2027-{month:02d}-{day:02d}T{18 + day % 5}:00") for month in (1, 2, 3) for day in range(1, 28)]
-    evaluation, _ = run(stack_config([pool("event")], windows))
-    budgets = as_object(evaluation.named(NODE_POOL, "event-node-pool"))["spec"]["disruption"]["budgets"]
-    assert len(budgets) <= MAX_BUDGETS and budgets[-1] == {"nodes": "10%"}
-    assert [w for w in evaluation.warnings if "node pool 'event'" in w] == [
-        f"node pool 'event': its windows need 81 consolidation freezes but a NodePool holds {MAX_BUDGETS} budgets; "
-        f"they were merged into {len(budgets) - 1} covering ones, so consolidation stays frozen longer than the "
-        "windows (no window loses its freeze). Spread windows over more node pools to avoid this."]
+    budgets, warnings = budgets_and_warnings(one_off_sales(81))
+    assert len(budgets) <= MAX_BUDGETS and budgets[-2:] == STANDING
+    assert warnings == [
+        f"node pool 'event': its windows need 81 consolidation freezes but a NodePool holds {MAX_BUDGETS} budgets "
+        f"(2 of them standing); they were merged into {len(budgets) - 2} covering ones, so consolidation stays "
+        "frozen longer than the windows (no window loses its freeze). Spread windows over more node pools to avoid "
+        "this."]
+
+
+def test_freezes_that_exactly_fill_the_budgets_left_beside_the_standing_ones_are_kept_as_they_are():
+    budgets, warnings = budgets_and_warnings(one_off_sales(MAX_BUDGETS - 2))
+    assert len(budgets) == MAX_BUDGETS and budgets[-2:] == STANDING and warnings == []
+
+
+def test_one_freeze_more_than_fits_is_merged_so_the_standing_budgets_keep_their_slots():
+    # 49 freezes + 2 standing budgets would be 51: over the CRD's 50, and `pulumi up` would fail.
+    budgets, warnings = budgets_and_warnings(one_off_sales(MAX_BUDGETS - 1))
+    assert len(budgets) == MAX_BUDGETS and budgets[-2:] == STANDING
+    assert len(warnings) == 1 and "need 49 consolidation freezes" in warnings[0]

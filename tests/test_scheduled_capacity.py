@@ -7,6 +7,7 @@ import pytest
 from tests.capacity_support import (DEPLOYMENT, NAMESPACE, PRIORITY_CLASS, RICH_POOLS, RICH_WINDOWS, SCALED_OBJECT,
                                     as_object, dev_config, dev_run, pool, resources_of_window, rich_run, run, short,
                                     stack_config, window)
+from tests.test_failsafe import CRON_JOB
 
 LABELS = {"app.kubernetes.io/name": "prescale-placeholder", "app.kubernetes.io/managed-by": "prescale",
           "prescale.io/window": "lunch-rush", "prescale.io/node-pool": "event"}
@@ -153,8 +154,9 @@ def test_shared_namespace_enforces_restricted_and_priority_class_is_negative_and
         assert short(evaluation.of_type(shared)[0].provider) == "k8s-id"
 
 
-@pytest.mark.parametrize("evaluation", [dev_run()[0], rich_run()[0]], ids=["dev", "rich"])
-def test_every_placeholder_meets_the_restricted_pod_security_standard(evaluation):
+@pytest.mark.parametrize("evaluation, count", [(dev_run()[0], 3), (rich_run()[0], 6)], ids=["dev", "rich"])
+def test_every_placeholder_meets_the_restricted_pod_security_standard(evaluation, count):
+    assert len(evaluation.of_type(DEPLOYMENT)) == count
     for deployment in evaluation.of_type(DEPLOYMENT):
         pod = as_object(deployment)["spec"]["template"]["spec"]
         assert pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["runAsUser"] > 0
@@ -170,6 +172,8 @@ def test_every_placeholder_meets_the_restricted_pod_security_standard(evaluation
 
 def test_replicas_are_created_at_zero_and_then_left_to_keda():
     evaluation, _ = dev_run()
+    assert sorted(d.name for d in evaluation.of_type(DEPLOYMENT)) == [
+        "launch-2027-placeholders", "lunch-rush-placeholders", "morning-peak-placeholders"]
     for deployment in evaluation.of_type(DEPLOYMENT):
         assert as_object(deployment)["spec"]["replicas"] == 0
         assert deployment.ignore_changes == ["spec.replicas"]
@@ -195,6 +199,16 @@ def test_window_resources_hang_off_their_component_with_the_platform_provider_an
     assert short(deployment.provider) == short(scaler.provider) == "k8s-id"
     assert sorted(map(short, deployment.dependencies)) == ["prescale-namespace", "prescale-placeholder-priority"]
     assert sorted(map(short, scaler.dependencies)) == ["keda", "lunch-rush-placeholders", "prescale-namespace"]
+
+
+def test_every_failsafe_job_is_created_after_its_role_binding():
+    # A run before its RoleBinding exists would be forbidden to scale the placeholders down.
+    evaluation, _ = dev_run()
+    jobs = {job.name.removesuffix("-failsafe-job"): job for job in evaluation.of_type(CRON_JOB)}
+    assert sorted(jobs) == ["launch-2027", "lunch-rush", "morning-peak"]
+    for name, job in jobs.items():
+        assert sorted(map(short, job.dependencies)) == \
+            [f"{name}-failsafe-account", f"{name}-failsafe-binding", "prescale-namespace"]
 
 
 def test_overlapping_windows_on_one_pool_add_up_each_on_distinct_nodes():
@@ -238,6 +252,14 @@ def test_an_ended_one_off_deploys_nothing_and_warns():
     assert set(built[0].windows) == {"lunch-rush", "morning-peak"}
     assert any(w.startswith("event window 'launch-2027': one-off event ended at 2027-03-02 14:00 EST")
                for w in evaluation.warnings)
+
+
+def test_an_armed_one_off_warns_that_its_freeze_repeats_until_the_next_pulumi_up():
+    evaluation, _ = dev_run()
+    assert [w for w in evaluation.warnings if w.startswith("event window 'launch-2027'")] == [
+        "event window 'launch-2027': one-off event: its consolidation freeze on node pool 'event' (UTC budget "
+        "'40 12 2 3 *' for 6h20m) has no year, so it freezes the pool again on the same date every year until a "
+        "`pulumi up` after the event removes it; run `pulumi up` after 2027-03-02 14:00 EST"]
 
 
 def test_a_one_off_more_than_a_year_ahead_is_deployed_only_once_it_cannot_fire_early():

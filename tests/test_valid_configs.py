@@ -16,6 +16,7 @@ from prescale_cli.offline import Evaluation, run_program
 from tests.capacity_support import DEPLOYMENT, NODE_CLASS, NODE_POOL, SCALED_OBJECT, as_object, pool, window
 from tests.crd_validation import validate
 from tests.test_failsafe import CRON_JOB, FAILSAFE_TYPES, GRACE
+from tests.test_node_pools import STANDING
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
@@ -41,7 +42,7 @@ def test_no_windows_at_all_deploys_the_pools_with_their_default_budget_only():
     assert evaluation.outputs["armedWindows"] == [] and evaluation.outputs["idleWindows"] == {}
     assert all(names(evaluation, type_) == [] for type_ in PER_WINDOW)
     node_pool = as_object(evaluation.named(NODE_POOL, "event-node-pool"))
-    assert node_pool["spec"]["disruption"]["budgets"] == [{"nodes": "10%"}]
+    assert node_pool["spec"]["disruption"]["budgets"] == STANDING
     assert evaluation.warnings == []
 
 
@@ -55,7 +56,7 @@ def test_one_pool_with_one_window_deploys_one_of_each():
         "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": ["rush-failsafe-binding"],
         CRON_JOB: ["rush-failsafe-job"]}
     budgets = as_object(evaluation.named(NODE_POOL, "only-node-pool"))["spec"]["disruption"]["budgets"]
-    assert budgets == [{"nodes": "0", "schedule": "50 2 * * *", "duration": "1h10m"}, {"nodes": "10%"}]
+    assert budgets == [{"nodes": "0", "schedule": "50 2 * * *", "duration": "1h10m"}, *STANDING]
 
 
 def test_karpenters_getting_started_limits_deploy_as_quantity_strings():
@@ -94,7 +95,12 @@ def test_fifty_windows_over_pools_kinds_and_zones_are_all_armed_and_guarded():
     configured = fifty_windows()
     evaluation = run_stack([pool(name) for name in POOLS], configured)
     assert evaluation.outputs["armedWindows"] == sorted(w["name"] for w in configured)
-    assert evaluation.warnings == []  # nothing idle, no budgets merged
+    # Nothing idle, no budgets merged: the only warnings say each one-off's freeze repeats until the next `pulumi up`.
+    one_offs = [raw["name"] for raw in configured if EventWindow.model_validate(raw).is_one_off]
+    assert len(evaluation.warnings) == len(one_offs) == 10
+    for name, warning in zip(one_offs, evaluation.warnings):
+        assert warning.startswith(f"event window {name!r}: one-off event: its consolidation freeze") \
+            and "until a `pulumi up` after the event removes it" in warning
     for type_ in PER_WINDOW:
         assert len(evaluation.of_type(type_)) == 50, type_
     for raw in configured:
@@ -108,4 +114,4 @@ def test_fifty_windows_over_pools_kinds_and_zones_are_all_armed_and_guarded():
             assert trigger["metadata"]["end"] == window_.end
     for name in POOLS:
         budgets = as_object(evaluation.named(NODE_POOL, f"{name}-node-pool"))["spec"]["disruption"]["budgets"]
-        assert 1 < len(budgets) <= 50 and budgets[-1] == {"nodes": "10%"}
+        assert 1 < len(budgets) <= 50 and budgets[-2:] == STANDING

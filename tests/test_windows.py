@@ -6,7 +6,7 @@ import pytest
 
 from prescale.model.config import EventWindow, PlaceholderConfig
 from prescale.model.schedule import BudgetSchedule, budget_active, cron_window_active
-from prescale.model.windows import ArmedWindow, IdleWindow, plan_window
+from prescale.model.windows import ArmedWindow, IdleWindow, one_off_repeat_warning, plan_window
 
 PLACEHOLDERS = PlaceholderConfig()
 UTC = timezone.utc
@@ -51,6 +51,25 @@ def test_a_one_off_in_progress_stays_armed():
     armed = plan_window(one_off("2027-03-02T08:00", "2027-03-02T14:00"), PLACEHOLDERS,
                         datetime(2027, 3, 2, 15, 0, tzinfo=UTC))  # 10:00 in New York
     assert isinstance(armed, ArmedWindow)
+    assert (armed.trigger_start, armed.trigger_end) == ("40 7 2 3 *", "0 14 2 3 *")
+    assert armed.freeze == BudgetSchedule("40 12 2 3 *", "6h20m") and armed.placeholders.pods == 4
+    # ...until its very end: an instant before it still deploys it, the end itself does not.
+    assert isinstance(plan_window(armed.window, PLACEHOLDERS, datetime(2027, 3, 2, 18, 59, 59, tzinfo=UTC)),
+                      ArmedWindow)
+    assert isinstance(plan_window(armed.window, PLACEHOLDERS, datetime(2027, 3, 2, 19, 0, tzinfo=UTC)), IdleWindow)
+
+
+def test_a_one_off_warns_that_its_freeze_comes_back_every_year_until_the_next_pulumi_up():
+    event, now = one_off("2027-03-02T08:00", "2027-03-02T14:00"), datetime(2026, 12, 1, tzinfo=UTC)
+    assert one_off_repeat_warning(plan_window(event, PLACEHOLDERS, now)) == (
+        "one-off event: its consolidation freeze on node pool 'event' (UTC budget '40 12 2 3 *' for 6h20m) has no "
+        "year, so it freezes the pool again on the same date every year until a `pulumi up` after the event "
+        "removes it; run `pulumi up` after 2027-03-02 14:00 EST")
+    # On a pool prescale does not own there is no freeze of ours to come back.
+    assert one_off_repeat_warning(plan_window(event, PLACEHOLDERS, now, freeze=False)) is None
+    recurring = EventWindow(name="open", node_pool="event", timezone="UTC", start="0 9 * * *", end="0 17 * * *",
+                            nodes=1)
+    assert one_off_repeat_warning(plan_window(recurring, PLACEHOLDERS, now)) is None
 
 
 def test_an_ended_one_off_deploys_nothing_and_says_so():

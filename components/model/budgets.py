@@ -2,8 +2,9 @@
 
 Each event window asks for ``nodes: "0"`` budgets (UTC cron + duration, from :mod:`prescale.model.schedule`)
 on its node pool, from placeholder scale-up to the event's end. The NodePool CRD allows at most 50
-budgets, one of which prescale keeps for the pool's default (``nodes: "10%"``), so a pool with many
-windows (each recurring window and each one-off event brings its own) can ask for more than fit.
+budgets, and every pool also keeps its :data:`STANDING_BUDGETS`, so :data:`FREEZE_SLOTS` are left for
+freezes: a pool with many windows (each recurring window and each one-off event brings its own) can ask
+for more than fit.
 Dropping one would let Karpenter consolidate nodes in the middle of that event, so :func:`fit_freezes`
 only ever *merges*, and every merge yields a budget active at least whenever its inputs were:
 
@@ -39,6 +40,17 @@ T = TypeVar("T")  # anything ordered: minutes of the day here, instants in the C
 
 MAX_BUDGETS = 50  # NodePool CRD: spec.disruption.budgets maxItems
 
+# Every pool's always-active budgets beside its freezes. Karpenter v1 applies, per disruption reason, the most
+# restrictive of the active budgets that name it or name no reason: a freeze (``nodes: "0"``, no reasons)
+# still stops everything during a window, and outside windows empty nodes may all leave at once (emptied event
+# nodes go promptly after a window, not 10% at a time) while consolidating busy nodes and replacing drifted
+# ones keep Karpenter's default pace of 10%.
+STANDING_BUDGETS: tuple[dict[str, str | list[str]], ...] = (
+    {"nodes": "100%", "reasons": ["Empty"]},
+    {"nodes": "10%", "reasons": ["Underutilized", "Drifted"]},
+)
+FREEZE_SLOTS = MAX_BUDGETS - len(STANDING_BUDGETS)  # budgets left for freezes
+
 
 @dataclass(frozen=True)
 class DayPattern:
@@ -53,7 +65,8 @@ class DayPattern:
     days_of_week: frozenset[int] | None
 
     def union(self, other: DayPattern) -> DayPattern:
-        """A pattern matching every day either pattern matches (and possibly more)."""
+        """A pattern matching every day either pattern matches: exactly those days if both have the same months
+        (robfig ORs two restricted day fields, so day-of-month and day-of-week rules add up too), else more."""
         months = self.months | other.months
         if self.is_every_day or other.is_every_day:
             return DayPattern(months, None, None)
@@ -65,11 +78,6 @@ class DayPattern:
     @property
     def sort_key(self) -> str:
         return self.cron_fields()
-
-    @property
-    def kind(self) -> tuple[bool, bool]:
-        """Which day fields are restricted: patterns of one kind unite exactly (their day sets just add up)."""
-        return self.days_of_month is not None, self.days_of_week is not None
 
     @property
     def is_every_day(self) -> bool:
@@ -90,13 +98,13 @@ class FittedFreezes:
     merged: bool  # True if covering merges (steps 2-3) were needed: consolidation is frozen longer
 
 
-def fit_freezes(freezes: Iterable[BudgetSchedule], slots: int = MAX_BUDGETS - 1) -> FittedFreezes:
+def fit_freezes(freezes: Iterable[BudgetSchedule], slots: int = FREEZE_SLOTS) -> FittedFreezes:
     """At most ``slots`` freezes covering every instant ``freezes`` cover (see the module docstring)."""
     distinct = set(freezes)
     by_days = _intervals_by_day_pattern(distinct)
     merged = False
-    if _count(by_days) > slots:  # exact joins: same hours, same kind of day rule
-        by_days = _unite_day_patterns(by_days, key=lambda days, hours: (days.months, days.kind, hours))
+    if _count(by_days) > slots:  # exact joins: same hours, and the same months or the same day rules
+        by_days = _unite_day_patterns(by_days, key=lambda days, hours: (days.months, hours))
         by_days = _unite_day_patterns(by_days, key=lambda days, hours: (days.days_of_month, days.days_of_week, hours))
     if len(by_days) > slots:
         merged = True

@@ -14,6 +14,10 @@ tested directly and the components only render it.
   - *too far ahead* (the dated crons would fire on an earlier anniversary first, i.e. roughly more than a
     year before the event): nothing is deployed yet, with a warning; it is armed by the first ``pulumi up``
     less than a year before the event. Deploying it now would scale up a year early.
+  - *armed*: deployed, with a warning (:func:`one_off_repeat_warning`): its UTC consolidation freeze has no
+    year either and nothing removes it but the next ``pulumi up``, so until then it freezes the node pool
+    again on the same date every year (the failsafe deletes the KEDA trigger after the event; it cannot
+    edit the NodePool).
 """
 
 from __future__ import annotations
@@ -75,6 +79,19 @@ def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datet
                                   "`pulumi up` less than a year before it.")
     start, end = schedule.one_off_trigger(occurrence)
     return ArmedWindow(window, start, end, schedule.one_off_budget(occurrence) if freeze else None, plan)
+
+
+def one_off_repeat_warning(armed: ArmedWindow) -> str | None:
+    """For a one-off window whose pool prescale freezes, why a ``pulumi up`` after the event matters; ``None``
+    for a recurring one, or one on a pool prescale does not own (no freeze of ours to come back)."""
+    window, freeze = armed.window, armed.freeze
+    if not window.is_one_off or freeze is None:
+        return None
+    end = schedule.one_off_occurrence(window.local_start, window.local_end, window.timezone, window.lead).end
+    return (f"one-off event: its consolidation freeze on node pool {window.node_pool!r} (UTC budget "
+            f"{freeze.schedule!r} for {freeze.duration}) has no year, so it freezes the pool again on the same "
+            "date every year until a `pulumi up` after the event removes it; run `pulumi up` after "
+            f"{end:%Y-%m-%d %H:%M %Z}")
 
 
 def requested_freezes(plans: list[ArmedWindow | IdleWindow]) -> dict[str, list[schedule.BudgetSchedule]]:
