@@ -200,6 +200,18 @@ def test_keda_runs_on_the_built_in_system_pool(either):
     values = only(either, RELEASE).inputs["values"]
     assert values["nodeSelector"] == {"karpenter.sh/nodepool": "system"}
     assert values["tolerations"] == [{"key": "CriticalAddonsOnly", "operator": "Exists"}]
+    # Every Auto Mode node is Karpenter's: the "not on Karpenter nodes" affinity would leave KEDA Pending.
+    assert "affinity" not in values
+
+
+def test_the_failsafe_runs_on_the_built_in_system_pool_too(either):
+    cron_jobs = either.of_type("kubernetes:batch/v1:CronJob")
+    assert cron_jobs
+    for cron_job in cron_jobs:
+        pod = cron_job.inputs["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+        assert pod["nodeSelector"] == {"karpenter.sh/nodepool": "system"}
+        assert pod["tolerations"] == [{"key": "CriticalAddonsOnly", "operator": "Exists"}]
+        assert "affinity" not in pod
 
 
 def test_keda_waits_for_the_new_cluster(new):
