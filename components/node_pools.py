@@ -25,11 +25,12 @@ toleration. Whatever lands on the pool's nodes lives under its freezes, ``expire
   how long a drain may take.
 
 Instances: the pinned AMI alias from config (never an unpinned ``@latest`` default), the node role from the
-platform, subnets and security groups found by the ``karpenter.sh/discovery: <cluster>`` tag, IMDSv2 only
-with a hop limit of 1 (pods cannot reach the node's credentials), and encrypted gp3 volumes.
+platform, subnets and security groups from the pool's selector terms or else the
+``karpenter.sh/discovery: <cluster>`` tag, IMDSv2 only with a hop limit of 1 (pods cannot reach the node's
+credentials), and encrypted gp3 volumes. With ``nodeClassName`` the pool uses an existing node class instead.
 
 On EKS Auto Mode (``platform.auto_mode``) AWS runs Karpenter: the pool references an Auto Mode
-``NodeClass`` (``eks.amazonaws.com/v1``: the node role and the same discovery selectors; AMI, disks and
+``NodeClass`` (``eks.amazonaws.com/v1``: the node role and the same selectors; AMI, disks and
 metadata options are AWS's) and its requirements use Auto Mode's ``eks.amazonaws.com/…`` labels, without
 ``kubernetes.io/os`` (Auto Mode is Linux-only and refuses that key). ``expireAfter`` cannot be ``Never``
 there; see :data:`prescale.model.config.AUTO_MODE_EXPIRE_AFTER`.
