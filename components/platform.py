@@ -74,32 +74,33 @@ class PlatformStack(pulumi.ComponentResource):
         karpenter_ready: list[pulumi.Resource] = []
         if config.cluster.auto_mode:
             # AWS runs Karpenter; its CRDs exist once the cluster does.
-            node_role_name = cluster.auto_mode_node_role_name
+            node_role_name, karpenter_ready = cluster.auto_mode_node_role_name, list(cluster.ready)
             exports["autoModeNodeRoleName"] = node_role_name
-        elif karpenter_installed:
-            karpenter = Karpenter(f"{name}-karpenter", KarpenterArgs(
-                cluster_name=cluster.cluster_name, config=config.karpenter, region=config.region,
-                kubernetes_provider=cluster.provider, placement=cluster.system_placement,
-                oidc_provider_arn=cluster.oidc_provider_arn, oidc_issuer=cluster.oidc_issuer,
-                cluster_ready=cluster.ready, tags=config.tags), opts=child)
-            node_role_name = karpenter.node_role_name
-            karpenter_ready = [karpenter.crd_release, karpenter.release]
-            exports.update(karpenterInterruptionQueueName=karpenter.queue_name,
-                           karpenterVersion=config.karpenter.version)
-        if node_role_name is not None and not config.cluster.auto_mode:
-            exports["karpenterNodeRoleName"] = node_role_name
+        else:
+            if karpenter_installed:
+                karpenter = Karpenter(f"{name}-karpenter", KarpenterArgs(
+                    cluster_name=cluster.cluster_name, config=config.karpenter, region=config.region,
+                    kubernetes_provider=cluster.provider, placement=cluster.system_placement,
+                    oidc_provider_arn=cluster.oidc_provider_arn, oidc_issuer=cluster.oidc_issuer,
+                    cluster_ready=cluster.ready, tags=config.tags), opts=child)
+                node_role_name = karpenter.node_role_name
+                karpenter_ready = [karpenter.crd_release, karpenter.release]
+                exports.update(karpenterInterruptionQueueName=karpenter.queue_name,
+                               karpenterVersion=config.karpenter.version)
+            if node_role_name is not None:
+                exports["karpenterNodeRoleName"] = node_role_name
         keda_ready: list[pulumi.Resource] = []
         if config.keda.install:
             keda = Keda(f"{name}-keda", KedaArgs(
                 config=config.keda, kubernetes_provider=cluster.provider, placement=cluster.system_placement,
-                depends_on=[*cluster.ready, *karpenter_ready]), opts=child)
+                depends_on=list(dict.fromkeys([*cluster.ready, *karpenter_ready]))), opts=child)
             keda_ready = [keda.release]
         exports["kedaVersion"] = config.keda.version
 
         self.platform = Platform(
             cluster_name=cluster.cluster_name, kubernetes_provider=cluster.provider, node_role_name=node_role_name,
-            karpenter_ready=[*cluster.ready] if config.cluster.auto_mode else karpenter_ready, keda_ready=keda_ready,
-            exports=exports, system_placement=cluster.system_placement, auto_mode=config.cluster.auto_mode)
+            karpenter_ready=karpenter_ready, keda_ready=keda_ready, exports=exports,
+            system_placement=cluster.system_placement, auto_mode=config.cluster.auto_mode)
         self.register_outputs(exports)
 
 
