@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from prescale.model.config import NodePoolConfig, PricingConfig, CapacityConfig
+from prescale.model.config import CapacityConfig, NodePoolConfig, PricingConfig
 from prescale.model.duration import parse_duration
 from prescale.model.quantity import parse_quantity
 from prescale.model.sizing import PlaceholderPlan, plan_placeholders
@@ -156,7 +156,7 @@ class WindowTail:
     without_keda_cost: float
 
 
-def window_tails(config: StackConfig, cost: CostEstimate) -> list[WindowTail]:
+def window_tails(config: CapacityConfig, cost: CostEstimate) -> list[WindowTail]:
     """The tail after each end of every estimated window (step 3 of the module docstring)."""
     grace = parse_duration(config.placeholders.failsafe_grace)
     tails = []

@@ -181,7 +181,7 @@ def _run_schedule(args: argparse.Namespace, project: Path, output: Output) -> in
     timeline = build_timeline(config, since, since + timedelta(days=args.days), now)
     cost = estimate_cost(config, timeline)
     if args.json:
-        output.json(schedule_document(args.stack, timeline, cost))
+        output.json(schedule_document(args.stack, config, timeline, cost))
     else:
         show_schedule(args.stack, config, timeline, cost, output)
     if args.png:

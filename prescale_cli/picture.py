@@ -27,7 +27,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch, Rectangle  # noqa: E402
 
-from prescale.model.config import EventWindow, StackConfig  # noqa: E402
+from prescale.model.config import EventWindow, CapacityConfig  # noqa: E402
 
 from .schedule_report import _holds  # noqa: E402 - the same words as the table's Placeholders column
 from .timeline import Entry, Timeline  # noqa: E402
@@ -45,14 +45,14 @@ class _Row:
     y: int
 
 
-def draw_week(config: StackConfig, timeline: Timeline, path: Path) -> None:
+def draw_week(config: CapacityConfig, timeline: Timeline, path: Path) -> None:
     """Write a PNG of the timeline's first week (or the whole range if shorter) to ``path``."""
     figure = week_figure(config, timeline)
     figure.savefig(path, format="png", dpi=100)
     plt.close(figure)
 
 
-def week_figure(config: StackConfig, timeline: Timeline) -> Figure:
+def week_figure(config: CapacityConfig, timeline: Timeline) -> Figure:
     """The picture of the timeline's first week, as a matplotlib figure (the tests read its artists)."""
     since, until = timeline.since, min(timeline.until, timeline.since + WEEK)
     drawn = [entry for entry in timeline.entries
@@ -95,7 +95,7 @@ def _zone_name(zone: ZoneInfo, at: datetime) -> str:
     return zone.key if abbreviation == zone.key else f"{abbreviation} ({zone.key})"
 
 
-def _layout(config: StackConfig, drawn: list[Entry]) -> tuple[list[_Row], dict[int, str]]:
+def _layout(config: CapacityConfig, drawn: list[Entry]) -> tuple[list[_Row], dict[int, str]]:
     """Rows top to bottom: a header per NodePool with drawn windows, then its windows in config order."""
     rows, headers, y = [], {}, 0
     for pool in config.node_pools:

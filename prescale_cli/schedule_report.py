@@ -21,8 +21,8 @@ from .output import Output
 from .timeline import Entry, Interval, Timeline
 
 
-def schedule_document(stack: str, timeline: Timeline, cost: CostEstimate) -> dict[str, Any]:
-    """``--json``: occurrences, overlaps, freezes and the cost estimate of the range."""
+def schedule_document(stack: str, config: CapacityConfig, timeline: Timeline, cost: CostEstimate) -> dict[str, Any]:
+    """``--json``: occurrences, overlaps, freezes and the cost estimate of the range (with each window's tail)."""
     return {
         "stack": stack, "from": _iso(timeline.since), "until": _iso(timeline.until), "now": _iso(timeline.now),
         "occurrences": [_occurrence(entry) for entry in timeline.entries],
@@ -31,7 +31,10 @@ def schedule_document(stack: str, timeline: Timeline, cost: CostEstimate) -> dic
                       "memory": format_memory(overlap.memory)} for overlap in timeline.overlaps],
         "freezes": [{"nodePool": pool, "schedule": budget.schedule, "duration": budget.duration}
                     for pool, budgets in timeline.freezes.items() for budget in budgets],
-        "cost": _cost(cost),
+        "cost": {**_cost(cost), "tails": [
+            {"window": tail.window, "nodesStayAfterEnd": format_duration(tail.usual),
+             "costPerEnd": _round(tail.usual_cost), "ifKedaFailsStay": format_duration(tail.without_keda),
+             "ifKedaFailsCostPerEnd": _round(tail.without_keda_cost)} for tail in window_tails(config, cost)]},
     }
 
 

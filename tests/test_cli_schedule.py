@@ -374,6 +374,9 @@ def test_the_cost_estimate_says_what_the_tail_after_each_end_costs(capsys, proje
     assert "seoul-daily 4m $0.07 18m $0.30" in rows
     assert "KEDA's cooldown (1m), then the pool's consolidateAfter, then about 1m to drain" in " ".join(rows)
     assert "the failsafe does at the end + failsafeGrace (15m) instead of the cooldown" in " ".join(rows)
+    code, out, _ = schedule(capsys, project, "--from", "2027-03-12T12:00Z", "--days", "1", "--json", stack="cost")
+    assert code == 0 and {"window": "seoul-daily", "nodesStayAfterEnd": "4m", "costPerEnd": 0.07,
+                          "ifKedaFailsStay": "18m", "ifKedaFailsCostPerEnd": 0.3} in json.loads(out)["cost"]["tails"]
 
 
 def test_an_armed_one_off_is_said_to_freeze_its_pool_every_year_until_the_next_pulumi_up(capsys, project):
