@@ -65,7 +65,9 @@ class Failsafe(pulumi.ComponentResource):
     """One window's failsafe: ServiceAccount, Role, RoleBinding and the CronJob that scales to zero.
 
     It names the window's objects instead of depending on them: it only acts at the window's end, so the
-    order in which ``pulumi up`` creates or deletes it next to them does not matter.
+    order in which ``pulumi up`` creates or deletes it next to them does not matter. Arguments: ``window``, the
+    :class:`~prescale.scheduled_capacity.ScheduledCapacity` it guards; ``placeholders``, for ``failsafeGrace``
+    and ``failsafeImage``; ``platform``, for its provider and where controllers run (``system_placement``).
     """
 
     cron_job: k8s.batch.v1.CronJob

@@ -88,7 +88,18 @@ def object_name(window_name: str) -> str:
 
 
 class ScheduledCapacity(pulumi.ComponentResource):
-    """One window's placeholder Deployment and the KEDA ScaledObject that scales it on the window's cron."""
+    """One window's placeholder Deployment and the KEDA ScaledObject that scales it on the window's cron.
+
+    Arguments (for use as a library, see ``docs/library.md``):
+
+    * ``armed``: the window as deployed now, from :func:`prescale.model.windows.plan_window` (validate the
+      window first with :func:`prescale.model.validation.load_capacity_config`);
+    * ``pool``: the window's node pool; prescale's own pools are selected by their ``prescale.io/node-pool``
+      label, an ``existing`` pool by ``karpenter.sh/nodepool`` (and the placeholders carry ``do-not-disrupt``);
+    * ``placeholders``: image and sizes of the pause pods;
+    * ``namespace``/``priority_class_name``: where and at which (negative) priority the placeholders run;
+    * ``platform``: its Kubernetes provider (every object goes through it) and ``keda_ready``.
+    """
 
     armed: ArmedWindow  # the window's crons, freeze and placeholder plan (e.g. for a failsafe scale-down)
     deployment: k8s.apps.v1.Deployment
