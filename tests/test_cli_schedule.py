@@ -385,6 +385,6 @@ def test_an_armed_one_off_is_said_to_freeze_its_pool_every_year_until_the_next_p
     assert code == 0 and ("Deployed now: tokyo-launch: one-off event: its consolidation freeze on node pool 'event' "
                           "(UTC budget '40 0 13 3 *' for 2h20m) has no year, so it freezes the pool again on the "
                           "same date every year until a `pulumi up` after the event removes it; run `pulumi up` "
-                          "after 2027-03-13 12:00 JST") in text
+                          "after 2027-03-13 12:00 JST (Asia/Tokyo)") in text
     code, later, _ = schedule(capsys, project, "--days", "1", at="2027-03-14T00:00:00+00:00")  # over: not deployed
     assert code == 0 and "seoul-daily" in later and "Deployed now:" not in later

@@ -250,7 +250,7 @@ def test_an_ended_one_off_deploys_nothing_and_warns():
     evaluation, built = run(dev_config(after), after)
     assert not [r for r in evaluation.resources if "launch-2027" in r.name]
     assert set(built[0].windows) == {"lunch-rush", "morning-peak"}
-    assert any(w.startswith("event window 'launch-2027': one-off event ended at 2027-03-02 14:00 EST")
+    assert any(w.startswith("event window 'launch-2027': one-off event ended at 2027-03-02 14:00 EST (America/New_York)")
                for w in evaluation.warnings)
 
 
@@ -259,7 +259,7 @@ def test_an_armed_one_off_warns_that_its_freeze_repeats_until_the_next_pulumi_up
     assert [w for w in evaluation.warnings if w.startswith("event window 'launch-2027'")] == [
         "event window 'launch-2027': one-off event: its consolidation freeze on node pool 'event' (UTC budget "
         "'40 12 2 3 *' for 6h20m) has no year, so it freezes the pool again on the same date every year until a "
-        "`pulumi up` after the event removes it; run `pulumi up` after 2027-03-02 14:00 EST"]
+        "`pulumi up` after the event removes it; run `pulumi up` after 2027-03-02 14:00 EST (America/New_York)"]
 
 
 def test_a_one_off_more_than_a_year_ahead_is_deployed_only_once_it_cannot_fire_early():

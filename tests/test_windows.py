@@ -64,7 +64,7 @@ def test_a_one_off_warns_that_its_freeze_comes_back_every_year_until_the_next_pu
     assert one_off_repeat_warning(plan_window(event, PLACEHOLDERS, now)) == (
         "one-off event: its consolidation freeze on node pool 'event' (UTC budget '40 12 2 3 *' for 6h20m) has no "
         "year, so it freezes the pool again on the same date every year until a `pulumi up` after the event "
-        "removes it; run `pulumi up` after 2027-03-02 14:00 EST")
+        "removes it; run `pulumi up` after 2027-03-02 14:00 EST (America/New_York)")
     # On a pool prescale does not own there is no freeze of ours to come back.
     assert one_off_repeat_warning(plan_window(event, PLACEHOLDERS, now, freeze=False)) is None
     recurring = EventWindow(name="open", node_pool="event", timezone="UTC", start="0 9 * * *", end="0 17 * * *",
@@ -76,7 +76,7 @@ def test_an_ended_one_off_deploys_nothing_and_says_so():
     idle = plan_window(one_off("2027-03-02T08:00", "2027-03-02T14:00"), PLACEHOLDERS,
                        datetime(2027, 3, 2, 19, 0, tzinfo=UTC))  # 14:00 in New York: the end
     assert isinstance(idle, IdleWindow)
-    assert "ended at 2027-03-02 14:00 EST" in idle.reason and "remove it" in idle.reason
+    assert "ended at 2027-03-02 14:00 EST (America/New_York)" in idle.reason and "remove it" in idle.reason
 
 
 @pytest.mark.parametrize("now", [datetime(2026, 3, 1, tzinfo=UTC), datetime(2025, 6, 1, tzinfo=UTC)])

@@ -70,9 +70,9 @@ def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datet
         return ArmedWindow(window, schedule.shift_cron(window.start, -window.lead), window.end, budget, plan)
     occurrence = schedule.one_off_occurrence(window.local_start, window.local_end, window.timezone, window.lead)
     if now >= occurrence.end_utc:
-        return IdleWindow(window, f"one-off event ended at {occurrence.end:%Y-%m-%d %H:%M %Z}; nothing is "
-                                  "deployed for it (its dated crons would fire again next year); remove it from "
-                                  "prescale:eventWindows")
+        return IdleWindow(window, f"one-off event ended at {occurrence.end:%Y-%m-%d %H:%M %Z} ({window.timezone}); "
+                                  "nothing is deployed for it (its dated crons would fire again next year); remove "
+                                  "it from prescale:eventWindows")
     problem = schedule.one_off_problem(occurrence, now)
     if problem:
         return IdleWindow(window, f"one-off event is not armed yet: {problem}. It is deployed by the first "
@@ -91,7 +91,7 @@ def one_off_repeat_warning(armed: ArmedWindow) -> str | None:
     return (f"one-off event: its consolidation freeze on node pool {window.node_pool!r} (UTC budget "
             f"{freeze.schedule!r} for {freeze.duration}) has no year, so it freezes the pool again on the same "
             "date every year until a `pulumi up` after the event removes it; run `pulumi up` after "
-            f"{end:%Y-%m-%d %H:%M %Z}")
+            f"{end:%Y-%m-%d %H:%M %Z} ({window.timezone})")
 
 
 def requested_freezes(plans: list[ArmedWindow | IdleWindow]) -> dict[str, list[schedule.BudgetSchedule]]:
