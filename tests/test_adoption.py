@@ -254,3 +254,15 @@ def test_crd_bearing_releases_survive_a_switch():
     evaluation = program()
     retained = {r.inputs["name"]: r.retain_on_delete for r in evaluation.of_type(RELEASE)}
     assert retained == {"karpenter-crd": True, "karpenter": False, "keda": True}
+
+
+def test_existing_pool_placeholders_are_not_measured_against_prescales_instance_defaults():
+    """An existing pool's instance types are its owner's: a size that fits none of prescale's default categories
+    (c, m, r) is not prescale's to refuse there, while on a pool prescale creates it is."""
+    huge = {"nodeSize": {"cpu": "900", "memory": "2000Gi"}}
+    evaluation = program(nodePools=[{"name": "event", "existing": True}], placeholders=huge,
+                         eventWindows=[{**LUNCH, "nodes": 1}])
+    assert evaluation.of_type(SCALED_OBJECT)
+    problems = refused(placeholders=huge, eventWindows=[{**LUNCH, "nodes": 1}],
+                       nodePools=[{"name": "event", "limits": {"cpu": "1000"}}])
+    assert any(p.startswith("prescale:placeholders.nodeSize:") for p in problems), problems

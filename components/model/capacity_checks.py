@@ -16,7 +16,8 @@ refused; each count below is a lower bound of what Karpenter would have to launc
 * **A placeholder no instance holds.** The pod (nodeSize, or a capacity window's pod size) must fit the
   allocatable room of at least one instance type the pool allows (:mod:`prescale.model.instances`).
 
-Only the limits that are given are checked; a pool without ``limits`` gets the placeholder-size check only.
+Only the limits that are given are checked; a pool without ``limits`` gets the placeholder-size check only, and
+an ``existing`` pool (whose instance types are its owner's) the limit checks only.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from . import schedule
-from .config import NAMESPACE, Capacity, EventWindow, Limits, NodePoolConfig, StackConfig
+from .config import NAMESPACE, Capacity, CapacityConfig, EventWindow, Limits, NodePoolConfig
 from .cron import UTC, epoch_seconds
 from .instances import allowed_instance_types, fit_problem
 from .overlaps import boundaries
@@ -73,7 +74,7 @@ def occupied_spans(window: EventWindow, now: datetime) -> list[Span]:
     return [(start, end) for start, end in spans if end > first and start < last]
 
 
-def capacity_problems(config: StackConfig, spans: Mapping[int, list[Span]]) -> list[str]:
+def capacity_problems(config: CapacityConfig, spans: Mapping[int, list[Span]]) -> list[str]:
     """Every capacity problem; ``spans`` maps the index of each window whose timing is valid to its
     :func:`occupied_spans` (other windows get no overlap check)."""
     pools = {pool.name: (index, pool) for index, pool in enumerate(config.node_pools)}
@@ -83,7 +84,8 @@ def capacity_problems(config: StackConfig, spans: Mapping[int, list[Span]]) -> l
         by_pool[demand.window.node_pool].append(demand)
     for name, pool_demands in by_pool.items():
         pool_index, pool = pools[name]
-        problems += _size_problems(config, pool_index, pool, pool_demands)
+        if pool.owned:  # an existing pool's instance types are its owner's, unknown here
+            problems += _size_problems(config, pool_index, pool, pool_demands)
         if pool.limits is None:
             continue
         alone = [_window_limit_problems(demand, pool) for demand in pool_demands]
@@ -93,7 +95,7 @@ def capacity_problems(config: StackConfig, spans: Mapping[int, list[Span]]) -> l
     return problems
 
 
-def _plans(config: StackConfig, pools: Mapping[str, object]) -> tuple[list[str], list[_Demand]]:
+def _plans(config: CapacityConfig, pools: Mapping[str, object]) -> tuple[list[str], list[_Demand]]:
     demands = []
     for index, window in enumerate(config.event_windows):
         if window.node_pool not in pools:
@@ -186,7 +188,7 @@ def _overlap_problem(pool_index: int, pool: NodePoolConfig, resource: str, total
             f"{_show(resource, total, bare=True)}, or windows that do not overlap")
 
 
-def _size_problems(config: StackConfig, pool_index: int, pool: NodePoolConfig,
+def _size_problems(config: CapacityConfig, pool_index: int, pool: NodePoolConfig,
                    demands: list[_Demand]) -> list[str]:
     """Placeholders of the pool's windows that no instance type the pool allows can hold."""
     types = allowed_instance_types(tuple(pool.instance_categories), tuple(pool.architectures))
