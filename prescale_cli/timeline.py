@@ -73,6 +73,7 @@ class Timeline:
     entries: list[Entry]  # by scale-up instant
     overlaps: list[Overlap]
     freezes: dict[str, list[BudgetSchedule]]  # NodePool name → its fitted `nodes: "0"` budgets
+    plans: list[ArmedWindow | IdleWindow]  # what the program deploys for each window at `now`
 
 
 def build_timeline(config: CapacityConfig, since: datetime, until: datetime, now: datetime) -> Timeline:
@@ -94,7 +95,7 @@ def build_timeline(config: CapacityConfig, since: datetime, until: datetime, now
                                      _covering(frozen.get(window.node_pool, []), occurrence),
                                      existing_pool=existing_pool))
     entries.sort(key=lambda entry: (entry.occurrence.scale_up_utc, entry.window.name))
-    return Timeline(since, until, now, entries, overlaps(entries), freezes)
+    return Timeline(since, until, now, entries, overlaps(entries), freezes, plans)
 
 
 def window_occurrences(window: EventWindow, since: datetime, until: datetime, now: datetime) -> list[Occurrence]:
