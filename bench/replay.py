@@ -1,6 +1,6 @@
 """Pulumi's own cost of registering what the program registered, with no program logic at all.
 
-A recorded run (:class:`prescale_cli.offline.Registration`: type, name, inputs, parent, provider, dependencies,
+A recorded run (:class:`prescale.offline.Registration`: type, name, inputs, parent, provider, dependencies,
 options and a component's registered outputs) is registered again under fresh mocks, parents first, with the
 same stack outputs. Two ways:
 
@@ -31,7 +31,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi.runtime import rpc
 
-from prescale_cli.offline import Registration
+from prescale.offline import Registration
 
 Through = Literal["sdk", "engine"]
 _PROVIDER_TYPE = "pulumi:providers:"

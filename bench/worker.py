@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
-from prescale_cli.offline import Evaluation, evaluate, run_program
+from prescale.offline import Evaluation, evaluate, run_program
 
 from .replay import differences, replay
 from .stacks import NOW, warm_up_config

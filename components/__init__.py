@@ -17,24 +17,45 @@ never loads the Pulumi SDKs.
 """
 
 from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what IDEs and type checkers resolve; at run time each name is imported on first use
+    from .capacity.deploy import DeployedCapacity, deploy_capacity
+    from .capacity.failsafe import Failsafe, FailsafeArgs
+    from .capacity.node_pools import EventNodePool, EventNodePoolArgs
+    from .capacity.scheduled_capacity import ScheduledCapacity, ScheduledCapacityArgs
+    from .contract import Platform, SystemPlacement
+    from .model.config import CapacityConfig, EventWindow, NodePoolConfig, PlaceholderConfig, StackConfig
+    from .model.plan import CapacityPlan, plan_capacity
+    from .model.validation import ConfigError, load_capacity_config, load_stack_config
+    from .model.windows import ArmedWindow, plan_window
+    from .platform.deploy import PrescalePlatform, PrescalePlatformArgs, deploy_platform
+    from .program import evaluation_time, read_raw_config
 
 # Public name → the module that defines it.
 _EXPORTS = {
-    "Capacity": "prescale.capacity",
-    "deploy_capacity": "prescale.capacity",
-    "EventNodePool": "prescale.node_pools",
-    "Failsafe": "prescale.failsafe",
-    "Platform": "prescale.platform",
-    "PlatformStack": "prescale.platform",
-    "deploy_platform": "prescale.platform",
+    "DeployedCapacity": "prescale.capacity.deploy",
+    "deploy_capacity": "prescale.capacity.deploy",
+    "EventNodePool": "prescale.capacity.node_pools",
+    "EventNodePoolArgs": "prescale.capacity.node_pools",
+    "Failsafe": "prescale.capacity.failsafe",
+    "FailsafeArgs": "prescale.capacity.failsafe",
+    "ScheduledCapacity": "prescale.capacity.scheduled_capacity",
+    "ScheduledCapacityArgs": "prescale.capacity.scheduled_capacity",
+    "Platform": "prescale.contract",
+    "SystemPlacement": "prescale.contract",
+    "PrescalePlatform": "prescale.platform.deploy",
+    "PrescalePlatformArgs": "prescale.platform.deploy",
+    "deploy_platform": "prescale.platform.deploy",
     "evaluation_time": "prescale.program",
     "read_raw_config": "prescale.program",
-    "ScheduledCapacity": "prescale.scheduled_capacity",
     "CapacityConfig": "prescale.model.config",
     "EventWindow": "prescale.model.config",
     "NodePoolConfig": "prescale.model.config",
     "PlaceholderConfig": "prescale.model.config",
     "StackConfig": "prescale.model.config",
+    "CapacityPlan": "prescale.model.plan",
+    "plan_capacity": "prescale.model.plan",
     "ConfigError": "prescale.model.validation",
     "load_capacity_config": "prescale.model.validation",
     "load_stack_config": "prescale.model.validation",
@@ -44,7 +65,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name not in _EXPORTS:
         raise AttributeError(f"module 'prescale' has no attribute {name!r}")
     return getattr(import_module(_EXPORTS[name]), name)

@@ -46,7 +46,7 @@ from prescale.model.config import CapacityConfig, NodePoolConfig, PricingConfig
 from prescale.model.duration import parse_duration
 from prescale.model.quantity import parse_quantity
 from prescale.model.sizing import PlaceholderPlan, plan_placeholders
-from prescale.scheduled_capacity import COOLDOWN_SECONDS
+from prescale.model.keda_timing import COOLDOWN_SECONDS
 
 from .timeline import Entry, Interval, Timeline, clipped_hours
 

@@ -17,16 +17,14 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from prescale.model.plan import plan_capacity
 from prescale.model.validation import ConfigError
+from prescale.stack_file import StackFileError, project_name
 
 from .cost import estimate_cost
-from .manifests import write_manifests
-from .offline import run_program
 from .output import Output
-from .plan import plan_document, show_plan
 from .schedule_report import schedule_document, show_schedule
 from .stack import find_project, load_config
-from .stack_file import StackFileError, project_name
 from .timeline import build_timeline
 
 _DESCRIPTION = """\
@@ -159,6 +157,12 @@ def _now(args: argparse.Namespace) -> datetime:
 
 
 def _run_plan(args: argparse.Namespace, project: Path, output: Output) -> int:
+    # The Pulumi SDK (and the program's provider SDKs) load only for `plan`: `schedule` needs none of them.
+    from prescale.offline import run_program
+
+    from .manifests import write_manifests
+    from .plan import plan_document, show_plan
+
     with contextlib.redirect_stdout(sys.stderr):  # the program's own prints must not corrupt --json
         evaluation = run_program(project, args.stack, now=_now(args))
     if args.json:
@@ -178,7 +182,7 @@ def _run_schedule(args: argparse.Namespace, project: Path, output: Output) -> in
     now = _now(args)
     config = load_config(project, args.stack, now)
     since = args.since or now
-    timeline = build_timeline(config, since, since + timedelta(days=args.days), now)
+    timeline = build_timeline(plan_capacity(config, now), since, since + timedelta(days=args.days))
     cost = estimate_cost(config, timeline)
     if args.json:
         output.json(schedule_document(args.stack, config, timeline, cost))

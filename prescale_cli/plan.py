@@ -1,6 +1,6 @@
 """``prescale plan``: what ``pulumi up`` would create, as a resource tree like ``pulumi preview`` shows.
 
-Works on whatever the program registered (:class:`prescale_cli.offline.Evaluation`), never on a list of
+Works on whatever the program registered (:class:`prescale.offline.Evaluation`), never on a list of
 expected types, so it stays true as components are added. The engine registers from several threads, so
 registration order changes from run to run; resources are listed in tree order instead (each parent before
 its children, siblings by type and name), which makes the output and ``--json`` reproducible. The stack
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from .offline import Evaluation, Registration
+from prescale.offline import Evaluation, Registration
 from .output import Output
 from .wire import plain
 

@@ -14,7 +14,7 @@ from prescale.model.config import CapacityConfig
 from prescale.model.cron import UTC
 from prescale.model.duration import format_duration
 from prescale.model.quantity import format_cpu, format_memory
-from prescale.model.windows import ArmedWindow, one_off_repeat_warning
+from prescale.model.windows import one_off_repeat_warning
 
 from .cost import CURRENCY, DRAIN, KEDA_COOLDOWN, CostEstimate, Fleet, window_tails
 from .output import Output
@@ -98,8 +98,8 @@ def show_schedule(stack: str, config: CapacityConfig, timeline: Timeline, cost: 
     else:
         output.line("No window occurs in this range.")
         output.line()
-    for plan in timeline.plans:
-        if isinstance(plan, ArmedWindow) and (repeats := one_off_repeat_warning(plan)):
+    for plan in timeline.plan.armed:
+        if repeats := one_off_repeat_warning(plan):
             output.line(f"Deployed now: {plan.window.name}: {repeats}")
             output.line()
     _show_overlaps(timeline, output)

@@ -2,7 +2,7 @@
 
 ``prescale schedule`` needs the typed config without running the whole Pulumi program, and must refuse the
 same configs ``pulumi up`` would refuse, with the same message. So the stack file is read the Pulumi CLI's way
-(:func:`prescale_cli.stack_file.read_stack_file`), decoded as the program decodes it
+(:func:`prescale.stack_file.read_stack_file`), decoded as the program decodes it
 (:func:`prescale.model.validation.decode_config`), and validated by
 :func:`prescale.model.validation.load_stack_config` (or ``load_capacity_config`` for a library's stack).
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 from prescale.model.config import NAMESPACE, CapacityConfig
 from prescale.model.validation import decode_config, load_capacity_config, load_stack_config
 
-from .stack_file import PROJECT_FILE, read_stack_file
+from prescale.stack_file import PROJECT_FILE, read_stack_file
 
 
 def find_project(start: Path) -> Path:

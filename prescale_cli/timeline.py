@@ -1,19 +1,19 @@
 """When each window's capacity is up in a date range, where windows overlap, and when consolidation is frozen.
 
-All time maths is :mod:`prescale.model.schedule`'s and every deployment decision is
-:func:`prescale.model.windows.plan_window`'s (what the program deploys at ``now``); this module only asks them
-about a range and lines the answers up:
+All time maths is :mod:`prescale.model.schedule`'s and every deployment decision is the
+:class:`~prescale.model.plan.CapacityPlan`'s (what the program deploys at ``now``, the same object the components
+render); this module only asks them about a range and lines the answers up:
 
 * **occurrences**: recurring windows through :func:`~prescale.model.schedule.recurring_occurrences`; a one-off
   event through :func:`~prescale.model.schedule.one_off_occurrence`, listed once when it falls in the range
   and never once it is over at ``now`` (the program no longer deploys it). A one-off the program does not
   arm yet (more than about a year ahead) is listed with the reason, and has no freeze;
-* **placeholders** per occurrence from :func:`prescale.model.sizing.plan_placeholders`;
+* **placeholders** per occurrence from the window's plan;
 * **overlaps**: stretches where two or more windows hold placeholders on the same NodePool, with the
   placeholders held together (the config checks refuse a sum above the NodePool's limits);
-* **freezes**: each NodePool's ``nodes: "0"`` disruption budgets (the armed windows' UTC budgets, fitted
-  into the CRD's 50 by :func:`prescale.model.budgets.fit_freezes` as the NodePool gets them) and, per
-  occurrence, the frozen stretch that covers it, or ``None`` if consolidation could remove nodes mid-window.
+* **freezes**: each NodePool's ``nodes: "0"`` disruption budgets (the plan's fitted budgets, as the NodePool
+  gets them) and, per occurrence, the frozen stretch that covers it, or ``None`` if consolidation could remove
+  nodes mid-window.
 """
 
 from __future__ import annotations
@@ -24,15 +24,16 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
-from prescale.model.budgets import fit_freezes, unite
-from prescale.model.config import EventWindow, CapacityConfig
+from prescale.model.budgets import unite
+from prescale.model.config import EventWindow
 from prescale.model.cron import UTC, epoch_seconds, fire_timestamps, parse_cron
 from prescale.model.duration import parse_duration
 from prescale.model.overlaps import coinciding
+from prescale.model.plan import CapacityPlan
 from prescale.model.quantity import parse_quantity
-from prescale.model.schedule import BudgetSchedule, Occurrence, one_off_occurrence, recurring_occurrences
+from prescale.model.schedule import BudgetSchedule, Occurrence, recurring_occurrences
 from prescale.model.sizing import PlaceholderPlan, plan_placeholders
-from prescale.model.windows import ArmedWindow, IdleWindow, plan_windows, requested_freezes
+from prescale.model.windows import IdleWindow, WindowPlan
 
 _UTC_ZONE = ZoneInfo("UTC")  # Karpenter evaluates budget schedules in UTC
 
@@ -73,44 +74,39 @@ class Timeline:
     entries: list[Entry]  # by scale-up instant
     overlaps: list[Overlap]
     freezes: dict[str, list[BudgetSchedule]]  # NodePool name → its fitted `nodes: "0"` budgets
-    plans: list[ArmedWindow | IdleWindow]  # what the program deploys for each window at `now`
+    plan: CapacityPlan  # what the program deploys for each window and pool at `now`
 
 
-def build_timeline(config: CapacityConfig, since: datetime, until: datetime, now: datetime) -> Timeline:
-    """Everything ``prescale schedule`` shows for ``[since, until)``, as the program deploys it at ``now``."""
-    plans = plan_windows(config, now)
-    freezes = pool_freezes(plans)
+def build_timeline(plan: CapacityPlan, since: datetime, until: datetime) -> Timeline:
+    """Everything ``prescale schedule`` shows for ``[since, until)``, as the program deploys it at ``plan.now``."""
+    config, now = plan.config, plan.now
+    freezes = {name: pool.freezes for name, pool in plan.pools.items() if pool.freezes}
     frozen = {pool: _frozen_intervals(budgets, since, until) for pool, budgets in freezes.items()}
     entries = []
-    for plan in plans:
-        window = plan.window
-        placeholders = plan_placeholders(window, config.placeholders)
-        for occurrence in window_occurrences(window, since, until, now):
-            existing_pool = not config.node_pool(window.node_pool).owned
-            if isinstance(plan, IdleWindow):
-                entries.append(Entry(window, occurrence, placeholders, None, not_armed=plan.reason,
+    for window_plan in plan.windows:
+        window = window_plan.window
+        placeholders = window_plan.placeholders or plan_placeholders(window, config.placeholders)
+        for occurrence in window_occurrences(window_plan, since, until, now):
+            existing_pool = not plan.pools[window.node_pool].pool.owned
+            if isinstance(window_plan, IdleWindow):
+                entries.append(Entry(window, occurrence, placeholders, None, not_armed=window_plan.reason,
                                      existing_pool=existing_pool))
             else:
                 entries.append(Entry(window, occurrence, placeholders,
                                      _covering(frozen.get(window.node_pool, []), occurrence),
                                      existing_pool=existing_pool))
     entries.sort(key=lambda entry: (entry.occurrence.scale_up_utc, entry.window.name))
-    return Timeline(since, until, now, entries, overlaps(entries), freezes, plans)
+    return Timeline(since, until, now, entries, overlaps(entries), freezes, plan)
 
 
-def window_occurrences(window: EventWindow, since: datetime, until: datetime, now: datetime) -> list[Occurrence]:
+def window_occurrences(plan: WindowPlan, since: datetime, until: datetime, now: datetime) -> list[Occurrence]:
     """The window's occurrences whose ``[scale_up, end)`` meets ``[since, until)``; a finished one-off has none."""
-    if not window.is_one_off:
+    window, occurrence = plan.window, plan.occurrence
+    if occurrence is None:
         return recurring_occurrences(window.start, window.end, window.timezone, window.lead, since, until)
-    occurrence = one_off_occurrence(window.local_start, window.local_end, window.timezone, window.lead)
     if occurrence.end_utc <= max(since, now) or occurrence.scale_up_utc >= until:
         return []
     return [occurrence]
-
-
-def pool_freezes(plans: list[ArmedWindow | IdleWindow]) -> dict[str, list[BudgetSchedule]]:
-    """Each NodePool's consolidation freezes as deployed: the armed windows' budgets, fitted into 50."""
-    return {pool: fit_freezes(budgets).freezes for pool, budgets in requested_freezes(plans).items()}
 
 
 def _frozen_intervals(budgets: list[BudgetSchedule], since: datetime, until: datetime) -> list[Interval]:

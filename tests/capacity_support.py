@@ -10,11 +10,11 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from prescale.capacity import Capacity, deploy_capacity
+from prescale.capacity import DeployedCapacity, deploy_capacity
 from prescale.model.config import StackConfig
 from prescale.model.validation import decode_config, load_stack_config
-from prescale.platform import Platform
-from prescale_cli.offline import Evaluation, Registration, evaluate, read_stack_file
+from prescale.contract import Platform
+from prescale.offline import Evaluation, Registration, evaluate, read_stack_file
 
 PROJECT = Path(__file__).resolve().parent.parent
 # 2026-12-01: the dev stack's one-off (2027-03-02) is less than a year ahead, so it is armed.
@@ -77,9 +77,9 @@ def rich_config(now: datetime = NOW) -> StackConfig:
     return stack_config(RICH_POOLS, RICH_WINDOWS, now, tags={"team": "platform"})
 
 
-def run(config: StackConfig, now: datetime = NOW) -> tuple[Evaluation, list[Capacity]]:
+def run(config: StackConfig, now: datetime = NOW) -> tuple[Evaluation, list[DeployedCapacity]]:
     """Evaluate :func:`deploy_capacity` under fresh mocks with a stand-in platform."""
-    built: list[Capacity] = []
+    built: list[DeployedCapacity] = []
 
     def program() -> None:
         built.append(deploy_capacity(config, stand_in_platform(), now))
@@ -88,13 +88,13 @@ def run(config: StackConfig, now: datetime = NOW) -> tuple[Evaluation, list[Capa
 
 
 @cache
-def dev_run() -> tuple[Evaluation, list[Capacity]]:
+def dev_run() -> tuple[Evaluation, list[DeployedCapacity]]:
     """The dev stack's capacity, evaluated once per test session (read-only)."""
     return run(dev_config())
 
 
 @cache
-def rich_run() -> tuple[Evaluation, list[Capacity]]:
+def rich_run() -> tuple[Evaluation, list[DeployedCapacity]]:
     return run(rich_config())
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pulumi
 import pulumi_kubernetes as k8s
 
-from prescale.crds import ScaledObject
-from prescale.helm import pinned_release
+from prescale.capacity.crds import ScaledObject
+from prescale.platform.helm import pinned_release
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = "2026-11-30T12:00:00+00:00"

@@ -28,7 +28,7 @@ from typing import Any
 from unittest import mock
 
 from prescale_cli import main as cli
-from prescale_cli.offline import Evaluation, SECRET, run_program
+from prescale.offline import Evaluation, SECRET, run_program
 from tests.cli_support import ROOT
 from tests.test_bad_configs import CORPUS
 
@@ -47,7 +47,7 @@ class Program:
     def command(self, *args: str) -> str:
         """What ``prescale *args`` prints (plain text, as when piped), reusing the one offline run."""
         out = io.StringIO()
-        with mock.patch.object(cli, "run_program", self._offline_run), contextlib.redirect_stdout(out):
+        with mock.patch("prescale.offline.run_program", self._offline_run), contextlib.redirect_stdout(out):
             code = cli.main([*args, "--project", str(ROOT)])
         if code != 0:
             raise RuntimeError(f"prescale {' '.join(args)} exited {code}")

@@ -10,9 +10,9 @@ from typing import Any
 
 import pulumi_kubernetes as k8s
 
-from prescale.cluster import SystemPlacement
+from prescale.contract import SystemPlacement
 from prescale.model.config import StackConfig
-from prescale_cli.offline import Evaluation, Registration, run_program
+from prescale.offline import Evaluation, Registration, run_program
 
 PROJECT = Path(__file__).resolve().parent.parent
 DEV_NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)  # the dev stack's one-off (2027-03-02) is armed

@@ -17,7 +17,7 @@ from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import unknown_checking_proxy
 
 from policy.prescale_policies import POLICIES
-from prescale_cli.offline import Registration
+from prescale.offline import Registration
 
 
 @dataclass(frozen=True)

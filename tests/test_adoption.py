@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from prescale.model.validation import ConfigError
-from prescale_cli.offline import Evaluation, run_program
+from prescale.offline import Evaluation, run_program
 from tests.capacity_support import (CUSTOM_RESOURCES, DEPLOYMENT, NODE_CLASS, NODE_POOL, SCALED_OBJECT, as_object,
                                     short)
 from tests.crd_validation import validate

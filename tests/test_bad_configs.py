@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from prescale.model.validation import ConfigError
-from prescale_cli.offline import OfflineMocks, run_program
-from prescale_cli.stack_file import read_config_file
+from prescale.offline import OfflineMocks, run_program
+from prescale.stack_file import read_config_file
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted((Path(__file__).parent / "bad_configs").glob("*.yaml"))

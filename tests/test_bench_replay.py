@@ -10,7 +10,7 @@ import pulumi_kubernetes as k8s
 
 from bench.replay import differences, replay
 from bench.stacks import wire_config
-from prescale_cli.offline import Evaluation, evaluate, run_program
+from prescale.offline import Evaluation, evaluate, run_program
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 11, 30, 12, tzinfo=timezone.utc)

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from prescale.model.config import ClusterConfig
-from prescale_cli.offline import Evaluation, run_program
+from prescale.offline import Evaluation, run_program
 from tests.helm_support import CHARTS, helm_binary, render, unknown_values_keys
 from tests.platform_support import ACCOUNT, PROJECT, RELEASE, REGION, dev_stack, policy
 

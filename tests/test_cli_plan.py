@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from prescale_cli.main import main
-from prescale_cli.offline import run_program
+from prescale.offline import run_program
 from prescale_cli.output import Output
 from prescale_cli.wire import SECRET, plain
 from tests.cli_support import NOW, REAL_PROGRAM, ROOT, SMALL_PROGRAM, make_project

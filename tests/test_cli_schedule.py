@@ -21,6 +21,7 @@ from prescale_cli.main import main
 from prescale_cli.picture import MIN_EVENT_WIDTH, week_figure
 from prescale_cli.stack import load_config
 from prescale_cli.timeline import build_timeline
+from prescale.model.plan import plan_capacity
 from tests.cli_support import ROOT, make_project
 
 STACK = """\
@@ -241,7 +242,7 @@ def week(project):
         if (since, stack, at) not in figures:
             now, start = datetime.fromisoformat(at), datetime.fromisoformat(since)
             config = load_config(project, stack, now)
-            figure = week_figure(config, build_timeline(config, start, start + timedelta(days=7), now))
+            figure = week_figure(config, build_timeline(plan_capacity(config, now), start, start + timedelta(days=7)))
             figure.canvas.draw()
             figures[since, stack, at] = figure
         figure = figures[since, stack, at]

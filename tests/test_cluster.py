@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from prescale.cluster import Cluster, ClusterArgs
-from prescale.network import plan_subnets
-from prescale_cli.offline import OfflineMocks, evaluate
+from prescale.platform.cluster import Cluster, ClusterArgs
+from prescale.platform.network import plan_subnets
+from prescale.offline import OfflineMocks, evaluate
 from tests.platform_support import (ACCOUNT, DEV_NOW, K8S_PROVIDER, REGION, is_secret, only, revealed,
                                     stack_config)
 

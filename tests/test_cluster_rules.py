@@ -7,11 +7,11 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 from pydantic import ValidationError
 
-from prescale.cluster import creator_problem, existing_cluster_problems
+from prescale.platform.cluster import creator_problem, existing_cluster_problems
 from prescale.model.config import ClusterConfig
 from prescale.model.eks_versions import EKS_SUPPORT, NOTICE, forced_upgrade_notice
 from prescale.model.validation import ConfigError, load_stack_config
-from prescale.network import choose_zones
+from prescale.platform.network import choose_zones
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 

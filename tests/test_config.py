@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from prescale.model.duration import parse_duration
 from prescale.model.failsafe_timing import failsafe_schedule
 from prescale.model.validation import ConfigError, decode_config, load_stack_config
-from prescale_cli.offline import read_stack_file
+from prescale.offline import read_stack_file
 from tests.config_support import NOW, only_problem, problems
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -2,9 +2,9 @@
 
 import pytest
 
-from prescale.crds import EC2NodeClass, NodePool, ScaledObject
-from prescale.scheduled_capacity import object_name
-from prescale_cli.offline import evaluate
+from prescale.capacity.crds import EC2NodeClass, NodePool, ScaledObject
+from prescale.names import placeholder_name as object_name
+from prescale.offline import evaluate
 
 SPEC = {"template": {"spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "x"},
                               "requirements": []}}}

@@ -3,7 +3,7 @@
 from decimal import Decimal
 
 from prescale.model.ec2_instance_types import INSTANCE_TYPES
-from prescale.model.ec2_instance_types_gen import parse_reference, render_module
+from tools.ec2_instance_types_gen import parse_reference, render_module
 from prescale.model.instances import allowed_instance_types, fit_problem
 
 GIB = Decimal(2**30)

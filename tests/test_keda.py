@@ -3,8 +3,8 @@
 import pytest
 
 from prescale.model.config import KedaConfig
-from prescale.keda import Keda, KedaArgs
-from prescale_cli.offline import evaluate
+from prescale.platform.keda import Keda, KedaArgs
+from prescale.offline import evaluate
 from tests.platform_support import RELEASE, SYSTEM_PLACEMENT, only, provider_urn, stand_in_provider, uses_provider
 
 NAMESPACE = "kubernetes:core/v1:Namespace"

@@ -1,23 +1,37 @@
-"""The package's layers, read from its source: the pure model imports no Pulumi, and no modules import each other
-in a cycle (a cycle makes import order matter and hides which layer a module belongs to)."""
+"""The layers, read from the source: the pure model imports no Pulumi, the capacity wing reads the platform only
+through the contract, nothing imports in a cycle, and no chain from a program down to the model is longer than
+five modules (docs/performance.md records the count). A cycle makes import order matter; a long chain hides which
+layer a module belongs to and makes every import pay for everything below it."""
 
 import ast
+import subprocess
+import sys
+from functools import cache
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 import pytest
 
-PACKAGE_DIR = Path(__file__).resolve().parent.parent / "components"  # installed as `prescale`
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_DIR = ROOT / "components"  # installed as `prescale`
+CLI_DIR = ROOT / "prescale_cli"
+MAX_LEVELS = 5  # modules in a chain from a program's entry point to the first model module, the entry included
 
 
 def module_name(path: Path) -> str:
-    parts = ["prescale", *path.relative_to(PACKAGE_DIR).with_suffix("").parts]
+    if path == ROOT / "__main__.py":
+        return "__main__"
+    if path.is_relative_to(PACKAGE_DIR):
+        parts = ["prescale", *path.relative_to(PACKAGE_DIR).with_suffix("").parts]
+    else:
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def imports_of(path: Path) -> set[str]:
     """Every module ``path`` imports, anywhere in the file (function-level imports count too)."""
-    package = module_name(path).rsplit(".", 1)[0] if path.name != "__init__.py" else module_name(path)
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
@@ -32,26 +46,84 @@ def imports_of(path: Path) -> set[str]:
     return found
 
 
-MODULES = {module_name(path): imports_of(path) for path in PACKAGE_DIR.rglob("*.py")}
+SOURCES = [*PACKAGE_DIR.rglob("*.py"), *CLI_DIR.rglob("*.py"), ROOT / "__main__.py"]
+MODULES = {module_name(path): imports_of(path) for path in SOURCES}
+# Module → the project modules it imports (a package's own parents are imported by Python anyway: not edges).
+GRAPH = {module: {imported for imported in imports if imported in MODULES and imported != module
+                  and not module.startswith(f"{imported}.")}
+         for module, imports in MODULES.items()}
 
 
-def test_the_package_is_read_from_its_folder():
-    assert {"prescale.model.config", "prescale.model.schedule", "prescale.capacity", "prescale.model"} <= set(MODULES)
+def in_layer(module: str, layer: str) -> bool:
+    return module == layer or module.startswith(f"{layer}.")
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("prescale.model")))
+@cache
+def longest_chain_to_model(module: str) -> tuple[str, ...] | None:
+    """The longest import chain from ``module`` to the first model module it reaches (that module left out), or
+    ``None`` if it reaches none."""
+    if in_layer(module, "prescale.model"):
+        return ()
+    below = [chain for chain in map(longest_chain_to_model, GRAPH[module]) if chain is not None]
+    return (module, *max(below, key=len)) if below else None
+
+
+def test_the_layers_are_read_from_their_folders():
+    assert {"prescale.model.config", "prescale.model.plan", "prescale.contract", "prescale.names",
+            "prescale.platform.deploy", "prescale.capacity.deploy", "prescale.offline", "prescale_cli.main",
+            "__main__"} <= set(MODULES)
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if in_layer(m, "prescale.model")))
 def test_the_model_layer_is_pure(module):
     """Config model and schedule math never import Pulumi or the Pulumi components above them."""
     outside = {imported for imported in MODULES[module]
                if imported.split(".")[0].startswith("pulumi")
-               or (imported.startswith("prescale.") and not imported.startswith("prescale.model"))}
+               or (imported.startswith("prescale.") and not in_layer(imported, "prescale.model"))}
     assert not outside, f"{module} imports {sorted(outside)}"
 
 
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if in_layer(m, "prescale.capacity")))
+def test_the_capacity_wing_reads_the_platform_only_through_the_contract(module):
+    assert not {imported for imported in GRAPH[module] if in_layer(imported, "prescale.platform")}
+
+
+@pytest.mark.parametrize("module", ["prescale.contract", "prescale.names"])
+def test_the_shared_modules_import_neither_wing(module):
+    assert not {imported for imported in GRAPH[module]
+                if in_layer(imported, "prescale.platform") or in_layer(imported, "prescale.capacity")}
+
+
 def test_no_import_cycle():
-    graph = {module: {imported for imported in imports if imported in MODULES and imported != module}
-             for module, imports in MODULES.items()}
     try:
-        list(TopologicalSorter(graph).static_order())
+        list(TopologicalSorter(GRAPH).static_order())
     except CycleError as error:
         pytest.fail(f"import cycle: {' -> '.join(error.args[1])}")
+
+
+@pytest.mark.parametrize("entry", ["__main__", "prescale_cli.main"])
+def test_no_chain_from_a_program_to_the_model_is_longer_than_five_modules(entry):
+    chain = longest_chain_to_model(entry)
+    assert chain is not None and 3 <= len(chain) <= MAX_LEVELS, " -> ".join(chain or ())
+
+
+def test_the_chain_measure_sees_a_long_chain():
+    """The measure itself: a made-up six-module chain is counted as six."""
+    GRAPH.update({f"fake.{i}": {f"fake.{i + 1}"} for i in range(5)} | {"fake.5": {"prescale.model.config"}})
+    try:
+        assert len(longest_chain_to_model("fake.0") or ()) == 6
+    finally:
+        for i in range(6):
+            GRAPH.pop(f"fake.{i}")
+        longest_chain_to_model.cache_clear()
+
+
+def test_prescale_schedule_loads_no_pulumi_sdk():
+    """`prescale schedule` is pure model and CLI: neither the Pulumi SDK nor any provider SDK is imported."""
+    script = ("import sys, contextlib, io\n"
+              "from prescale_cli.main import main\n"
+              "with contextlib.redirect_stdout(io.StringIO()):\n"
+              f"    code = main(['schedule', '--stack', 'dev', '--project', {str(ROOT)!r}, '--at', '2026-11-30T12:00Z'])\n"
+              "print(code, sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0].startswith('pulumi')}))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert done.stdout.split(None, 1) == ["0", "[]\n"], done.stdout + done.stderr

@@ -12,7 +12,7 @@ import pytest
 
 import prescale
 from prescale_cli.main import main
-from prescale_cli.offline import Evaluation, run_program
+from prescale.offline import Evaluation, run_program
 from tests.capacity_support import CUSTOM_RESOURCES, DEPLOYMENT, NODE_CLASS, NODE_POOL, as_object
 from tests.crd_validation import validate
 from tests.platform_support import RELEASE

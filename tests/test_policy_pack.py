@@ -23,7 +23,7 @@ import yaml
 from pulumi_policy import EnforcementLevel
 
 from policy.prescale_policies import POLICIES
-from prescale_cli.offline import Registration, evaluate, run_program
+from prescale.offline import Registration, evaluate, run_program
 from tests.test_adoption import LUNCH, PROJECT
 from tests.test_adoption import NOW as ADOPTION_NOW
 from tests.platform_support import dev_stack, revealed

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from prescale.model.validation import ConfigError
-from prescale_cli.offline import OfflineMocks, read_stack_file, run_program
+from prescale.offline import OfflineMocks, read_stack_file, run_program
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)

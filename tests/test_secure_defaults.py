@@ -11,7 +11,7 @@ import pytest
 from policy.prescale_policies import (node_class_problems, pass_role_problems, placeholder_priority_problems,
                                       policy_documents, public_endpoint_problem, restricted_pod_problems,
                                       untagged_delete_problems, wildcard_action_problems)
-from prescale_cli.offline import read_stack_file, run_program
+from prescale.offline import read_stack_file, run_program
 from tests.capacity_support import as_object
 from tests.platform_support import ACCOUNT, DEV_NOW, K8S_PROVIDER, PROJECT, dev_stack, is_secret, only
 

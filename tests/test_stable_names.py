@@ -24,7 +24,7 @@ from typing import Any
 
 import pulumi
 
-from prescale_cli.offline import Evaluation, Registration, evaluate
+from prescale.offline import Evaluation, Registration, evaluate
 from tests.capacity_support import (NODE_POOL, RICH_POOLS, RICH_WINDOWS, as_object, pool, rich_run, run, stack_config,
                                     window)
 from tests.platform_support import dev_stack

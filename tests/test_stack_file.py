@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from prescale.model.validation import ConfigError, decode_config, load_stack_config
-from prescale_cli.stack_file import StackFileError, read_config_file, read_stack_file
+from prescale.stack_file import StackFileError, read_config_file, read_stack_file
 from tests.cli_support import make_project
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)

@@ -12,7 +12,7 @@ from typing import Any
 from prescale.model.config import EventWindow
 from prescale.model.failsafe_timing import failsafe_schedule
 from prescale.model.schedule import shift_cron
-from prescale_cli.offline import Evaluation, run_program
+from prescale.offline import Evaluation, run_program
 from tests.capacity_support import DEPLOYMENT, NODE_CLASS, NODE_POOL, SCALED_OBJECT, as_object, pool, window
 from tests.crd_validation import validate
 from tests.test_failsafe import CRON_JOB, FAILSAFE_TYPES, GRACE

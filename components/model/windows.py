@@ -28,18 +28,28 @@ from datetime import datetime
 
 from . import schedule
 from .config import CapacityConfig, EventWindow, PlaceholderConfig
+from .duration import parse_duration
+from .failsafe_timing import failsafe_schedule
 from .sizing import PlaceholderPlan, plan_placeholders
 
 
 @dataclass(frozen=True)
 class ArmedWindow:
-    """A window to deploy: KEDA's cron pair in ``window.timezone``, its UTC freeze and its placeholders."""
+    """A window to deploy: KEDA's cron pair in ``window.timezone``, its UTC freeze, its placeholders and the
+    failsafe's schedule (also in ``window.timezone``)."""
 
     window: EventWindow
     trigger_start: str  # lead-shifted start
     trigger_end: str
     freeze: schedule.BudgetSchedule | None  # None on a pool prescale does not own: its budgets are not ours
     placeholders: PlaceholderPlan
+    failsafe_schedule: str
+    occurrence: schedule.Occurrence | None = None  # a one-off's only occurrence
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        repeats = one_off_repeat_warning(self)
+        return (f"event window {self.window.name!r}: {repeats}",) if repeats else ()
 
 
 @dataclass(frozen=True)
@@ -48,53 +58,69 @@ class IdleWindow:
 
     window: EventWindow
     reason: str
+    occurrence: schedule.Occurrence | None = None  # a one-off's only occurrence
+    placeholders: PlaceholderPlan | None = None  # what it would hold once armed
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return (f"event window {self.window.name!r}: {self.reason}",)
 
 
-def plan_windows(config: CapacityConfig, now: datetime) -> list[ArmedWindow | IdleWindow]:
+WindowPlan = ArmedWindow | IdleWindow
+
+
+def plan_windows(config: CapacityConfig, now: datetime) -> list[WindowPlan]:
     """Every configured window, planned at ``now``; windows on existing pools ask for no freeze."""
     return [plan_window(window, config.placeholders, now, freeze=config.node_pool(window.node_pool).owned)
             for window in config.event_windows]
 
 
 def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datetime,
-                freeze: bool = True) -> ArmedWindow | IdleWindow:
+                freeze: bool = True) -> WindowPlan:
     """Arm ``window`` at ``now`` (an aware datetime), or say why it stays idle (see the module docstring).
 
     ``freeze``: whether the window's pool is prescale's, so that its consolidation freeze is computed.
     """
     plan = plan_placeholders(window, placeholders)
+    failsafe = failsafe_schedule(window, parse_duration(placeholders.failsafe_grace))
     if not window.is_one_off:
-        # The config checks proved the freeze can be written (and computed it: the result is cached).
+        # The config checks proved the freeze can be written.
         budget = schedule.recurring_budget(window.start, window.end, window.timezone, window.lead, now) \
             if freeze else None
-        return ArmedWindow(window, schedule.shift_cron(window.start, -window.lead), window.end, budget, plan)
-    occurrence = schedule.one_off_occurrence(window.local_start, window.local_end, window.timezone, window.lead)
+        return ArmedWindow(window, schedule.shift_cron(window.start, -window.lead), window.end, budget, plan, failsafe)
+    occurrence = one_off_occurrence(window)
     if now >= occurrence.end_utc:
         return IdleWindow(window, f"one-off event ended at {occurrence.end:%Y-%m-%d %H:%M %Z} ({window.timezone}); "
                                   "nothing is deployed for it (its dated crons would fire again next year); remove "
-                                  "it from prescale:eventWindows")
+                                  "it from prescale:eventWindows", occurrence, plan)
     problem = schedule.one_off_problem(occurrence, now)
     if problem:
         return IdleWindow(window, f"one-off event is not armed yet: {problem}. It is deployed by the first "
-                                  "`pulumi up` less than a year before it.")
+                                  "`pulumi up` less than a year before it.", occurrence, plan)
     start, end = schedule.one_off_trigger(occurrence)
-    return ArmedWindow(window, start, end, schedule.one_off_budget(occurrence) if freeze else None, plan)
+    return ArmedWindow(window, start, end, schedule.one_off_budget(occurrence) if freeze else None, plan, failsafe,
+                       occurrence)
+
+
+def one_off_occurrence(window: EventWindow) -> schedule.Occurrence:
+    """A one-off window's only occurrence (scale-up, start and end in its zone)."""
+    return schedule.one_off_occurrence(window.local_start, window.local_end, window.timezone, window.lead)
 
 
 def one_off_repeat_warning(armed: ArmedWindow) -> str | None:
     """For a one-off window whose pool prescale freezes, why a ``pulumi up`` after the event matters; ``None``
     for a recurring one, or one on a pool prescale does not own (no freeze of ours to come back)."""
     window, freeze = armed.window, armed.freeze
-    if not window.is_one_off or freeze is None:
+    if armed.occurrence is None or freeze is None:
         return None
-    end = schedule.one_off_occurrence(window.local_start, window.local_end, window.timezone, window.lead).end
+    end = armed.occurrence.end
     return (f"one-off event: its consolidation freeze on node pool {window.node_pool!r} (UTC budget "
             f"{freeze.schedule!r} for {freeze.duration}) has no year, so it freezes the pool again on the same "
             "date every year until a `pulumi up` after the event removes it; run `pulumi up` after "
             f"{end:%Y-%m-%d %H:%M %Z} ({window.timezone})")
 
 
-def requested_freezes(plans: list[ArmedWindow | IdleWindow]) -> dict[str, list[schedule.BudgetSchedule]]:
+def requested_freezes(plans: list[WindowPlan]) -> dict[str, list[schedule.BudgetSchedule]]:
     """The consolidation freezes each node pool's armed windows ask for (before fitting them into 50)."""
     freezes: dict[str, list[schedule.BudgetSchedule]] = defaultdict(list)
     for plan in plans:

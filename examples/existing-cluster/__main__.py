@@ -12,7 +12,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 import prescale
-from prescale.cluster import exec_kubeconfig
+from prescale.platform.cluster import exec_kubeconfig
 
 now = prescale.evaluation_time()
 capacity_config = prescale.load_capacity_config(prescale.read_raw_config(), now)

@@ -7,7 +7,7 @@ aws/karpenter-provider-aws, written by ``hack/docs/instancetypes_gen`` from EC2'
 us-east-1, us-east-2 and us-west-2 (AL2023 AMI, no block device mappings). To refresh the table for a new
 Karpenter release::
 
-    python -m prescale.model.ec2_instance_types_gen instance-types.md "aws/karpenter-provider-aws v1.14 \\
+    python -m tools.ec2_instance_types_gen instance-types.md "aws/karpenter-provider-aws v1.14 \\
         (release commit 692ccdd, 2026-07-11)" > components/model/ec2_instance_types.py
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import sys
 
-from .quantity import parse_quantity
+from prescale.model.quantity import parse_quantity
 
 _HEADING = re.compile(r"^### `(?P<name>[^`]+)`$", re.MULTILINE)
 _ROW = re.compile(r"^ \|(?P<key>[^|]+)\|(?P<value>[^|]*)\|$", re.MULTILINE)

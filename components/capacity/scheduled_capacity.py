@@ -52,54 +52,37 @@ node is up, or after real pods preempt them), and awaiting their rollout would m
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pulumi
 import pulumi_kubernetes as k8s
 
-from .model.config import NodePoolConfig, PlaceholderConfig
+from ..contract import Platform
+from ..model.config import NodePoolConfig, PlaceholderConfig
+from ..model.windows import ArmedWindow
+from ..names import (DO_NOT_DISRUPT, NODEPOOL_LABEL, ONE_PER_NODE_LABEL, PLACEHOLDER_LABELS, POOL_LABEL, WINDOW_LABEL,
+                     placeholder_name)
 from .crds import ScaledObject, ScaledObjectSpec
-from .node_pools import POOL_LABEL
-from .platform import Platform
-from .model.windows import ArmedWindow
+from ..model.keda_timing import COOLDOWN_SECONDS, IDLE_REPLICAS, INITIAL_COOLDOWN_SECONDS, POLLING_INTERVAL_SECONDS
 
-WINDOW_LABEL = "prescale.io/window"
-# Pods of `nodes:` windows carry this with their pool's name; required anti-affinity on it puts at most one
-# on a node, across all `nodes:` windows of the pool, so overlapping windows add up to distinct nodes.
-ONE_PER_NODE_LABEL = "prescale.io/one-per-node"
-# Karpenter's own: the NodePool a node belongs to, and the pod annotation that blocks voluntary disruption.
-NODEPOOL_LABEL = "karpenter.sh/nodepool"
-DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
-COMMON_LABELS = {"app.kubernetes.io/name": "prescale-placeholder", "app.kubernetes.io/managed-by": "prescale"}
 PAUSE_USER = 65535  # the pause image's own non-root user
 
-# KEDA timings, chosen together (KEDA's executor; docs/capacity.md):
-POLLING_INTERVAL_SECONDS = 15  # KEDA writes N within 15 s of the window opening (default 30)
-# After the window closes, KEDA waits this long since the last poll that saw it open, then writes 0.
-# One minute absorbs a missed poll without keeping nodes long.
-COOLDOWN_SECONDS = 60
-# A ScaledObject never active yet (just created outside its window) scales a Deployment the API server
-# defaulted to 1 replica (a GitOps apply without `replicas`) to 0 at KEDA's first poll.
-INITIAL_COOLDOWN_SECONDS = 0
-IDLE_REPLICAS = 0  # outside windows; KEDA's docs: the only supported idleReplicaCount
 
-
-def object_name(window_name: str) -> str:
-    """The Deployment's and ScaledObject's name (the HPA becomes ``keda-hpa-prescale-<window>``)."""
-    return f"prescale-{window_name}"
+@dataclass(frozen=True)
+class ScheduledCapacityArgs:
+    # The window as deployed now (`plan_capacity(...).armed`, from a config validated by load_capacity_config).
+    armed: ArmedWindow
+    # The window's pool: prescale's own are selected by their `prescale.io/node-pool` label, an `existing` one by
+    # `karpenter.sh/nodepool` (and the placeholders carry `do-not-disrupt`).
+    pool: NodePoolConfig
+    placeholders: PlaceholderConfig  # the pause image
+    namespace: pulumi.Input[str]  # where the placeholders run (pod security "restricted")
+    priority_class_name: pulumi.Input[str]  # their (negative) priority
+    platform: Platform  # its Kubernetes provider (every object goes through it) and `keda_ready`
 
 
 class ScheduledCapacity(pulumi.ComponentResource):
-    """One window's placeholder Deployment and the KEDA ScaledObject that scales it on the window's cron.
-
-    Arguments (for use as a library, see ``docs/library.md``):
-
-    * ``armed``: the window as deployed now, from :func:`prescale.model.windows.plan_window` (validate the
-      window first with :func:`prescale.model.validation.load_capacity_config`);
-    * ``pool``: the window's node pool; prescale's own pools are selected by their ``prescale.io/node-pool``
-      label, an ``existing`` pool by ``karpenter.sh/nodepool`` (and the placeholders carry ``do-not-disrupt``);
-    * ``placeholders``: image and sizes of the pause pods;
-    * ``namespace``/``priority_class_name``: where and at which (negative) priority the placeholders run;
-    * ``platform``: its Kubernetes provider (every object goes through it) and ``keda_ready``.
-    """
+    """One window's placeholder Deployment and the KEDA ScaledObject that scales it on the window's cron."""
 
     armed: ArmedWindow  # the window's crons, freeze and placeholder plan (e.g. for a failsafe scale-down)
     deployment: k8s.apps.v1.Deployment
@@ -107,19 +90,18 @@ class ScheduledCapacity(pulumi.ComponentResource):
     deployment_name: str
     namespace: pulumi.Input[str]
 
-    def __init__(self, name: str, armed: ArmedWindow, pool: NodePoolConfig, placeholders: PlaceholderConfig,
-                 namespace: pulumi.Input[str], priority_class_name: pulumi.Input[str], platform: Platform,
-                 opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, args: ScheduledCapacityArgs, opts: pulumi.ResourceOptions | None = None):
+        armed, pool, namespace, platform = args.armed, args.pool, args.namespace, args.platform
         super().__init__("prescale:index:ScheduledCapacity", name, {}, pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
         self.armed = armed
         self.namespace = namespace
-        self.deployment_name = object_name(armed.window.name)
+        self.deployment_name = placeholder_name(armed.window.name)
         metadata = {"name": self.deployment_name, "namespace": namespace, "labels": labels(armed)}
         self.deployment = k8s.apps.v1.Deployment(
             f"{name}-placeholders",
             metadata={**metadata, "annotations": {"pulumi.com/skipAwait": "true"}},
-            spec=deployment_spec(armed, pool, placeholders.image, priority_class_name),
+            spec=deployment_spec(armed, pool, args.placeholders.image, args.priority_class_name),
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=["spec.replicas"]))
         self.scaled_object = ScaledObject(
             f"{name}-scaler", metadata, scaled_object_spec(armed, self.deployment_name),
@@ -129,7 +111,7 @@ class ScheduledCapacity(pulumi.ComponentResource):
 
 
 def labels(armed: ArmedWindow) -> dict[str, str]:
-    return {**COMMON_LABELS, WINDOW_LABEL: armed.window.name, POOL_LABEL: armed.window.node_pool}
+    return {**PLACEHOLDER_LABELS, WINDOW_LABEL: armed.window.name, POOL_LABEL: armed.window.node_pool}
 
 
 def deployment_spec(armed: ArmedWindow, pool: NodePoolConfig, image: str,

@@ -22,8 +22,8 @@ from typing import Any, NamedTuple
 import pulumi
 import pulumi_kubernetes as k8s
 
-from .cluster import SystemPlacement
-from .model.config import KedaConfig
+from ..contract import SystemPlacement
+from ..model.config import KedaConfig
 from .helm import pinned_release
 
 CHART_REPOSITORY = "https://kedacore.github.io/charts"

@@ -29,7 +29,7 @@ platform, subnets and security groups from the pool's selector terms or else the
 ``karpenter.sh/discovery: <cluster>`` tag, IMDSv2 only with a hop limit of 1 (pods cannot reach the node's
 credentials), and encrypted gp3 volumes. With ``nodeClassName`` the pool uses an existing node class instead.
 
-On EKS Auto Mode (``platform.auto_mode``) AWS runs Karpenter: the pool references an Auto Mode
+On EKS Auto Mode (``platform.node_classes``) AWS runs Karpenter: the pool references an Auto Mode
 ``NodeClass`` (``eks.amazonaws.com/v1``: the node role and the same selectors; AMI, disks and
 metadata options are AWS's) and its requirements use Auto Mode's ``eks.amazonaws.com/…`` labels, without
 ``kubernetes.io/os`` (Auto Mode is Linux-only and refuses that key). ``expireAfter`` cannot be ``Never``
@@ -39,19 +39,18 @@ there; see :data:`prescale.model.config.AUTO_MODE_EXPIRE_AFTER`.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import pulumi
 
-from .model.budgets import MAX_BUDGETS, STANDING_BUDGETS, fit_freezes
-from .model.config import Limits, NodePoolConfig, SecurityGroupSelectorTerm, SubnetSelectorTerm
+from ..contract import KARPENTER_NODE_CLASSES, NodeClassFlavour, Platform
+from ..model.budgets import FREEZE_SLOTS, STANDING_BUDGETS
+from ..model.config import Limits, NodePoolConfig, SecurityGroupSelectorTerm, SubnetSelectorTerm
+from ..model.schedule import BudgetSchedule
+from ..names import DISCOVERY_TAG, POOL_LABEL, node_pool_object_name
 from .crds import (BlockDeviceMapping, Budget, EC2NodeClass, EC2NodeClassSpec, NodeClass, NodeClassSpec, NodePool,
                    NodePoolSpec, NodeSelectorRequirement, Taint)
-from .platform import Platform
-from .model.schedule import BudgetSchedule
-
-POOL_LABEL = "prescale.io/node-pool"
-DISCOVERY_TAG = "karpenter.sh/discovery"
 # Karpenter's own per-family defaults, with a larger disk for event workloads' images.
 _DISK_GIB = 50
 _BLOCK_DEVICES: dict[str, list[BlockDeviceMapping]] = {
@@ -68,9 +67,13 @@ _BLOCK_DEVICES: dict[str, list[BlockDeviceMapping]] = {
 }
 
 
-def kubernetes_name(pool: NodePoolConfig) -> str:
-    """The NodePool's and EC2NodeClass's object name: prefixed, so it cannot collide with a cluster's own pools."""
-    return f"prescale-{pool.name}"
+@dataclass(frozen=True)
+class EventNodePoolArgs:
+    pool: NodePoolConfig  # a pool prescale owns (`existing` false)
+    # Its `nodes: "0"` budgets, already fitted beside the standing ones (`plan_capacity(...).pools[name].freezes`).
+    freezes: Sequence[BudgetSchedule]
+    platform: Platform  # its provider, node role, node class flavour, and what Karpenter's install waits for
+    tags: Mapping[str, str] = field(default_factory=dict)  # on the EC2 instances (EC2NodeClass `tags`)
 
 
 class EventNodePool(pulumi.ComponentResource):
@@ -84,36 +87,39 @@ class EventNodePool(pulumi.ComponentResource):
     node_class: EC2NodeClass | NodeClass | None  # None when the pool uses an existing node class
     node_pool: NodePool
 
-    def __init__(self, name: str, pool: NodePoolConfig, freezes: Sequence[BudgetSchedule], platform: Platform,
-                 tags: dict[str, str] | None = None, opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, args: EventNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
+        pool, platform = args.pool, args.platform
         if pool.existing:
             raise ValueError(f"node pool {pool.name!r} is an existing pool: prescale creates no NodePool for it")
         if pool.node_class_name is None and platform.node_role_name is None:
             raise ValueError(f"node pool {pool.name!r}: its EC2NodeClass needs a node role, and the platform has "
                              "none (set karpenter.nodeRoleName, or give the pool nodeClassName)")
+        if len(args.freezes) > FREEZE_SLOTS:
+            raise ValueError(f"node pool {pool.name!r}: {len(args.freezes)} freezes do not fit beside the standing "
+                             f"budgets ({FREEZE_SLOTS} at most); fit them first (prescale.plan_capacity does)")
         super().__init__("prescale:index:EventNodePool", name, {}, pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
         children = pulumi.ResourceOptions(parent=self, depends_on=list(platform.karpenter_ready))
-        object_name = kubernetes_name(pool)
+        object_name = node_pool_object_name(pool.name)
         self.node_class = None
         node_class_name = pool.node_class_name
         if node_class_name is None:
             node_class_name = object_name
-            if platform.auto_mode:
+            if platform.node_classes.kind == NodeClass.KIND:
                 self.node_class = NodeClass(f"{name}-node-class", {"name": object_name},
                                             auto_mode_node_class_spec(pool, platform), opts=children)
             else:
                 self.node_class = EC2NodeClass(f"{name}-node-class", {"name": object_name},
-                                               node_class_spec(pool, platform, tags or {}), opts=children)
+                                               node_class_spec(pool, platform, args.tags), opts=children)
             # After its node class, so that deleting the pool removes its nodes before the class they launch from.
             children = pulumi.ResourceOptions.merge(children, pulumi.ResourceOptions(depends_on=[self.node_class]))
         self.node_pool = NodePool(f"{name}-node-pool", {"name": object_name},
-                                  node_pool_spec(pool, node_class_name, budgets_for(pool, freezes), platform.auto_mode),
+                                  node_pool_spec(pool, node_class_name, budgets(args.freezes), platform.node_classes),
                                   opts=children)
         self.register_outputs({"nodeClassName": node_class_name, "nodePoolName": object_name})
 
 
-def node_class_spec(pool: NodePoolConfig, platform: Platform, tags: dict[str, str]) -> EC2NodeClassSpec:
+def node_class_spec(pool: NodePoolConfig, platform: Platform, tags: Mapping[str, str]) -> EC2NodeClassSpec:
     """The pool's EC2NodeClass: subnets and security groups from the pool's selector terms, or else those tagged
     ``karpenter.sh/discovery: <cluster>`` (as in Karpenter's getting-started guide)."""
     discovery = [{"tags": {DISCOVERY_TAG: platform.cluster_name}}]
@@ -147,13 +153,11 @@ def auto_mode_node_class_spec(pool: NodePoolConfig, platform: Platform) -> NodeC
 
 
 def node_pool_spec(pool: NodePoolConfig, node_class_name: str, budgets: list[Budget],
-                   auto_mode: bool = False) -> NodePoolSpec:
-    node_class = NodeClass if auto_mode else EC2NodeClass
+                   node_classes: NodeClassFlavour = KARPENTER_NODE_CLASSES) -> NodePoolSpec:
     template_spec = {
-        "nodeClassRef": {"group": node_class.API_VERSION.split("/")[0], "kind": node_class.KIND,
-                         "name": node_class_name},
-        "requirements": requirements(pool, auto_mode),
-        "expireAfter": pool.deployed_expire_after(auto_mode),
+        "nodeClassRef": {"group": node_classes.group, "kind": node_classes.kind, "name": node_class_name},
+        "requirements": requirements(pool, node_classes),
+        "expireAfter": pool.deployed_expire_after(node_classes.auto_mode),
         "terminationGracePeriod": pool.termination_grace_period,
     }
     if pool.taints:
@@ -176,16 +180,17 @@ def limits(given: Limits) -> dict[str, str]:
             (("cpu", given.cpu), ("memory", given.memory), ("nodes", given.nodes)) if value is not None}
 
 
-def requirements(pool: NodePoolConfig, auto_mode: bool = False) -> list[NodeSelectorRequirement]:
+def requirements(pool: NodePoolConfig,
+                 node_classes: NodeClassFlavour = KARPENTER_NODE_CLASSES) -> list[NodeSelectorRequirement]:
     """The instances the pool may launch; Auto Mode spells AWS's labels ``eks.amazonaws.com/…`` and refuses
     ``kubernetes.io/os`` (its nodes are all Linux)."""
-    label_domain = "eks.amazonaws.com" if auto_mode else "karpenter.k8s.aws"
+    label_domain = node_classes.label_domain
     chosen: list[NodeSelectorRequirement] = [
         {"key": "karpenter.sh/capacity-type", "operator": "In", "values": list(pool.capacity_types)},
         {"key": f"{label_domain}/instance-category", "operator": "In", "values": list(pool.instance_categories)},
         {"key": "kubernetes.io/arch", "operator": "In", "values": list(pool.architectures)},
     ]
-    if not auto_mode:
+    if node_classes.requires_os:
         chosen.append({"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]})
     return chosen
 
@@ -195,14 +200,7 @@ def taints(pool: NodePoolConfig) -> list[Taint]:
     return [{"key": t.key, "effect": t.effect, **({"value": t.value} if t.value else {})} for t in pool.taints]
 
 
-def budgets_for(pool: NodePoolConfig, freezes: Sequence[BudgetSchedule]) -> list[Budget]:
-    """``nodes: "0"`` for every freeze, then the standing budgets: at most the CRD's 50 in all."""
-    fitted = fit_freezes(freezes)
-    if fitted.merged:
-        pulumi.log.warn(
-            f"node pool {pool.name!r}: its windows need {fitted.requested} consolidation freezes but a NodePool "
-            f"holds {MAX_BUDGETS} budgets ({len(STANDING_BUDGETS)} of them standing); they were merged into "
-            f"{len(fitted.freezes)} covering ones, so consolidation stays frozen longer than the windows (no "
-            "window loses its freeze). Spread windows over more node pools to avoid this.")
-    return ([{"nodes": "0", "schedule": f.schedule, "duration": f.duration} for f in fitted.freezes]
+def budgets(freezes: Sequence[BudgetSchedule]) -> list[Budget]:
+    """``nodes: "0"`` for every (fitted) freeze, then the standing budgets: at most the CRD's 50 in all."""
+    return ([{"nodes": "0", "schedule": f.schedule, "duration": f.duration} for f in freezes]
             + copy.deepcopy(list(STANDING_BUDGETS)))  # each pool its own copies

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
-DISCOVERY_TAG = "karpenter.sh/discovery"
+from ..names import DISCOVERY_TAG
+
 # Zone IDs (the same physical zone in every account, unlike zone names) where a cluster's subnets cannot be:
 # Amazon EKS User Guide, "View Amazon EKS networking requirements for VPC and subnets", "Subnet requirements
 # for clusters" (awsdocs/amazon-eks-user-guide latest/ug/networking/network-reqs.adoc).

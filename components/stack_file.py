@@ -29,8 +29,8 @@ from ruamel.yaml import YAML
 from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from prescale.model.config import NAMESPACE
-from prescale.model.validation import KEYS, ConfigError, reads
+from .model.config import NAMESPACE
+from .model.validation import KEYS, ConfigError, reads
 
 PROJECT_FILE = "Pulumi.yaml"
 

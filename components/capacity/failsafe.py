@@ -31,55 +31,49 @@ about to remove), and is bounded in time (``activeDeadlineSeconds``) and history
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from .cluster import SystemPlacement
-from .model.config import EventWindow, PlaceholderConfig
-from .model.duration import parse_duration
-from .model.failsafe_timing import failsafe_schedule, starting_deadline
-from .platform import Platform
-from .scheduled_capacity import WINDOW_LABEL, ScheduledCapacity
-from .scheduled_capacity import object_name as placeholder_name
+from ..contract import Platform, SystemPlacement
+from ..model.config import EventWindow
+from ..model.failsafe_timing import starting_deadline
+from ..names import FAILSAFE_LABELS, WINDOW_LABEL, failsafe_name, placeholder_name
+from .scheduled_capacity import ScheduledCapacity
 
 KUBECTL_USER = 65532  # any non-root uid: kubectl only needs the service-account token and a scratch HOME
 HOME = "/home/kubectl"
 JOB_DEADLINE_SECONDS = 300  # a kubectl call takes seconds; a stuck one must not hold the run (Forbid) forever
 JOB_RETRIES = 3
-LABELS = {"app.kubernetes.io/name": "prescale-failsafe", "app.kubernetes.io/managed-by": "prescale"}
 KEDA_GROUP = "keda.sh"
 
 
-def object_name(window_name: str) -> str:
-    """The CronJob's, ServiceAccount's, Role's and RoleBinding's name.
-
-    ``failsafe-<window>``: at most 49 characters for a 40-character window name, within a CronJob's 52
-    (its Jobs append an 11-character suffix to it).
-    """
-    return f"failsafe-{window_name}"
+@dataclass(frozen=True)
+class FailsafeArgs:
+    window: ScheduledCapacity  # the window it guards: its plan (failsafe schedule), namespace and Deployment
+    image: str  # a kubectl image (`placeholders.failsafeImage`)
+    platform: Platform  # its provider, and where controllers run (`system_placement`)
 
 
 class Failsafe(pulumi.ComponentResource):
     """One window's failsafe: ServiceAccount, Role, RoleBinding and the CronJob that scales to zero.
 
     It names the window's objects instead of depending on them: it only acts at the window's end, so the
-    order in which ``pulumi up`` creates or deletes it next to them does not matter. Arguments: ``window``, the
-    :class:`~prescale.scheduled_capacity.ScheduledCapacity` it guards; ``placeholders``, for ``failsafeGrace``
-    and ``failsafeImage``; ``platform``, for its provider and where controllers run (``system_placement``).
+    order in which ``pulumi up`` creates or deletes it next to them does not matter.
     """
 
     cron_job: k8s.batch.v1.CronJob
 
-    def __init__(self, name: str, window: ScheduledCapacity, placeholders: PlaceholderConfig, platform: Platform,
-                 opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, args: FailsafeArgs, opts: pulumi.ResourceOptions | None = None):
+        window, platform = args.window, args.platform
         super().__init__("prescale:index:Failsafe", name, {}, pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
         event = window.armed.window
         child = pulumi.ResourceOptions(parent=self)
-        metadata = {"name": object_name(event.name), "namespace": window.namespace,
-                    "labels": {**LABELS, WINDOW_LABEL: event.name}}
+        metadata = {"name": failsafe_name(event.name), "namespace": window.namespace,
+                    "labels": {**FAILSAFE_LABELS, WINDOW_LABEL: event.name}}
         account = k8s.core.v1.ServiceAccount(f"{name}-failsafe-account", metadata=metadata,
                                              automount_service_account_token=False, opts=child)
         role = k8s.rbac.v1.Role(f"{name}-failsafe-role", metadata=metadata,
@@ -89,14 +83,14 @@ class Failsafe(pulumi.ComponentResource):
             role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role.metadata.name},
             subjects=[{"kind": "ServiceAccount", "name": account.metadata.name, "namespace": window.namespace}],
             opts=child)
-        schedule = failsafe_schedule(event, parse_duration(placeholders.failsafe_grace))
+        schedule = window.armed.failsafe_schedule
         self.cron_job = k8s.batch.v1.CronJob(
             f"{name}-failsafe-job", metadata=metadata,
             spec=cron_job_spec(event, schedule, window.namespace, window.deployment_name, account.metadata.name,
-                               placeholders.failsafe_image, platform.system_placement),
+                               args.image, platform.system_placement),
             opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[binding])))
         self.register_outputs({"schedule": schedule, "timeZone": event.timezone,
-                               "cronJobName": object_name(event.name)})
+                               "cronJobName": failsafe_name(event.name)})
 
 
 def role_rules(window: EventWindow, deployment: str) -> list[dict[str, Any]]:
@@ -126,7 +120,7 @@ def cron_job_spec(window: EventWindow, schedule: str, namespace: pulumi.Input[st
                   service_account: pulumi.Input[str], image: str,
                   placement: SystemPlacement) -> pulumi.Output[dict[str, Any]]:
     """A run at ``schedule`` in the window's zone, never two at once, abandoned if it cannot start in time."""
-    labels = {**LABELS, WINDOW_LABEL: window.name}
+    labels = {**FAILSAFE_LABELS, WINDOW_LABEL: window.name}
     return pulumi.Output.all(namespace, service_account).apply(lambda names: {
         "schedule": schedule,
         "timeZone": window.timezone,

@@ -51,23 +51,18 @@ import pulumi_aws as aws
 import pulumi_eks as eks
 import pulumi_kubernetes as k8s
 
-from .model.config import ClusterConfig
-from .model.eks_versions import forced_upgrade_notice
+from ..contract import AUTO_MODE_SYSTEM_PLACEMENT, SYSTEM_NODE_TAINT, SystemPlacement
+from ..model.config import ClusterConfig
+from ..model.eks_versions import forced_upgrade_notice
+from ..names import DISCOVERY_TAG
 from .iam import eks_node_role
-from .network import DISCOVERY_TAG, Network, NetworkArgs
+from .network import Network, NetworkArgs
 
 SYSTEM_NODE_LABELS = {"prescale.io/system": "true"}
-SYSTEM_NODE_TAINT = {"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"}
 CLUSTER_ADMIN_POLICY = "AmazonEKSClusterAdminPolicy"
 # Auto Mode's built-in node pools (both on: `system` runs KEDA, `general-purpose` everything unplaced).
 AUTO_MODE_NODE_POOLS = ("general-purpose", "system")
 
-
-# Every node Karpenter launches carries this label. A controller pod there would be evicted whenever Karpenter
-# consolidates the node, and while Pending it would make Karpenter launch a node for it; with this affinity
-# Karpenter knows no NodePool of its can host the pod and launches nothing (Karpenter's own chart does the same).
-NOT_ON_KARPENTER_NODES = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-    "nodeSelectorTerms": [{"matchExpressions": [{"key": "karpenter.sh/nodepool", "operator": "DoesNotExist"}]}]}}}
 
 POD_IDENTITY_AGENT = "eks-pod-identity-agent"
 ACCESS_ENTRY_MODES = ("API", "API_AND_CONFIG_MAP")
@@ -75,30 +70,6 @@ ACCESS_ENTRY_MODES = ("API", "API_AND_CONFIG_MAP")
 
 class ClusterPrerequisiteError(ValueError):
     """The account or an existing cluster is not as prescale needs it (found at preview, before any change)."""
-
-
-@dataclass(frozen=True)
-class SystemPlacement:
-    """Where cluster controllers (Karpenter, KEDA, the failsafe) run: ``nodeSelector``, ``tolerations`` and
-    ``affinity`` for their pods (and Helm values)."""
-
-    node_selector: Mapping[str, str] = field(default_factory=dict)
-    tolerations: Sequence[Mapping[str, str]] = (
-        {"key": SYSTEM_NODE_TAINT["key"], "operator": "Exists", "effect": SYSTEM_NODE_TAINT["effect"]},)
-    # Never on a node Karpenter launched. Off where every node is Karpenter's (EKS Auto Mode): there the node
-    # selector names the pool to run on instead.
-    avoid_karpenter_nodes: bool = True
-
-    @property
-    def affinity(self) -> Mapping[str, Any] | None:
-        return NOT_ON_KARPENTER_NODES if self.avoid_karpenter_nodes else None
-
-
-# Auto Mode's `system` pool: selected by its name, its CriticalAddonsOnly taint tolerated whatever the effect
-# (the EKS user guide's "Run critical add-ons on dedicated instances").
-AUTO_MODE_SYSTEM_PLACEMENT = SystemPlacement(node_selector={"karpenter.sh/nodepool": "system"},
-                                             tolerations=({"key": "CriticalAddonsOnly", "operator": "Exists"},),
-                                             avoid_karpenter_nodes=False)
 
 
 class AutoModeError(ValueError):

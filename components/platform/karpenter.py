@@ -33,8 +33,8 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from .cluster import SystemPlacement
-from .model.config import KarpenterConfig
+from ..contract import SystemPlacement
+from ..model.config import KarpenterConfig
 from .helm import pinned_release
 from .iam import cluster_role_name, eks_node_role, policy_json
 from .karpenter_policy import (SERVICE_ACCOUNT_NAME, SERVICE_ACCOUNT_NAMESPACE, controller_policy,

@@ -1,0 +1,48 @@
+"""The names prescale writes into a cluster and its AWS account, in one place.
+
+Labels, tags and object names are read back by other objects (a Deployment's ``nodeSelector`` names the pool's
+label, a failsafe names the Deployment it scales, the policy pack and ``prescale status`` find objects by them), so
+each is defined once here and both wings import it. Pure: no Pulumi.
+"""
+
+from __future__ import annotations
+
+# Subnets and security groups an EC2NodeClass selects, unless a pool gives its own selector terms (Karpenter's
+# getting-started convention).
+DISCOVERY_TAG = "karpenter.sh/discovery"
+
+# prescale's own labels.
+POOL_LABEL = "prescale.io/node-pool"  # on a prescale pool's nodes and on every placeholder
+WINDOW_LABEL = "prescale.io/window"  # on a window's placeholders and its failsafe
+# Pods of `nodes:` windows carry this with their pool's name; required anti-affinity on it puts at most one
+# on a node, across all `nodes:` windows of the pool, so overlapping windows add up to distinct nodes.
+ONE_PER_NODE_LABEL = "prescale.io/one-per-node"
+PLACEHOLDER_LABELS = {"app.kubernetes.io/name": "prescale-placeholder", "app.kubernetes.io/managed-by": "prescale"}
+FAILSAFE_LABELS = {"app.kubernetes.io/name": "prescale-failsafe", "app.kubernetes.io/managed-by": "prescale"}
+
+# Karpenter's own: the NodePool a node belongs to, and the pod annotation that blocks voluntary disruption.
+NODEPOOL_LABEL = "karpenter.sh/nodepool"
+DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
+
+# The namespace every window's objects live in, and the placeholders' PriorityClass.
+PLACEHOLDER_NAMESPACE = "prescale"
+PRIORITY_CLASS_NAME = "prescale-placeholder"
+
+
+def node_pool_object_name(pool_name: str) -> str:
+    """A prescale pool's NodePool and node class: prefixed, so it cannot collide with a cluster's own pools."""
+    return f"prescale-{pool_name}"
+
+
+def placeholder_name(window_name: str) -> str:
+    """A window's Deployment and ScaledObject (KEDA's HPA becomes ``keda-hpa-prescale-<window>``)."""
+    return f"prescale-{window_name}"
+
+
+def failsafe_name(window_name: str) -> str:
+    """A window's failsafe CronJob, ServiceAccount, Role and RoleBinding.
+
+    ``failsafe-<window>``: at most 49 characters for a 40-character window name, within a CronJob's 52
+    (its Jobs append an 11-character suffix to it).
+    """
+    return f"failsafe-{window_name}"

@@ -1,0 +1,1 @@
+"""Maintenance tools: not part of the installed package."""
