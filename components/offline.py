@@ -15,7 +15,6 @@ import gc
 import json
 import os
 import runpy
-import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -32,9 +31,25 @@ from pulumi.runtime.proto import alias_pb2, resource_pb2
 from .stack_file import project_name, read_stack_file
 
 ACCOUNT_ID = "123456789012"
-SECRET = "[secret]"  # how a secret stack output is shown: its value never leaves the program
-# Wire signature of a resource reference (pulumi/runtime/rpc.py `_special_sig_key`/`_special_resource_sig`).
-_RESOURCE_REF = {"4dabf18193072939515e22adb298388d": "5cf8f73096256a8f31e491e813e4eb8e"}
+SECRET = "[secret]"  # how a secret is shown (stack outputs, plans, manifests): its value never leaves the program
+# A resource reference on the wire (the SDK has no public name for its signature).
+_RESOURCE_REF = {rpc._special_sig_key: rpc._special_resource_sig}
+
+
+def is_secret(value: Any) -> bool:
+    """Whether a registered input is a secret as the engine receives it (wrapped, its value inside)."""
+    return rpc.is_rpc_secret(value)
+
+
+def revealed(value: Any) -> Any:
+    """A registered input with its secret wrapper (if any) removed."""
+    return rpc.unwrap_rpc_secret(value)
+
+
+def carries_wire_values(value: Any) -> bool:
+    """Whether anything in ``value`` is still in the engine's wire form (a secret or a resource reference):
+    a Helm chart or a manifest must only ever get plain values."""
+    return rpc._special_sig_key in json.dumps(value)
 
 
 @dataclass
@@ -385,13 +400,10 @@ def run_program(project_dir: Path, stack: str, now: datetime | None = None,
     previous = os.environ.get("PRESCALE_NOW")
     if now is not None:
         os.environ["PRESCALE_NOW"] = now.isoformat()
-    # The program imports its components from its own directory, as `pulumi up` runs it there.
-    sys.path.insert(0, str(project_dir))
     try:
         return evaluate(lambda: runpy.run_path(str(project_dir / "__main__.py"), run_name="__main__"),
                         stack=stack, config=wire, region=region, mocks=mocks, project=project_name(project_dir))
     finally:
-        sys.path.remove(str(project_dir))
         if previous is None:
             os.environ.pop("PRESCALE_NOW", None)
         else:

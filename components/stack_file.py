@@ -29,7 +29,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from .model.config import NAMESPACE
+from .model.config import CONFIG_NAMESPACE
 from .model.validation import KEYS, ConfigError, reads
 
 PROJECT_FILE = "Pulumi.yaml"
@@ -61,7 +61,7 @@ def read_stack_file(project_dir: Path, stack: str) -> dict[str, str]:
     return read_config_file(path, project_name(project_dir))
 
 
-def read_config_file(path: Path, project: str = NAMESPACE) -> dict[str, str]:
+def read_config_file(path: Path, project: str = CONFIG_NAMESPACE) -> dict[str, str]:
     """A stack file's ``config:`` as the engine hands it to a program: full keys, strings, objects as JSON.
 
     ``project`` is the Pulumi project's name, the namespace of keys written without one (this repository's

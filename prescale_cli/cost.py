@@ -44,15 +44,15 @@ from decimal import Decimal
 
 from prescale.model.config import CapacityConfig, NodePoolConfig, PricingConfig
 from prescale.model.duration import parse_duration
-from prescale.model.quantity import parse_quantity
+from prescale.model.quantity import GIB, MIB, parse_quantity
 from prescale.model.sizing import PlaceholderPlan, plan_placeholders
 from prescale.model.keda_timing import COOLDOWN_SECONDS
 
 from .timeline import Entry, Interval, Timeline, clipped_hours
 
 CURRENCY = "USD"
-_GIB = Decimal(2**30)
-_MIB = Decimal(2**20)
+_GIB = Decimal(GIB)
+_MIB = Decimal(MIB)
 _GIB_PER_VCPU = {"c": 2, "m": 4, "r": 8}
 _GENERIC_SIZES = ("large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge")
 _INSTANCE_TYPE = re.compile(r"^(?P<category>[a-z]+?)\d+(?P<attributes>[a-z-]*)\.(?P<size>[0-9a-z]+)$")

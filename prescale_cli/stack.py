@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from prescale.model.config import NAMESPACE, CapacityConfig
+from prescale.model.config import CONFIG_NAMESPACE, CapacityConfig
 from prescale.model.validation import decode_config, load_capacity_config, load_stack_config
 
 from prescale.stack_file import PROJECT_FILE, read_stack_file
@@ -35,6 +35,6 @@ def load_config(project: Path, stack: str, now: datetime) -> CapacityConfig:
     own platform): its ``prescale:`` keys are read as that program reads them, with ``load_capacity_config``.
     """
     raw = decode_config(read_stack_file(project, stack))
-    if f"{NAMESPACE}:cluster" in raw:
+    if f"{CONFIG_NAMESPACE}:cluster" in raw:
         return load_stack_config(raw, now)
     return load_capacity_config(raw, now)

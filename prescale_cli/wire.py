@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pulumi.runtime.rpc import _special_secret_sig, _special_sig_key
-
-SECRET = "[secret]"
+from prescale.offline import SECRET, is_secret
 
 
 def plain(value: Any) -> Any:
     """``value`` with integral floats as ints, secrets as ``"[secret]"`` and dict keys sorted, recursively."""
     if isinstance(value, dict):
-        if value.get(_special_sig_key) == _special_secret_sig:
+        if is_secret(value):
             return SECRET
         return {key: plain(value[key]) for key in sorted(value)}
     if isinstance(value, list):

@@ -12,7 +12,7 @@ import pulumi_kubernetes as k8s
 
 from prescale.contract import SystemPlacement
 from prescale.model.config import StackConfig
-from prescale.offline import Evaluation, Registration, run_program
+from prescale.offline import Evaluation, Registration, is_secret, revealed, run_program  # noqa: F401 - shared by tests
 
 PROJECT = Path(__file__).resolve().parent.parent
 DEV_NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)  # the dev stack's one-off (2027-03-02) is armed
@@ -22,8 +22,6 @@ RELEASE = "kubernetes:helm.sh/v3:Release"
 K8S_PROVIDER = "pulumi:providers:kubernetes"
 SYSTEM_PLACEMENT = SystemPlacement(node_selector={"prescale.io/system": "true"})
 
-# Wire signature of a secret value (pulumi/runtime/rpc.py `_special_sig_key`/`_special_secret_sig`).
-_SECRET = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270")
 
 
 def stack_config(cluster: dict[str, Any] | None = None, **sections: Any) -> StackConfig:
@@ -35,15 +33,6 @@ def stack_config(cluster: dict[str, Any] | None = None, **sections: Any) -> Stac
 def stand_in_provider() -> k8s.Provider:
     """A stand-in for the cluster's provider, for components built without a Cluster."""
     return k8s.Provider("test-k8s", kubeconfig="{}")
-
-
-def is_secret(value: Any) -> bool:
-    return isinstance(value, dict) and value.get(_SECRET[0]) == _SECRET[1]
-
-
-def revealed(value: Any) -> Any:
-    """A registered input with its secret wrapper (if any) removed."""
-    return value["value"] if is_secret(value) else value
 
 
 def policy(registration: Registration, key: str = "policy") -> dict[str, Any]:

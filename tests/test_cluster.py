@@ -268,11 +268,6 @@ def test_subnet_plan_is_disjoint_inside_the_vpc_with_private_subnets_largest(cid
         max(ipaddress.ip_network(b).num_addresses for b in plan.public)
 
 
-def test_a_cluster_without_any_api_endpoint_is_refused():
-    with pytest.raises(ValueError, match="public or a private API endpoint"):
-        build({"endpointPublicAccess": False, "endpointPrivateAccess": False})
-
-
 @pytest.mark.parametrize("cidr, zones, problem", [("fd00::/56", 3, "IPv4"), ("10.0.0.0/26", 6, "too small")])
 def test_subnet_plan_refuses_what_aws_would(cidr, zones, problem):
     with pytest.raises(ValueError, match=problem):

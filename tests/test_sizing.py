@@ -6,7 +6,7 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prescale.model.config import Capacity, EventWindow, PlaceholderConfig
+from prescale.model.config import CapacityRequest, EventWindow, PlaceholderConfig
 from prescale.model.quantity import parse_quantity
 from prescale.model.sizing import PlaceholderPlan, plan_placeholders
 
@@ -15,7 +15,7 @@ DEFAULTS = PlaceholderConfig()
 
 def capacity_window(cpu: str, memory: str) -> EventWindow:
     return EventWindow(name="w", node_pool="event", timezone="UTC", start="0 9 * * *", end="0 17 * * *",
-                       capacity=Capacity(cpu=cpu, memory=memory))
+                       capacity=CapacityRequest(cpu=cpu, memory=memory))
 
 
 def test_nodes_window_is_one_node_sized_pod_per_node():
@@ -41,7 +41,7 @@ def test_a_small_capacity_is_one_pod_of_exactly_that_size():
 
 
 def test_a_maximum_that_is_not_whole_mib_is_never_exceeded_after_rounding():
-    placeholders = PlaceholderConfig(max_pod_size=Capacity(cpu="4", memory="16G"))  # 16e9 bytes ≈ 15258.8 MiB
+    placeholders = PlaceholderConfig(max_pod_size=CapacityRequest(cpu="4", memory="16G"))  # 16e9 bytes ≈ 15258.8 MiB
     plan = plan_placeholders(capacity_window("4", "16G"), placeholders)
     assert parse_quantity(plan.memory) <= parse_quantity("16G")
     assert plan.pods * parse_quantity(plan.memory) >= parse_quantity("16G")
@@ -56,7 +56,7 @@ MAX_MEMORY = st.sampled_from(["256Mi", "1Gi", "8G", "16Gi", "64Gi"])
 @settings(max_examples=200, deadline=None)
 @given(CPU, MEMORY, MAX_CPU, MAX_MEMORY)
 def test_requests_cover_the_capacity_within_the_pod_maximum_with_the_fewest_pods(cpu, memory, max_cpu, max_memory):
-    placeholders = PlaceholderConfig(max_pod_size=Capacity(cpu=max_cpu, memory=max_memory))
+    placeholders = PlaceholderConfig(max_pod_size=CapacityRequest(cpu=max_cpu, memory=max_memory))
     plan = plan_placeholders(capacity_window(cpu, memory), placeholders)
     pod_cpu, pod_memory = parse_quantity(plan.cpu), parse_quantity(plan.memory)
     assert pod_cpu <= parse_quantity(max_cpu) and pod_memory <= parse_quantity(max_memory)

@@ -16,11 +16,10 @@ from __future__ import annotations
 import re
 import sys
 
-from prescale.model.quantity import parse_quantity
+from prescale.model.quantity import MIB, parse_quantity
 
 _HEADING = re.compile(r"^### `(?P<name>[^`]+)`$", re.MULTILINE)
 _ROW = re.compile(r"^ \|(?P<key>[^|]+)\|(?P<value>[^|]*)\|$", re.MULTILINE)
-_MIB = 2**20
 
 Row = tuple[str, str, str, int, int, int, int]
 
@@ -33,7 +32,7 @@ def parse_reference(markdown: str) -> list[Row]:
         values = {match["key"]: match["value"] for match in _ROW.finditer(body)}
         rows.append((name, values["karpenter.k8s.aws/instance-category"], values["kubernetes.io/arch"],
                      int(values["karpenter.k8s.aws/instance-cpu"]), int(values["karpenter.k8s.aws/instance-memory"]),
-                     int(parse_quantity(values["cpu"]) * 1000), int(parse_quantity(values["memory"]) / _MIB)))
+                     int(parse_quantity(values["cpu"]) * 1000), int(parse_quantity(values["memory"]) / MIB)))
     return sorted(rows)
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TypeVar
 
-from .cron import parse_cron
+from .cron import parse_cron, render_field
 from .duration import format_duration, parse_duration
 from .schedule import BudgetSchedule
 
@@ -85,8 +85,10 @@ class DayPattern:
 
     def cron_fields(self) -> str:
         """The day-of-month, month and day-of-week fields of a cron matching exactly these days."""
-        return " ".join((_list(self.days_of_month), _list(None if len(self.months) == 12 else self.months),
-                         _list(self.days_of_week)))
+        # A full set stays a list: `*` in one day field would change how robfig combines it with the other.
+        return " ".join((render_field(self.days_of_month, "day-of-month", star=False),
+                         render_field(None if len(self.months) == 12 else self.months, "month"),
+                         render_field(self.days_of_week, "day-of-week", star=False)))
 
 
 @dataclass(frozen=True)
@@ -196,14 +198,3 @@ def _join_nearest_intervals(by_days: dict[DayPattern, list[Interval]], slots: in
     return {days: [item for item in items if item is not None] for days, items in intervals.items()}
 
 
-def _list(values: frozenset[int] | None) -> str:
-    """A cron field: ``*``, or the values with runs of three or more written as ranges (``1-5,7``)."""
-    if values is None:
-        return "*"
-    runs: list[list[int]] = []
-    for value in sorted(values):
-        if runs and value == runs[-1][-1] + 1:
-            runs[-1].append(value)
-        else:
-            runs.append([value])
-    return ",".join(f"{run[0]}-{run[-1]}" if len(run) >= 3 else ",".join(map(str, run)) for run in runs)

@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from . import schedule
-from .config import NAMESPACE, Capacity, CapacityConfig, EventWindow, Limits, NodePoolConfig
+from .config import CONFIG_NAMESPACE, CapacityConfig, CapacityRequest, EventWindow, Limits, NodePoolConfig
 from .cron import UTC, epoch_seconds
 from .instances import allowed_instance_types, fit_problem
 from .overlaps import boundaries
@@ -53,7 +53,7 @@ class _Demand:
 
     @property
     def path(self) -> str:
-        return f"{NAMESPACE}:eventWindows[{self.index}]"
+        return f"{CONFIG_NAMESPACE}:eventWindows[{self.index}]"
 
     def amount(self, resource: str) -> Decimal:
         if resource == "nodes":  # only one-per-node placeholders certainly need nodes of their own
@@ -104,7 +104,7 @@ def _plans(config: CapacityConfig, pools: Mapping[str, object]) -> tuple[list[st
             demands.append(_Demand(index, window, plan_placeholders(window, config.placeholders)))
         except ValueError as error:
             size = config.placeholders.max_pod_size
-            return [f"{NAMESPACE}:placeholders.maxPodSize: {_show_size(size)}: {error}"], []
+            return [f"{CONFIG_NAMESPACE}:placeholders.maxPodSize: {_show_size(size)}: {error}"], []
     return [], demands
 
 
@@ -180,7 +180,7 @@ def _overlap_problem(pool_index: int, pool: NodePoolConfig, resource: str, total
     if len(held) > _NAMED:
         held = held[:_NAMED - 1] + [f"{len(held) - _NAMED + 1} more"]
     zone = demands[0].window.timezone
-    return (f"{NAMESPACE}:nodePools[{pool_index}].limits.{resource}: {getattr(pool.limits, resource)!r} is below "
+    return (f"{CONFIG_NAMESPACE}:nodePools[{pool_index}].limits.{resource}: {getattr(pool.limits, resource)!r} is below "
             f"the {_show(resource, total)} held together from {datetime.fromtimestamp(instant, UTC):%a %Y-%m-%d %H:%M} "
             f"UTC ({datetime.fromtimestamp(instant, schedule.load_zone(zone)):%H:%M %Z} in {zone}) by windows "
             f"{', '.join(held[:-1])} and {held[-1]} on node pool {pool.name!r} (windows on one pool add up, from "
@@ -193,7 +193,7 @@ def _size_problems(config: CapacityConfig, pool_index: int, pool: NodePoolConfig
     """Placeholders of the pool's windows that no instance type the pool allows can hold."""
     types = allowed_instance_types(tuple(pool.instance_categories), tuple(pool.architectures))
     if not types:
-        return [f"{NAMESPACE}:nodePools[{pool_index}].instanceCategories: {pool.instance_categories!r} with "
+        return [f"{CONFIG_NAMESPACE}:nodePools[{pool_index}].instanceCategories: {pool.instance_categories!r} with "
                 f"architectures {pool.architectures!r} match no EC2 instance type Karpenter lists, so its windows' "
                 "placeholders would never get a node; allowed: categories such as ['c', 'm', 'r']"]
     problems, seen = [], set()
@@ -211,13 +211,13 @@ def _size_problems(config: CapacityConfig, pool_index: int, pool: NodePoolConfig
         else:
             value = _show_size(config.placeholders.max_pod_size)
             pod = f"its capacity in placeholders of {cpu} CPU / {memory}"
-        problems.append(f"{NAMESPACE}:placeholders.{key}: {value} {problem} (window {demand.window.name!r}, "
+        problems.append(f"{CONFIG_NAMESPACE}:placeholders.{key}: {value} {problem} (window {demand.window.name!r}, "
                         f"{demand.path}, holds {pod} on node pool {pool.name!r}: instanceCategories "
                         f"{pool.instance_categories}, architectures {pool.architectures})")
     return problems
 
 
-def _show_size(size: Capacity) -> str:
+def _show_size(size: CapacityRequest) -> str:
     return f"{{cpu: {size.cpu!r}, memory: {size.memory!r}}}"
 
 

@@ -26,7 +26,7 @@ from .quantity import ALLOWED as QUANTITY_ALLOWED
 from .quantity import parse_quantity
 from .time_zones import time_zone_problem
 
-NAMESPACE = "prescale"
+CONFIG_NAMESPACE = "prescale"
 
 
 def _fail(kind: str, message: str) -> PydanticCustomError:
@@ -315,7 +315,7 @@ class Limits(Model):
         return self
 
 
-class Taint(Model):
+class TaintConfig(Model):
     key: Annotated[StrictStr, Field(max_length=316),
                    _shaped(r"([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?",
                            'a taint key like "dedicated" or "example.com/dedicated": letters, digits, \'-\', '
@@ -407,7 +407,7 @@ class NodePoolConfig(Model):
         default=None, min_length=1, max_length=30)
     # A list set in config replaces this default: `[]` shares the pool, a NoSchedule taint dedicates it. An
     # existing pool has no taint unless given: the placeholders tolerate what its owner set, nothing more.
-    taints: list[Taint] = [Taint(key=EVENT_CAPACITY_TAINT_KEY, effect="PreferNoSchedule")]
+    taints: list[TaintConfig] = [TaintConfig(key=EVENT_CAPACITY_TAINT_KEY, effect="PreferNoSchedule")]
     consolidation_policy: Literal["WhenEmpty", "WhenEmptyOrUnderutilized"] = "WhenEmptyOrUnderutilized"
     consolidate_after: Duration = "2m"
     # Budgets do not stop expiry, so a lifetime timer could end a node mid-event: off by default; event
@@ -467,7 +467,7 @@ class NodePoolConfig(Model):
 
 # --- event windows ------------------------------------------------------------------------------------
 
-class Capacity(Model):
+class CapacityRequest(Model):
     """Capacity to hold ready for an event, as pod requests (CPU cores and memory)."""
 
     cpu: Quantity
@@ -498,7 +498,7 @@ class EventWindow(Model):
     start: StrictStr
     end: StrictStr
     nodes: StrictInt | None = Field(default=None, ge=1, le=1000)
-    capacity: Capacity | None = None
+    capacity: CapacityRequest | None = None
     lead_time: Duration = "10m"
 
     @property
@@ -561,10 +561,10 @@ class PlaceholderConfig(Model):
     # Below the default priority (0) so that every real pod preempts placeholders.
     priority: StrictInt = Field(default=-10, lt=0, ge=-1_000_000_000)
     # `nodes: N` windows: what each placeholder requests, i.e. the free room each of the N nodes will have.
-    node_size: Capacity = Capacity(cpu="1", memory="2Gi")
+    node_size: CapacityRequest = CapacityRequest(cpu="1", memory="2Gi")
     # `capacity:` windows: the largest single placeholder; capacity is split into pods no bigger than this
     # so that Karpenter can pack them onto the pool's instance types.
-    max_pod_size: Capacity = Capacity(cpu="4", memory="16Gi")
+    max_pod_size: CapacityRequest = CapacityRequest(cpu="4", memory="16Gi")
     # Failsafe: placeholders are forced to zero this long after a window's end, even if KEDA is down.
     failsafe_grace: Duration = "15m"
     # The failsafe's kubectl: upstream's own image (registry.k8s.io, published with every Kubernetes release

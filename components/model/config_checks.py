@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from pydantic.alias_generators import to_camel
 
 from . import capacity_checks, failsafe_timing, schedule
-from .config import (AUTO_MODE_EXPIRE_AFTER, AUTO_MODE_MAX_NODE_LIFETIME, LOCAL_DATETIME, NAMESPACE, CapacityConfig,
+from .config import (AUTO_MODE_EXPIRE_AFTER, AUTO_MODE_MAX_NODE_LIFETIME, LOCAL_DATETIME, CONFIG_NAMESPACE, CapacityConfig,
                      EventWindow, KedaConfig, StackConfig)
 from .duration import format_duration, parse_duration
 
@@ -33,7 +33,7 @@ def capacity_problems(config: CapacityConfig, now: datetime) -> list[str]:
     owned = {pool.name: pool.owned for pool in config.node_pools}  # pool name → whether prescale writes its freezes
     spans: dict[int, list[capacity_checks.Span]] = {}  # window index → when it holds placeholders
     for index, window in enumerate(config.event_windows):
-        path = f"{NAMESPACE}:eventWindows[{index}]"
+        path = f"{CONFIG_NAMESPACE}:eventWindows[{index}]"
         if window.node_pool not in owned:
             allowed = ", ".join(repr(name) for name in owned) or "none (prescale:nodePools is empty)"
             problems.append(f"{path}.nodePool: {window.node_pool!r} is not a node pool; allowed: {allowed}")
@@ -60,12 +60,12 @@ def _endpoint_problems(config: StackConfig) -> list[str]:
     if not cluster.create:
         return []
     if not (cluster.endpoint_public_access or cluster.endpoint_private_access):
-        return [f"{NAMESPACE}:cluster.endpointPrivateAccess: false while endpointPublicAccess is false too: the "
+        return [f"{CONFIG_NAMESPACE}:cluster.endpointPrivateAccess: false while endpointPublicAccess is false too: the "
                 "cluster would have no API endpoint; allowed: true (private, from the VPC), or a public endpoint "
                 "limited by publicAccessCidrs"]
     limited = not any(ipaddress.ip_network(cidr).prefixlen == 0 for cidr in cluster.public_access_cidrs)
     if cluster.endpoint_public_access and not cluster.endpoint_private_access and limited:
-        return [f"{NAMESPACE}:cluster.endpointPrivateAccess: false while publicAccessCidrs is limited to "
+        return [f"{CONFIG_NAMESPACE}:cluster.endpointPrivateAccess: false while publicAccessCidrs is limited to "
                 f"{cluster.public_access_cidrs}: nodes would reach the API only from their NAT gateways' public "
                 "addresses, outside that list, so no node could join the cluster; allowed: true (nodes use the "
                 "private endpoint, the public one stays limited), or publicAccessCidrs [\"0.0.0.0/0\"]"]
@@ -78,7 +78,7 @@ def _node_role_problems(config: StackConfig) -> list[str]:
     needing = [pool.name for pool in config.node_pools if pool.owned and pool.node_class_name is None]
     if karpenter.install or karpenter.node_role_name is not None or not needing:
         return []
-    return [f"{NAMESPACE}:karpenter.nodeRoleName: required key is missing: with karpenter.install false, the "
+    return [f"{CONFIG_NAMESPACE}:karpenter.nodeRoleName: required key is missing: with karpenter.install false, the "
             f"EC2NodeClasses prescale creates (node pools {', '.join(map(repr, needing))}) need the IAM role name "
             "of your Karpenter's nodes. Upstream's controller policy lets Karpenter pass only its own node role "
             "(iam:PassRole on KarpenterNodeRole), so name that role; or give those pools nodeClassName (an "
@@ -103,13 +103,13 @@ def _auto_mode_problems(config: StackConfig) -> list[str]:
     Auto Mode's own limits (no custom AMI, at most 21 days per node) apply to every pool."""
     if not config.cluster.auto_mode:
         return []
-    why = f"does not apply with {NAMESPACE}:cluster.autoMode: true"
-    problems = [f"{NAMESPACE}:karpenter.{to_camel(key)}: {getattr(config.karpenter, key)!r} {why}: AWS runs Karpenter "
+    why = f"does not apply with {CONFIG_NAMESPACE}:cluster.autoMode: true"
+    problems = [f"{CONFIG_NAMESPACE}:karpenter.{to_camel(key)}: {getattr(config.karpenter, key)!r} {why}: AWS runs Karpenter "
                 "(its version, credentials and service-linked roles are AWS's); allowed: remove it"
                 for key in sorted(config.karpenter.model_fields_set)]
     lifetime = f"{format_duration(AUTO_MODE_MAX_NODE_LIFETIME)} (21 days)"
     for index, pool in enumerate(config.node_pools):
-        path = f"{NAMESPACE}:nodePools[{index}]"
+        path = f"{CONFIG_NAMESPACE}:nodePools[{index}]"
         if not pool.owned:  # a built-in pool (system, general-purpose) or another owner's: used as it is
             continue
         if "ami_alias" in pool.model_fields_set:
@@ -130,7 +130,7 @@ def _auto_mode_problems(config: StackConfig) -> list[str]:
 def _grace_problems(config: CapacityConfig) -> list[str]:
     grace = config.placeholders.failsafe_grace
     problem = failsafe_timing.grace_problem(parse_duration(grace))
-    return [f"{NAMESPACE}:placeholders.failsafeGrace: {grace!r} {problem}"] if problem else []
+    return [f"{CONFIG_NAMESPACE}:placeholders.failsafeGrace: {grace!r} {problem}"] if problem else []
 
 
 def _failsafe_problems(path: str, window: EventWindow, grace: timedelta, now: datetime) -> list[str]:
@@ -149,8 +149,8 @@ def _duplicate_names(config: CapacityConfig) -> list[str]:
         first: dict[str, int] = {}  # name → index of its first use (one pass: stacks hold hundreds of windows)
         for index, name in enumerate(names):
             if first.setdefault(name, index) != index:
-                problems.append(f"{NAMESPACE}:{key}[{index}].name: {name!r} is already used by "
-                                f"{NAMESPACE}:{key}[{first[name]}]; names must be unique")
+                problems.append(f"{CONFIG_NAMESPACE}:{key}[{index}].name: {name!r} is already used by "
+                                f"{CONFIG_NAMESPACE}:{key}[{first[name]}]; names must be unique")
     return problems
 
 

@@ -405,3 +405,29 @@ def fires_between(spec: CronSpec, tz: ZoneInfo, since: datetime, until: datetime
     """Every fire in ``[since, until)`` as aware datetimes in ``tz`` (``fold`` set on repeated wall times)."""
     for instant in fire_timestamps(spec, tz, ceil_epoch_seconds(since), ceil_epoch_seconds(until)):
         yield datetime.fromtimestamp(instant, tz)
+
+
+# --- writing crons ----------------------------------------------------------------------------------------
+
+
+def render_field(values: frozenset[int] | None, field: str, *, star: bool = True) -> str:
+    """One cron field for ``values`` (``None``: every value): ``*`` only where allowed (a star day field changes
+    robfig's AND/OR of the two day fields), an even step as ``a-b/s``, runs of three or more as ranges."""
+    if values is None or (star and values == FIELD_VALUES[field]):
+        return "*"
+    ordered = sorted(values)
+    steps = {b - a for a, b in zip(ordered, ordered[1:])}
+    if len(ordered) >= 3 and len(steps) == 1 and min(steps) > 1:
+        return f"{ordered[0]}-{ordered[-1]}/{steps.pop()}"
+    runs: list[list[int]] = []
+    for value in ordered:
+        if runs and value == runs[-1][-1] + 1:
+            runs[-1].append(value)
+        else:
+            runs.append([value])
+    return ",".join(f"{run[0]}-{run[-1]}" if len(run) >= 3 else ",".join(map(str, run)) for run in runs)
+
+
+def dated_cron(moment: datetime) -> str:
+    """A cron that fires at ``moment``'s wall-clock minute on its date, every year (crons have no year field)."""
+    return f"{moment.minute} {moment.hour} {moment.day} {moment.month} *"

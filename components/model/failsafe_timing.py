@@ -19,7 +19,7 @@ from itertools import pairwise
 
 from . import schedule
 from .config import EventWindow
-from .cron import fire_timestamps, parse_cron
+from .cron import dated_cron, fire_timestamps, parse_cron
 from .duration import format_duration
 
 # The longest failsafeGrace: a scale-down that waits longer than a day guards nothing.
@@ -44,8 +44,7 @@ def failsafe_schedule(window: EventWindow, grace: timedelta) -> str:
     end cannot be shifted as one cron (see :func:`prescale.model.schedule.shift_cron`).
     """
     if window.is_one_off:
-        fire = window.local_end + grace
-        return f"{fire.minute} {fire.hour} {fire.day} {fire.month} *"
+        return dated_cron(window.local_end + grace)
     return schedule.shift_cron(window.end, grace)
 
 

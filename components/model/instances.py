@@ -22,9 +22,8 @@ from decimal import Decimal
 from functools import cache
 
 from .ec2_instance_types import INSTANCE_TYPES
-from .quantity import format_cpu, format_memory
+from .quantity import MIB, format_cpu, format_memory
 
-_MIB = 2**20
 
 
 @dataclass(frozen=True)
@@ -41,7 +40,7 @@ class InstanceType:
         return cpu <= self.allocatable_cpu and memory <= self.allocatable_memory
 
     def describe(self) -> str:
-        return (f"{self.name} ({self.vcpus} vCPU, {format_memory(Decimal(self.memory_mib * _MIB))}; "
+        return (f"{self.name} ({self.vcpus} vCPU, {format_memory(Decimal(self.memory_mib * MIB))}; "
                 f"{format_cpu(self.allocatable_cpu)} CPU and {format_memory(self.allocatable_memory)} allocatable)")
 
 
@@ -49,7 +48,7 @@ class InstanceType:
 def allowed_instance_types(categories: tuple[str, ...], architectures: tuple[str, ...]) -> tuple[InstanceType, ...]:
     """The known instance types of these categories and architectures (a NodePool's ``In`` requirements)."""
     return tuple(InstanceType(name, category, architecture, vcpus, memory, Decimal(millicores) / 1000,
-                              Decimal(allocatable_mib * _MIB))
+                              Decimal(allocatable_mib * MIB))
                  for name, category, architecture, vcpus, memory, millicores, allocatable_mib in INSTANCE_TYPES
                  if category in categories and architecture in architectures)
 

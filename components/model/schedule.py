@@ -27,8 +27,8 @@ from itertools import chain, pairwise
 from typing import cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .cron import (FIELD_VALUES, UTC, CronSpec, ceil_epoch_seconds, day_offsets, epoch_seconds, fire_timestamps,
-                   next_fire_timestamp, parse_cron, wall_instants)
+from .cron import (FIELD_VALUES, UTC, CronSpec, ceil_epoch_seconds, dated_cron, day_offsets, epoch_seconds, fire_timestamps,
+                   next_fire_timestamp, parse_cron, render_field, wall_instants)
 from .duration import format_duration, parse_duration
 
 _MINUTE = timedelta(minutes=1)
@@ -267,14 +267,10 @@ def one_off_trigger(occurrence: Occurrence) -> tuple[str, str]:
     They have no year and fire every year: the caller must remove them after the event, and
     :func:`one_off_problem` checks KEDA opens them exactly once before then.
     """
-    start, end = _dated_cron(occurrence.scale_up), _dated_cron(occurrence.end)
+    start, end = dated_cron(occurrence.scale_up), dated_cron(occurrence.end)
     if start == end:
         raise ValueError(f"scale-up and end fall on the same date and time of year ({start!r})")
     return start, end
-
-
-def _dated_cron(moment: datetime) -> str:
-    return f"{moment.minute} {moment.hour} {moment.day} {moment.month} *"
 
 
 # --- lead shift -----------------------------------------------------------------------------------------
@@ -329,7 +325,7 @@ def _time_fields(minutes_of_day: set[int], expr: str, delta: timedelta) -> tuple
         shown = ", ".join(_hhmm(minute) for minute in sorted(minutes_of_day))
         raise ValueError(f"shifting {expr!r} by {_signed(delta)} gives the times {shown}, which are not every listed "
                          "hour at every listed minute; one cron cannot express them")
-    return _render(minutes, "minute"), _render(hours, "hour")
+    return render_field(minutes, "minute"), render_field(hours, "hour")
 
 
 def _shifted_day_fields(spec: CronSpec, day_fields: list[str], days: int) -> list[str]:
@@ -349,27 +345,10 @@ def _shifted_day_fields(spec: CronSpec, day_fields: list[str], days: int) -> lis
             raise ValueError(f"the fires of {spec.expr!r} move {_days(days)} and day-of-month {unsafe[0]} would "
                              "cross into another month (months differ in length), which one cron cannot "
                              "express; use days 1-28 away from the edge, or a lead time within the day")
-        dom_text = _render(frozenset(moved), "day-of-month", star=False)
+        dom_text = render_field(frozenset(moved), "day-of-month", star=False)
     if restricts_dow:
-        dow_text = _render(frozenset((day + days) % 7 for day in spec.days_of_week), "day-of-week", star=False)
+        dow_text = render_field(frozenset((day + days) % 7 for day in spec.days_of_week), "day-of-week", star=False)
     return [dom_text, month_text, dow_text]
-
-
-def _render(values: frozenset[int], field: str, *, star: bool = True) -> str:
-    """A compact cron field for ``values``; ``*`` only where allowed (a star day field changes AND/OR)."""
-    if star and values == FIELD_VALUES[field]:
-        return "*"
-    ordered = sorted(values)
-    steps = {b - a for a, b in pairwise(ordered)}
-    if len(ordered) >= 3 and len(steps) == 1 and min(steps) > 1:
-        return f"{ordered[0]}-{ordered[-1]}/{steps.pop()}"
-    runs: list[list[int]] = []
-    for value in ordered:
-        if runs and value == runs[-1][-1] + 1:
-            runs[-1].append(value)
-        else:
-            runs.append([value])
-    return ",".join(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
 
 
 def _signed(delta: timedelta) -> str:
@@ -430,7 +409,7 @@ def recurring_budget(start: str, end: str, timezone: str, lead: timedelta, since
 
 def one_off_budget(occurrence: Occurrence) -> BudgetSchedule:
     """A dated UTC budget for a one-off occurrence; like its KEDA crons it recurs yearly until removed."""
-    return BudgetSchedule(_dated_cron(occurrence.scale_up_utc), _budget_duration(occurrence.capacity_time))
+    return BudgetSchedule(dated_cron(occurrence.scale_up_utc), _budget_duration(occurrence.capacity_time))
 
 
 def _budget_duration(length: timedelta) -> str:

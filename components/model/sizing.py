@@ -24,9 +24,8 @@ import math
 from dataclasses import dataclass
 
 from .config import EventWindow, PlaceholderConfig
-from .quantity import format_cpu, format_memory, parse_quantity
+from .quantity import MIB, format_cpu, format_memory, parse_quantity
 
-_MIB = 2**20
 
 
 @dataclass(frozen=True)
@@ -47,12 +46,12 @@ def plan_placeholders(window: EventWindow, placeholders: PlaceholderConfig) -> P
     assert window.capacity is not None  # the config model guarantees exactly one of nodes/capacity
     # Whole millicores and MiB: the units requests are rounded to.
     cpu = parse_quantity(window.capacity.cpu) * 1000
-    memory = parse_quantity(window.capacity.memory) / _MIB
+    memory = parse_quantity(window.capacity.memory) / MIB
     max_cpu = math.floor(parse_quantity(placeholders.max_pod_size.cpu) * 1000)
-    max_memory = math.floor(parse_quantity(placeholders.max_pod_size.memory) / _MIB)
+    max_memory = math.floor(parse_quantity(placeholders.max_pod_size.memory) / MIB)
     if max_cpu < 1 or max_memory < 1:
         raise ValueError("placeholders.maxPodSize must be at least 1m CPU and 1Mi memory")
     # ⌈total / pods⌉ ≤ max  ⇔  pods ≥ total / max, so this is the fewest pods that fit after rounding up.
     pods = max(math.ceil(cpu / max_cpu), math.ceil(memory / max_memory), 1)
-    return PlaceholderPlan(pods=pods, cpu=format_cpu(cpu / pods / 1000), memory=format_memory(memory / pods * _MIB),
+    return PlaceholderPlan(pods=pods, cpu=format_cpu(cpu / pods / 1000), memory=format_memory(memory / pods * MIB),
                            one_per_node=False)

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 
-from .config import NAMESPACE, CapacityConfig, StackConfig
+from .config import CONFIG_NAMESPACE, CapacityConfig, StackConfig
 from .config_checks import capacity_problems, stack_problems
 
 
@@ -37,17 +37,17 @@ class ConfigError(ValueError):
 
 # Full config key → StackConfig field. `aws:region` is the AWS provider's own key; the program needs the
 # region too (the controller policy is scoped to it), so it is read from there rather than duplicated.
-KEYS = {"aws:region": "region", **{f"{NAMESPACE}:{to_camel(f)}": f for f in StackConfig.model_fields
+KEYS = {"aws:region": "region", **{f"{CONFIG_NAMESPACE}:{to_camel(f)}": f for f in StackConfig.model_fields
                                    if f != "region"}}
-_REQUIRED = ("aws:region", f"{NAMESPACE}:cluster")
+_REQUIRED = ("aws:region", f"{CONFIG_NAMESPACE}:cluster")
 # The same for a program that uses prescale as a library and brings its own platform.
-CAPACITY_KEYS = {f"{NAMESPACE}:{to_camel(f)}": f for f in CapacityConfig.model_fields}
+CAPACITY_KEYS = {f"{CONFIG_NAMESPACE}:{to_camel(f)}": f for f in CapacityConfig.model_fields}
 
 
 def reads(key: str) -> bool:
     """Whether the program reads config ``key``: ``prescale:*`` (all of it, so typos are caught) and
     ``aws:region``; other keys (``pulumi:*``, ``aws:profile``...) are left to their owners."""
-    return key.startswith(f"{NAMESPACE}:") or key in _REQUIRED
+    return key.startswith(f"{CONFIG_NAMESPACE}:") or key in _REQUIRED
 
 
 def decode_config(wire: Mapping[str, Any]) -> dict[str, Any]:
@@ -99,9 +99,9 @@ def _load(model, keys: Mapping[str, str], required: tuple[str, ...], raw: Mappin
 
 
 def _unknown_keys(raw: Mapping[str, Any], keys: Mapping[str, str]) -> list[str]:
-    known = sorted(k for k in keys if k.startswith(f"{NAMESPACE}:"))
+    known = sorted(k for k in keys if k.startswith(f"{CONFIG_NAMESPACE}:"))
     problems = []
-    for key in sorted(k for k in raw if k.startswith(f"{NAMESPACE}:") and k not in keys):
+    for key in sorted(k for k in raw if k.startswith(f"{CONFIG_NAMESPACE}:") and k not in keys):
         problems.append(f"{key}: unknown config key; {_suggest(key, known)}known keys: {', '.join(known)}")
     return problems
 

@@ -124,8 +124,6 @@ class Cluster(pulumi.ComponentResource):
 
     def _create(self) -> None:
         config, tags = self._args.config, dict(self._args.tags)
-        if not (config.endpoint_public_access or config.endpoint_private_access):
-            raise ValueError("the cluster needs a public or a private API endpoint (or both)")
         notice = forced_upgrade_notice(config.kubernetes_version, config.support_type, self._args.now)
         if notice:
             pulumi.log.warn(notice, resource=self)

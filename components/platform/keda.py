@@ -28,7 +28,7 @@ from .helm import pinned_release
 
 CHART_REPOSITORY = "https://kedacore.github.io/charts"
 RELEASE_NAME = "keda"
-NAMESPACE = "keda"
+KEDA_NAMESPACE = "keda"
 REPLICAS = 2
 # The chart's own defaults, pinned: KEDA's documented sizing for a cluster of this scale.
 RESOURCES = {"requests": {"cpu": "100m", "memory": "100Mi"}, "limits": {"cpu": "1", "memory": "1000Mi"}}
@@ -68,7 +68,7 @@ class Keda(pulumi.ComponentResource):
                              providers={"kubernetes": args.kubernetes_provider})))
         # Both retained on delete: the chart holds KEDA's CRDs, so uninstalling it (or deleting its namespace)
         # would delete every ScaledObject in the cluster. A switch to `keda.install: false` hands KEDA over.
-        namespace = k8s.core.v1.Namespace(f"{name}-namespace", metadata={"name": NAMESPACE},
+        namespace = k8s.core.v1.Namespace(f"{name}-namespace", metadata={"name": KEDA_NAMESPACE},
                                           opts=pulumi.ResourceOptions(parent=self, depends_on=list(args.depends_on),
                                                                       retain_on_delete=True))
         self.release = pinned_release(
