@@ -1,32 +1,11 @@
 """Per armed window: a CronJob that forces the placeholders to zero after the window, whatever KEDA does.
 
-KEDA ends a window by setting the placeholder Deployment to zero itself (idle-replica mode, see
-:mod:`prescale.scheduled_capacity`). If the KEDA operator is down at that moment, nobody does: the HPA KEDA
-created is pinned to the window's count (min = max), so it keeps the placeholders, they keep their nodes, and
-Karpenter never consolidates them, for days if nobody looks. This guard
-does not depend on KEDA at all: a ``batch/v1`` CronJob in the window's own time zone (the CronJob
-controller runs in kube-controller-manager, on the EKS control plane) runs ``kubectl scale --replicas=0``
-on the window's Deployment at the window's end + ``placeholders.failsafeGrace``
-(:mod:`prescale.model.failsafe_timing`).
-
-Why scaling to zero then is safe: the window is over, so a healthy KEDA wants zero too (its
-``idleReplicaCount`` is 0); KEDA only scales up again when the trigger turns active, at the next
-occurrence; and the HPA KEDA created does nothing while its target has zero replicas (Kubernetes disables
-HPA scaling at zero, whatever its minimum). The config checks
-refuse a grace that could make the run land in the next occurrence.
-
-One-off events get a second job: their KEDA trigger is a dated cron without a year, so it would fire again
-on the same date next year if nobody ran ``pulumi up`` to remove the window. The same CronJob therefore also
-deletes the window's ScaledObject (``kubectl delete --wait=false``: KEDA's finalizer completes whenever KEDA
-runs; the HPA goes with it through its owner reference). Deleting, rather than pausing it with KEDA's
-``autoscaling.keda.sh/paused-replicas`` annotation, leaves nothing behind that could silently disable the
-window if its name were reused for a later event. The CronJob itself fires again next year, harmlessly.
-
-Least privilege: each window has its own ServiceAccount and Role, allowed to read its one Deployment and
-read and write that Deployment's ``scale`` subresource (``resourceNames``), plus, for a one-off, to read and
-delete its one ScaledObject. The pod meets the "restricted" pod security standard that the ``prescale``
-namespace enforces, runs on the cluster's own nodes (never on a node Karpenter launched, which it may be
-about to remove), and is bounded in time (``activeDeadlineSeconds``) and history.
+If the KEDA operator is down when a window ends, nobody scales the placeholders down and their nodes stay for
+days. This guard runs ``kubectl scale --replicas=0`` at the window's end + ``placeholders.failsafeGrace`` in the
+window's own zone (a ``batch/v1`` CronJob: kube-controller-manager runs it, not KEDA), and for a one-off also
+deletes the window's ScaledObject so its yearless trigger cannot fire next year. Least privilege: one
+ServiceAccount and Role per window, on exactly that window's objects. Why each choice: docs/internals.md
+(`prescale.capacity.failsafe`) and docs/guardrails.md §3.
 """
 
 from __future__ import annotations

@@ -1,25 +1,6 @@
 """Fit a node pool's consolidation freezes into Karpenter's 50 disruption budgets without losing one.
 
-Each event window asks for ``nodes: "0"`` budgets (UTC cron + duration, from :mod:`prescale.model.schedule`)
-on its node pool, from placeholder scale-up to the event's end. The NodePool CRD allows at most 50
-budgets, and every pool also keeps its :data:`STANDING_BUDGETS`, so :data:`FREEZE_SLOTS` are left for
-freezes: a pool with many windows (each recurring window and each one-off event brings its own) can ask
-for more than fit.
-Dropping one would let Karpenter consolidate nodes in the middle of that event, so :func:`fit_freezes`
-only ever *merges*, and every merge yields a budget active at least whenever its inputs were:
-
-1. **Lossless** — identical freezes collapse; freezes on the same days whose intervals overlap or touch
-   become one interval. This alone usually suffices (windows on one pool tend to share days). If not,
-   day patterns with identical hours that differ only in the days they list are joined into one list
-   (``40 12 2 3 *`` + ``40 12 9 3 *`` → ``40 12 2,9 3 *``), then those differing only in months: still exact.
-2. **Covering, days** — if there are still more distinct day patterns (days-of-month × months ×
-   days-of-week) than slots, patterns sharing the same months are united (then, if needed, all of them):
-   the union of two patterns matches every day either matched, possibly more.
-3. **Covering, hours** — if there are still more intervals than slots, the two intervals with the
-   smallest gap between them on the same day pattern are joined across that gap, repeatedly.
-
-Merging can only freeze consolidation *longer* (empty nodes linger until the merged budget ends: a cost,
-never an outage); :class:`FittedFreezes` says whether it happened so the caller can warn.
+Details: docs/internals.md (`prescale.model.budgets`).
 """
 
 from __future__ import annotations

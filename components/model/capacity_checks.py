@@ -3,21 +3,7 @@
 Part of the cross-key config checks (:mod:`prescale.model.config_checks` calls them). Only what is certain is
 refused; each count below is a lower bound of what Karpenter would have to launch:
 
-* **One window above a limit.** Placeholders request what they hold, and a node's capacity (what NodePool limits
-  count) is more than the requests on it. A ``nodes: N`` window holds N placeholders of
-  ``placeholders.nodeSize``, one per node; a ``capacity`` window holds its capacity (in pods no bigger than
-  ``placeholders.maxPodSize``, :mod:`prescale.model.sizing`). So N × nodeSize, or the capacity, above the pool's
-  ``cpu``/``memory`` limit, or N above its ``nodes`` limit, can never be launched.
-* **Overlapping windows above a limit.** Windows on one pool add up (each holds its own placeholders; all
-  one-per-node placeholders of a pool repel each other), from each occurrence's scale-up (lead time included) to
-  its end, over the coming year. Their summed requests above ``cpu``/``memory``, or their ``nodes`` windows'
-  nodes above ``nodes``, are refused at the first instant they coincide. ``capacity`` windows count as no nodes:
-  their pods may fill the room left on other windows' nodes.
-* **A placeholder no instance holds.** The pod (nodeSize, or a capacity window's pod size) must fit the
-  allocatable room of at least one instance type the pool allows (:mod:`prescale.model.instances`).
-
-Only the limits that are given are checked; a pool without ``limits`` gets the placeholder-size check only, and
-an ``existing`` pool (whose instance types are its owner's) the limit checks only.
+Details: docs/internals.md (`prescale.model.capacity_checks`).
 """
 
 from __future__ import annotations

@@ -7,26 +7,7 @@ slow to walk a year of fires for hundreds of windows and differ from robfig in w
 ``a-a`` range read as ``*``, fires moved out of a DST gap instead of skipped, ``*/N`` day fields ANDed), so
 this module re-implements exactly the part of robfig we rely on.
 
-How robfig behaves, and therefore what this module reproduces:
-
-* Fields: minute 0-59, hour 0-23, day-of-month 1-31, month 1-12 (or ``jan``-``dec``), day-of-week 0-6 (or
-  ``sun``-``sat``; no ``7``). Items ``*``, ``?``, ``N``, ``A-B``, ``A-B/S``, ``*/S``, ``N/S`` (= ``N-max/S``),
-  comma lists. Seconds are always 0.
-* Day rule: day-of-month and day-of-week are ANDed when either field is a "star" (``*`` or ``?`` with step
-  ≤ 1, so ``*/1`` is a star and ``*/2`` is not) and ORed when both are restricted.
-* ``Next(t)`` is the first fire at or after ``floor_to_second(t) + 1s``; nothing within five years (up to the
-  end of the year five years on) gives Go's zero time, here ``None``.
-* Wall-clock time in the schedule's zone: a time of day that falls in a spring-forward gap does not fire that
-  day; one in a fall-back overlap fires twice, once per UTC offset (robfig walks hours with absolute
-  ``t.Add(time.Hour)`` and compares wall-clock fields).
-
-The model is exact for DST changes of whole hours that start on the hour and do not touch local midnight,
-i.e. every zone in current use except a few (Africa/Cairo, America/Santiago, America/Havana, Atlantic/Azores,
-Australia/Lord_Howe...). Around those changes robfig's day walk misbehaves in ways that depend on the instant
-``Next`` starts from; :func:`prescale.model.schedule.dst_problem` refuses schedules that fire near them.
-
-Everything internal works in integer epoch seconds: same-zone ``datetime`` comparisons ignore ``fold``, so
-two fires of a fall-back overlap would otherwise compare equal.
+Details: docs/internals.md (`prescale.model.cron`).
 """
 
 from __future__ import annotations

@@ -4,28 +4,7 @@ A window's ``timezone`` must name a *place* (``Asia/Seoul``, ``America/New_York`
 and the failsafe CronJob follow that place's clock, daylight saving included. Three kinds of names look
 like zones but are traps, and each is refused with the place it is usually taken for:
 
-* **Abbreviations** (``KST``, ``JST``, ``IST``, ``PST``, ``CEST``...) are not zones at all, yet they are
-  what clocks, ``date`` and ``prescale schedule`` print, so people copy them. :data:`ABBREVIATIONS` maps
-  every alphabetic abbreviation that tzdata itself prints for present-day times in the zones a window may
-  use (its source; the tests check it against the installed tzdata both ways) to the zones people mostly
-  mean by it, most likely first. Several are shared: ``IST`` is India, Ireland and Israel; ``CST`` is US
-  Central, China and Mexico; ``MST`` is US Mountain with daylight saving and Arizona without. ``GMT``
-  also lists ``UTC``, which prints ``UTC``.
-* **Legacy tzdata names** made of an abbreviation or a POSIX TZ string (:data:`LEGACY_NAMES`), which
-  tzdata keeps only for old systems (upstream moved them to its ``backward`` file in 2024b; some systems
-  still ship the old definitions). ``EST``, ``MST`` and ``HST`` are fixed offsets: ``EST`` is UTC−05:00
-  all year, so a New York window in it runs an hour late all summer. ``EST5EDT``, ``CST6CDT``,
-  ``MST7MDT``, ``PST8PDT``, ``CET``, ``MET``, ``EET`` and ``WET`` were one US or EU rule set each and are,
-  upstream, now links to one city (``EST5EDT`` → ``America/New_York``, ``CET`` → ``Europe/Brussels``): what
-  they mean depends on the tzdata that KEDA's image has. The GMT names (``GMT``, ``Etc/GMT``,
-  ``Greenwich``...) are UTC all year, not the UK's clock.
-* **Fixed offsets** ``Etc/GMT+N`` / ``Etc/GMT-N`` have no daylight saving and an inverted sign
-  (``Etc/GMT+5`` is UTC−05:00); ``localtime`` (the machine's own zone) and ``Factory`` (tzdata's
-  placeholder) are no place at all.
-
-Every other tzdata name is accepted, including tzdata's links that name a place the old way (``US/Eastern``,
-``Japan``, ``ROK``, ``Asia/Calcutta``) and UTC's aliases (``Etc/UTC``, ``UCT``, ``Zulu``...): they follow
-that place's clock exactly.
+Details: docs/internals.md (`prescale.model.time_zones`).
 """
 
 from __future__ import annotations

@@ -3,21 +3,7 @@
 Pure (no Pulumi): the decision depends on the window, the placeholder settings and ``now``, so it is
 tested directly and the components only render it.
 
-* **Recurring** windows are always armed: KEDA's ``start`` is the window's start moved earlier by the lead
-  time (:func:`prescale.model.schedule.shift_cron`), ``end`` is the window's end, both read in the window's
-  time zone; the consolidation freeze is :func:`prescale.model.schedule.recurring_budget`.
-* **One-off** windows become dated crons (``M H D Mon *``) that have no year, so they are armed only while
-  KEDA would open them exactly once, at the right time (:func:`prescale.model.schedule.one_off_problem`):
-
-  - *ended* (now ≥ end): nothing is deployed, and a warning says the window can be removed from config;
-    deploying it would fire again on the same date next year;
-  - *too far ahead* (the dated crons would fire on an earlier anniversary first, i.e. roughly more than a
-    year before the event): nothing is deployed yet, with a warning; it is armed by the first ``pulumi up``
-    less than a year before the event. Deploying it now would scale up a year early.
-  - *armed*: deployed, with a warning (:func:`one_off_repeat_warning`): its UTC consolidation freeze has no
-    year either and nothing removes it but the next ``pulumi up``, so until then it freezes the node pool
-    again on the same date every year (the failsafe deletes the KEDA trigger after the event; it cannot
-    edit the NodePool).
+Details: docs/internals.md (`prescale.model.windows`).
 """
 
 from __future__ import annotations

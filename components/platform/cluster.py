@@ -1,41 +1,15 @@
 """The EKS cluster prescale runs on: a new one (pulumi-eks) or an existing one looked up by name.
 
-Either way the component hands out the same things: the cluster's name, a kubeconfig, the Kubernetes
-provider every in-cluster resource must use, the OIDC issuer (for IRSA), where controllers are placed,
-and the resources in-cluster installs must wait for.
+Either way the component hands out the same things: the cluster's name, a kubeconfig, the Kubernetes provider
+every in-cluster resource must use, the OIDC issuer (for IRSA), where controllers are placed
+(:class:`~prescale.contract.SystemPlacement`), and the resources in-cluster installs must wait for.
 
-A new cluster is shaped for self-managed Karpenter:
-
-- API authentication mode (access entries, no aws-auth ConfigMap), an IAM OIDC provider, the version pinned
-  from config with the configured support type (standard by default; extended costs extra), and a warning
-  when AWS is about to upgrade that version on its own (``prescale.model.eks_versions``);
-- cluster-admin access entries for ``adminRoleArns``, refused at preview when one of them is the role creating
-  the cluster: EKS gives the creator its own admin entry, and a second one fails (:func:`creator_problem`);
-- no default node group and no pulumi-eks security groups: every node, the system node group's and
-  Karpenter's alike, shares the security group EKS creates for the cluster, which already allows all
-  traffic between its members and from the control plane. (Managed node groups without a custom launch
-  template only get that group, so a separate "node" group would cut Karpenter's nodes off from CoreDNS.)
-  That one group carries ``karpenter.sh/discovery=<cluster>``, as in Karpenter's getting-started guide;
-- a small managed *system* node group (≥2 nodes across the private subnets' zones), labelled
-  ``prescale.io/system=true`` and tainted ``CriticalAddonsOnly=true:NoSchedule`` so only controllers that
-  tolerate it (Karpenter, KEDA, CoreDNS) run there, and never on the nodes Karpenter itself launches;
-- CoreDNS as an EKS add-on created *after* that node group (pulumi-eks would create it with the cluster,
-  before any node exists, and time out waiting for it: pulumi/pulumi-eks#1819), pinned to system nodes;
-- the ``eks-pod-identity-agent`` add-on when Karpenter authenticates with EKS Pod Identity.
-
-An existing cluster is only read (``aws.eks.get_cluster``): nothing is created, and the provider uses an
-``aws eks get-token`` kubeconfig built from its endpoint and CA. What prescale's own Karpenter needs from it
-(access-entry authentication, and the pod identity agent add-on or an IAM OIDC provider for the controller's
-credentials) is checked at preview, so a missing piece stops the run with what to enable instead of a Helm
-timeout later.
-
-With ``autoMode`` (EKS Auto Mode) AWS runs Karpenter, CoreDNS, the pod identity agent and the nodes for
-add-ons, so a new cluster gets none of the above but the cluster itself (pulumi-eks ``auto_mode`` with both
-built-in node pools and the node role pulumi-eks creates, whose EC2 access entry EKS adds itself) and the
-discovery tag on its security group. pulumi-eks would still add the CoreDNS add-on (pulumi/pulumi-eks#1726)
-and an unused instance role unless told not to, so both are switched off explicitly. An existing cluster must
-already run Auto Mode with the built-in ``system`` pool: that is checked at preview. Controllers go to that
-``system`` pool, as AWS advises for critical add-ons. Details: docs/auto-mode.md.
+A new cluster is shaped for self-managed Karpenter: API authentication mode, an OIDC provider, no default node
+group and no pulumi-eks security groups (every node shares the cluster security group, tagged for discovery), a
+small tainted *system* node group for the controllers, CoreDNS created after it, and the pod identity agent when
+Karpenter uses Pod Identity. An existing cluster is only read, and what prescale's Karpenter needs from it is checked
+at preview (:func:`existing_cluster_problems`). On Auto Mode AWS runs Karpenter, CoreDNS and the add-on nodes.
+The why of each choice: docs/platform.md and docs/auto-mode.md.
 """
 
 from __future__ import annotations

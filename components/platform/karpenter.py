@@ -1,25 +1,6 @@
 """Self-managed Karpenter: every AWS prerequisite upstream's install has, then its two Helm charts.
 
-AWS side (Karpenter v1.14 getting-started CloudFormation; terraform-aws-modules' karpenter module):
-
-- the node role Karpenter's instances run as, ``<cluster>-karpenter-node``, with the four managed node
-  policies, and an ``EC2_LINUX`` access entry so those instances may join the cluster (no instance profile:
-  ``EC2NodeClass.spec.role`` lets Karpenter manage instance profiles itself);
-- the controller role ``<cluster>-karpenter-controller``, assumed through EKS Pod Identity (default: a
-  ``pods.eks.amazonaws.com`` trust and a Pod Identity association for ``kube-system/karpenter``) or IRSA
-  (an OIDC trust limited to that service account and the STS audience, plus the role annotation on the
-  service account);
-- the controller policy (:mod:`prescale.karpenter_policy`) as one inline policy: merged, it is longer
-  than the 6,144 characters a managed policy may have (CloudFormation splits it into six for that reason);
-  inline policies may have 10,240;
-- the interruption queue (SSE, 300 s retention) with its policy, and the five EventBridge rules that feed
-  it spot interruptions, rebalance recommendations, instance state changes, capacity-reservation
-  interruptions and AWS Health events;
-- optionally the EC2 Spot service-linked role (an account has it once; creating it twice fails).
-
-Helm side: ``karpenter-crd`` first (Helm never upgrades CRDs that ship inside a chart), then ``karpenter``
-with ``skip_crds``, released exactly as ``karpenter`` in ``kube-system`` (its service account is named
-after the release and the Pod Identity association / IRSA trust name that account), on the system nodes.
+Details: docs/internals.md (`prescale.platform.karpenter`).
 """
 
 from __future__ import annotations

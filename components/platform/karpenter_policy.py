@@ -8,12 +8,7 @@ tags Karpenter puts on what it creates (``kubernetes.io/cluster/<cluster>: owned
 controller can only touch its own instances, launch templates and instance profiles. No action is a wildcard,
 and PassRole is limited to the node role and to EC2.
 
-Pure functions of plain strings, so each statement can be compared with upstream in a test; the Karpenter
-component calls them inside an ``apply`` once partition, account, and ARNs are known.
-
-The config refuses to install a Karpenter release this policy was not written for
-(``prescale.model.config.KARPENTER_POLICY_MINORS``): bring the policy to a new minor release and that list
-together.
+Details: docs/internals.md (`prescale.platform.karpenter_policy`).
 """
 
 from __future__ import annotations

@@ -5,17 +5,7 @@ it would register as one opaque resource and the tests could not see (or prove) 
 ``karpenter.sh/discovery`` tags or the NAT layout; it would also add a second plugin to every deployment.
 The layout itself is small and standard:
 
-- public subnets (``kubernetes.io/role/elb``) with one route table to an internet gateway;
-- private subnets (``kubernetes.io/role/internal-elb`` and ``karpenter.sh/discovery=<cluster>``), where all
-  nodes run, each with its own route table to a NAT gateway: one shared (``single``, cheapest) or one per
-  zone (``onePerAz``, survives a zone outage).
-
-Private subnets get most of the address space: with the VPC CNI every pod takes a VPC address.
-
-Zones are chosen, in name order, among those that can hold the cluster: not one of the zones where EKS places
-no control plane (``EKS_UNSUPPORTED_ZONE_IDS``; cluster creation would fail with
-UnsupportedAvailabilityZoneException), and offering at least one of the system node group's instance types
-(else its nodes could never start there).
+Details: docs/internals.md (`prescale.platform.network`).
 """
 
 from __future__ import annotations
