@@ -15,9 +15,10 @@ from typing import TypeVar
 
 from .cron import parse_cron, render_field
 from .duration import format_duration, parse_duration
+from .overlaps import Ordered
 from .schedule import BudgetSchedule
 
-T = TypeVar("T")  # anything ordered: minutes of the day here, instants in the CLI's timeline
+T = TypeVar("T", bound=Ordered)  # minutes of the day here, instants in the CLI's timeline
 
 MAX_BUDGETS = 50  # NodePool CRD: spec.disruption.budgets maxItems
 
@@ -162,20 +163,21 @@ def _join_nearest_intervals(by_days: dict[DayPattern, list[Interval]], slots: in
     intervals: dict[DayPattern, list[Interval | None]] = {days: list(items) for days, items in by_days.items()}
     following = {days: [*range(1, len(items)), None] for days, items in intervals.items()}
     heap = [(items[i + 1][0] - items[i][1], days.sort_key, i, i + 1, days)
-            for days, items in intervals.items() for i in range(len(items) - 1)]
+            for days, items in by_days.items() for i in range(len(items) - 1)]
     heapq.heapify(heap)
     while count > slots and heap:
         _, _, left, right, days = heapq.heappop(heap)
         items, nexts = intervals[days], following[days]
-        if items[left] is None or items[right] is None or nexts[left] != right:
+        joined, absorbed = items[left], items[right]
+        if joined is None or absorbed is None or nexts[left] != right:
             continue  # stale: one side was joined since this gap was pushed
-        items[left] = (items[left][0], max(items[left][1], items[right][1]))
+        joined = items[left] = (joined[0], max(joined[1], absorbed[1]))
         items[right] = None
         nexts[left] = nexts[right]
         count -= 1
-        if nexts[left] is not None:
-            successor = nexts[left]
-            heapq.heappush(heap, (items[successor][0] - items[left][1], days.sort_key, left, successor, days))
+        successor = nexts[left]
+        if successor is not None and (after := items[successor]) is not None:
+            heapq.heappush(heap, (after[0] - joined[1], days.sort_key, left, successor, days))
     return {days: [item for item in items if item is not None] for days, items in intervals.items()}
 
 

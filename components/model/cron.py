@@ -241,7 +241,9 @@ def wall_instants(wall: datetime, tz: ZoneInfo) -> tuple[int, ...]:
 
 
 def _offset_seconds(tz: ZoneInfo, wall: datetime) -> int:
-    return tz.utcoffset(wall) // _SECOND
+    offset = tz.utcoffset(wall)
+    assert offset is not None, tz.key  # a ZoneInfo has an offset at every instant
+    return offset // _SECOND
 
 
 @lru_cache(maxsize=1 << 16)

@@ -11,9 +11,17 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Iterator
 from itertools import groupby
 from operator import itemgetter
-from typing import TypeVar
+from typing import Any, Protocol, TypeVar
 
-T = TypeVar("T")  # anything ordered: epoch seconds in the config checks, datetimes in the CLI's timeline
+class Ordered(Protocol):
+    """Anything ``<``-comparable: epoch seconds in the config checks, datetimes in the CLI's timeline."""
+
+    def __lt__(self, other: Any, /) -> bool: ...
+
+    def __le__(self, other: Any, /) -> bool: ...
+
+
+T = TypeVar("T", bound=Ordered)
 K = TypeVar("K", bound=Hashable)
 
 
@@ -21,7 +29,7 @@ def boundaries(spans: Iterable[tuple[T, T, K]]) -> Iterator[tuple[T, list[K], li
     """``(instant, closing, opening)`` at every instant where spans ``(start, end, key)`` close or open, in time
     order. Spans are half-open ``[start, end)``, so at one instant the closing ones go before the opening ones, and
     an empty span is no span."""
-    events = []
+    events: list[tuple[T, bool, K]] = []
     for start, end, key in spans:
         if start < end:
             events += ((start, True, key), (end, False, key))

@@ -77,7 +77,7 @@ def cron_window_active(start: str, end: str, timezone: str, at: datetime) -> boo
     """
     start_spec, end_spec, tz = _keda_window(start, end, timezone)
     now = epoch_seconds(at)
-    never = float("-inf")
+    never = -(2**63)  # Go's zero time: earlier than any instant, as KEDA compares it
     next_start = next_fire_timestamp(start_spec, tz, at)
     next_end = next_fire_timestamp(end_spec, tz, at)
     next_start = never if next_start is None else next_start
@@ -612,7 +612,9 @@ def _clock_changes(tz: ZoneInfo, since: int, until: int) -> list[int]:
 
 
 def _offset_at(tz: ZoneInfo, instant: int) -> int:
-    return datetime.fromtimestamp(instant, tz).utcoffset() // timedelta(seconds=1)
+    offset = datetime.fromtimestamp(instant, tz).utcoffset()
+    assert offset is not None, tz.key  # an aware datetime in a ZoneInfo always has one
+    return offset // timedelta(seconds=1)
 
 
 @lru_cache(maxsize=256)
@@ -648,10 +650,10 @@ def dst_problem(expr: str, timezone: str, since: datetime, days: int = 366) -> s
         problem = _fire_in_transition(spec, tz, transition)
         if problem:
             return problem
-        first = next_fire_timestamp(spec, tz, datetime.fromtimestamp(transition.instant - 1, UTC))
-        if transition.off_the_hour and first is not None:
+        fire = next_fire_timestamp(spec, tz, datetime.fromtimestamp(transition.instant - 1, UTC))
+        if transition.off_the_hour and fire is not None:
             return (f"its first fire after the clock change in {tz.key} on {transition.low:%Y-%m-%d} "
-                    f"({transition.describe()}) is at {_show(first, tz)}: robfig/cron, which KEDA uses, walks "
+                    f"({transition.describe()}) is at {_show(fire, tz)}: robfig/cron, which KEDA uses, walks "
                     "whole hours across a change of part of an hour and can skip that fire; pick another zone")
         if transition.is_irregular:
             fired = [day for day in transition.irregular_days if spec.matches_day(day)]

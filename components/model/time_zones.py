@@ -117,19 +117,21 @@ def _accepted() -> frozenset[str]:
 
 def _legacy(name: str) -> str:
     places = ABBREVIATIONS[LEGACY_NAMES[name]]
-    offsets = {ZoneInfo(name).utcoffset(moment) for moment in _SEASONS}
+    offsets = {_offset(name, moment) for moment in _SEASONS}
     if len(offsets) > 1:
         return (f"is a legacy tzdata name kept for old systems, not a place: depending on the tzdata version it "
                 f"is a US or EU rule set or a link to one city; {_suggest(places)}")
     fixed, meant = offsets.pop(), places[0][0]
-    summer = max(ZoneInfo(meant).utcoffset(moment) for moment in _SEASONS)
+    summer = max(_offset(meant, moment) for moment in _SEASONS)
     late = (f" ({meant} moves to {_utc(summer)} in summer: a window in {name} would run an hour late there "
             f"all summer)") if summer != fixed else ""
     return f"is tzdata's legacy name for a fixed {_utc(fixed)} all year, not a place's clock{late}; {_suggest(places)}"
 
 
 def _etc_offset(name: str) -> str:
-    sign, hours = _ETC_OFFSET.match(name).groups()
+    match = _ETC_OFFSET.match(name)
+    assert match is not None, name  # only called for names the pattern matched
+    sign, hours = match.groups()
     offset = timedelta(hours=int(hours)) * (-1 if sign == "+" else 1)
     places = dict.fromkeys(zone for entries in ABBREVIATIONS.values() for zone, _ in entries
                            if zone != "UTC" and _standard_offset(zone) == offset)
@@ -141,7 +143,14 @@ def _etc_offset(name: str) -> str:
 
 
 def _standard_offset(zone: str) -> timedelta:
-    return min(ZoneInfo(zone).utcoffset(moment) for moment in _SEASONS)
+    return min(_offset(zone, moment) for moment in _SEASONS)
+
+
+def _offset(zone: str, moment: datetime) -> timedelta:
+    """The zone's UTC offset at a naive wall-clock ``moment`` (every real zone has one)."""
+    offset = ZoneInfo(zone).utcoffset(moment)
+    assert offset is not None, zone
+    return offset
 
 
 def _utc(offset: timedelta) -> str:
