@@ -102,18 +102,15 @@ class WindowStatus:
     @property
     def blockers(self) -> list[str]:
         """Why the window is not ready; empty when it is."""
-        so, found = self.scaled_object, []
+        so, held = self.scaled_object, self.placeholders
         if self.entry.not_armed:
             return [f"not armed yet: {self.entry.not_armed}"]
         if not so.found:
             return [f"ScaledObject {so.name} not found in namespace {PLACEHOLDER_NAMESPACE} (run `pulumi up`?)"]
-        found += [f"ScaledObject {_condition_text(so.conditions, 'Ready')}"] if not so.holds("Ready") else []
-        found += [f"ScaledObject {_condition_text(so.conditions, 'Paused')}"] if so.holds("Paused") else []
-        if not self.counts:
-            return found
-        found += [f"ScaledObject {_condition_text(so.conditions, 'Active')}"] if not so.holds("Active") else []
-        held = self.placeholders
-        if held.ready < held.desired:
+        wrong = [kind for kind, wanted in (("Ready", True), ("Paused", False), ("Active", True))
+                 if so.holds(kind) != wanted and (kind != "Active" or self.counts)]
+        found = [f"ScaledObject {_condition_text(so.conditions, kind)}" for kind in wrong]
+        if self.counts and held.ready < held.desired:
             found.append(f"{held.ready} of {held.desired} placeholders Ready")
         return found
 
@@ -131,10 +128,10 @@ def check_windows(timeline: Timeline, reader: ClusterReader) -> list[WindowStatu
     for pod in reader.pods(PLACEHOLDER_NAMESPACE, PLACEHOLDER_LABELS):
         if not pod["metadata"].get("deletionTimestamp"):  # a preempted placeholder on its way out
             pods_by_window[_labels(pod).get(WINDOW_LABEL, "")].append(pod)
-    first = {}
+    first: dict[str, Entry] = {}
     for entry in timeline.entries:
         first.setdefault(entry.window.name, entry)
-    pools = {entry.window.node_pool for entry in first.values()}
+    pools = dict.fromkeys(entry.window.node_pool for entry in first.values())  # in the windows' order
     selectors = {pool: pool_node_selector(pool, plan.pools[pool].pool.owned) for pool in pools}
     nodes = {pool: reader.nodes(selector) for pool, selector in selectors.items()}
     claims = {pool: reader.node_claims(selector) for pool, selector in selectors.items()}
@@ -196,13 +193,14 @@ def _node_claims(claims: list[Object], events: list[Object], nodepool: str, sinc
         if launched.get("status") != "True" and launched.get("reason") not in (None, "", AWAITING):
             failures.append(LaunchFailure(claim["metadata"]["name"], launched["reason"], launched.get("message", ""),
                                           deleted=False))
-    present = {claim["metadata"]["name"] for claim in claims}
-    of_pool = re.compile(rf"{re.escape(nodepool)}-[a-z0-9]{{5}}")
-    for event in sorted(events, key=_event_time) if since else []:
-        claim = event.get("involvedObject", {}).get("name", "")
-        if (event.get("reason") in DELETED_LAUNCH_REASONS and of_pool.fullmatch(claim) and claim not in present
-                and _event_time(event) >= since):
-            failures.append(LaunchFailure(claim, event["reason"], event.get("message", ""), deleted=True))
+    if since is not None:
+        present = {claim["metadata"]["name"] for claim in claims}
+        of_pool = re.compile(rf"{re.escape(nodepool)}-[a-z0-9]{{5}}")
+        for event in sorted(events, key=_event_time):
+            claim = event.get("involvedObject", {}).get("name", "")
+            if (event.get("reason") in DELETED_LAUNCH_REASONS and of_pool.fullmatch(claim) and claim not in present
+                    and _event_time(event) >= since):
+                failures.append(LaunchFailure(claim, event["reason"], event.get("message", ""), deleted=True))
     return NodeClaims(len(claims), ready, tuple(failures))
 
 

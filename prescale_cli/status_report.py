@@ -66,7 +66,7 @@ def show_status(stack: str, now: datetime, within: timedelta, statuses: list[Win
                   "Nodes", "Pool frozen now (UTC)", "Ready"], [_row(status, now) for status in statuses])
     for status in statuses:
         _show_reasons(status, output)
-    first_per_pool = {}
+    first_per_pool: dict[str, WindowStatus] = {}
     for status in statuses:  # windows in their lead time or running come first: their launch failures since scale-up
         first_per_pool.setdefault(status.entry.window.node_pool, status)
     for pool, status in first_per_pool.items():

@@ -23,8 +23,8 @@ def recorded(name: str) -> tuple[dict[str, Any], ...]:
 class RecordedCluster:
     """Answers the reader's questions from one recording; ``calls`` keeps what was asked, in order."""
 
-    def __init__(self, name: str):
-        self.items = recorded(name)
+    def __init__(self, name: str, items: tuple[dict[str, Any], ...] | None = None):
+        self.items = recorded(name) if items is None else items  # `items`: a recording changed by a test
         self.calls: list[tuple[Any, ...]] = []
 
     def listed(self, kind: str, namespace: str | None = None, labels: Mapping[str, str] | None = None) -> list[dict]:
