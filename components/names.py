@@ -34,6 +34,12 @@ def node_pool_object_name(pool_name: str) -> str:
     return f"prescale-{pool_name}"
 
 
+def pool_node_selector(pool_name: str, owned: bool) -> dict[str, str]:
+    """The labels a pool's nodes and NodeClaims carry: prescale's own pools put ``prescale.io/node-pool`` in their
+    NodePool template; a pool someone else owns is found by Karpenter's ``karpenter.sh/nodepool``."""
+    return {POOL_LABEL: pool_name} if owned else {NODEPOOL_LABEL: pool_name}
+
+
 def placeholder_name(window_name: str) -> str:
     """A window's Deployment and ScaledObject (KEDA's HPA becomes ``keda-hpa-prescale-<window>``)."""
     return f"prescale-{window_name}"

@@ -1,9 +1,10 @@
 """The ``prescale`` command: see what ``pulumi up`` would create and when capacity will be there.
 
-Both subcommands work offline (no cloud account, no Pulumi CLI): ``plan`` runs the real ``__main__.py``
+``plan`` and ``schedule`` work offline (no cloud account, no Pulumi CLI): ``plan`` runs the real ``__main__.py``
 under Pulumi mocks with the stack's config; ``schedule`` reads the same config and asks the schedule
 maths the program deploys from. Exit codes: 0 ok, 1 the project or stack cannot be found or read, or the
 stack config is invalid (the message goes to stderr, without a traceback), 2 bad command-line usage.
+``status`` reads the cluster: 0 ready, 1 not ready, 2 the config is invalid or the cluster cannot be read.
 """
 
 from __future__ import annotations
@@ -17,20 +18,25 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from prescale.model.duration import parse_duration
 from prescale.model.plan import plan_capacity
 from prescale.model.validation import ConfigError
 from prescale.stack_file import StackFileError, project_name
 
+from .cluster_reader import ClusterError, connect
 from .cost import estimate_cost
 from .output import Output
 from .schedule_report import schedule_document, show_schedule
 from .stack import find_project, load_config
+from .status import check_windows
+from .status_report import all_ready, show_status, status_document
 from .timeline import build_timeline
 
 _DESCRIPTION = """\
-Pre-scale EKS clusters for known traffic events. These commands run offline: they show
-what `pulumi up` would create for a stack and when its capacity will be up, without a
-cloud account or the Pulumi CLI."""
+Pre-scale EKS clusters for known traffic events. `plan` and `schedule` run offline: they
+show what `pulumi up` would create for a stack and when its capacity will be up, without a
+cloud account or the Pulumi CLI. `status` asks the cluster whether the windows running now
+or starting soon are ready."""
 
 _PLAN_DESCRIPTION = """\
 Run the Pulumi program offline with the stack's config and show every resource it
@@ -44,6 +50,22 @@ placeholder scale-up (start minus lead time), event start and end, the nodes or 
 held, the consolidation freeze covering it, windows that overlap on a NodePool, and the
 Karpenter disruption budgets (UTC). One-off events appear once, and not at all once they
 are over. Ends with a cost estimate compared with keeping the nodes all day."""
+
+_STATUS_DESCRIPTION = """\
+Ask the cluster whether each window running now or starting within --within is ready: its
+KEDA ScaledObject (Ready, Active), its placeholders (desired / Ready / Pending, with the
+scheduler's or kubelet's reason: unschedulable, image pull...), the pool's nodes (Ready,
+in a capacity reservation), NodeClaims that Karpenter failed to launch (with its reason,
+e.g. InsufficientCapacityError) and the consolidation freeze in force. Windows and times
+are the ones `prescale schedule` lists. Exit code 0 when every window in its lead time or
+running is ready, 1 when one is not (upcoming windows are shown but do not count), 2 when
+the stack config is invalid or the cluster cannot be reached or read."""
+
+_STATUS_EXAMPLES = """examples:
+  prescale status --stack prod                           windows running now or in the next 24 hours
+  prescale status --stack prod --within 2d --context prod-admin
+  prescale status --stack prod --json | jq '.windows[] | {window, state, ready, notReady}'
+"""
 
 _PLAN_EXAMPLES = """examples:
   prescale plan --stack dev                  tree of resources and counts per type
@@ -87,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n  prescale plan --stack dev\n  prescale schedule --stack dev --days 14\n\n"
                "Run `prescale <command> --help` for a command's options.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(title="commands", required=True, metavar="{plan,schedule}")
+    commands = parser.add_subparsers(title="commands", required=True, metavar="{plan,schedule,status}")
 
     common = argparse.ArgumentParser(add_help=False)
     options = common.add_argument_group("stack options")
@@ -128,6 +150,20 @@ def build_parser() -> argparse.ArgumentParser:
                           help="also draw the first week of the range to FILE (PNG): placeholders vs event windows "
                                "per NodePool")
     schedule.set_defaults(run=_run_schedule)
+
+    status = commands.add_parser(
+        "status", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_STATUS_EXAMPLES, help="ask the cluster whether the windows running or starting soon are ready",
+        description=_STATUS_DESCRIPTION)
+    status.add_argument("--within", type=_within, default=timedelta(hours=24), metavar="DURATION",
+                        help="also report windows whose scale-up is this close, e.g. 90m, 24h, 2d (default: 24h)")
+    status.add_argument("--kubeconfig", metavar="FILE",
+                        help="the kubeconfig to use (default: $KUBECONFIG, else ~/.kube/config)")
+    status.add_argument("--context", metavar="NAME", help="its context to use (default: its current-context)")
+    status.add_argument("--json", action="store_true",
+                        help='print {"stack", "now", "within", "ready", "windows": [{"window", "state", "ready", '
+                             '"notReady", "scaledObject", "placeholders", "nodes", "nodeClaims", "freeze", ...}]}')
+    status.set_defaults(run=_run_status)
     return parser
 
 
@@ -149,6 +185,18 @@ def _positive_days(text: str) -> int:
     if not 1 <= days <= 366:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of days from 1 to 366")
     return days
+
+
+def _within(text: str) -> timedelta:
+    """A Go-style duration (``90m``, ``24h``, ``1h30m``) or whole days (``2d``), up to 366 days."""
+    days = text[:-1] if text.endswith("d") and text[:-1].isdigit() else None
+    try:
+        span = timedelta(days=int(days)) if days else parse_duration(text)
+    except ValueError:
+        span = timedelta(0)
+    if not timedelta(0) < span <= timedelta(days=366):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration from 1s to 366d such as 90m, 24h or 2d")
+    return span
 
 
 def _now(args: argparse.Namespace) -> datetime:
@@ -193,6 +241,22 @@ def _run_schedule(args: argparse.Namespace, project: Path, output: Output) -> in
         draw_week(config, timeline, args.png)
         _notes(args, output).line(f"Drew the week from {since:%Y-%m-%d %H:%M %Z} to {args.png}")
     return 0
+
+
+def _run_status(args: argparse.Namespace, project: Path, output: Output) -> int:
+    now = _now(args)
+    try:
+        config = load_config(project, args.stack, now)
+        timeline = build_timeline(plan_capacity(config, now), now, now + args.within)
+        statuses = check_windows(timeline, connect(args.kubeconfig, args.context))
+    except (ConfigError, StackFileError, FileNotFoundError, ClusterError) as error:
+        print(f"prescale: {error}", file=sys.stderr)
+        return 2  # `status` keeps 1 for "not ready"
+    if args.json:
+        output.json(status_document(args.stack, now, args.within, statuses))
+    else:
+        show_status(args.stack, now, args.within, statuses, output)
+    return 0 if all_ready(statuses) else 1
 
 
 def _notes(args: argparse.Namespace, output: Output) -> Output:

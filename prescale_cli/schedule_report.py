@@ -114,8 +114,8 @@ def show_schedule(stack: str, config: CapacityConfig, timeline: Timeline, cost: 
 
 def _entry_row(entry: Entry) -> list[str]:
     occurrence = entry.occurrence
-    local = _span(occurrence.scale_up, occurrence.start, occurrence.end) + f" {occurrence.start:%Z}"
-    utc = _span(occurrence.scale_up_utc, occurrence.start_utc, occurrence.end_utc)
+    local = span(occurrence.scale_up, occurrence.start, occurrence.end) + f" {occurrence.start:%Z}"
+    utc = span(occurrence.scale_up_utc, occurrence.start_utc, occurrence.end_utc)
     frozen = "not armed yet" if entry.not_armed else \
         "do-not-disrupt pods" if entry.existing_pool else _frozen(entry.freeze, occurrence.scale_up_utc)
     return [entry.window.name, entry.window.node_pool, local, utc, _holds(entry), frozen]
@@ -146,7 +146,8 @@ def _frozen(freeze: Interval | None, reference: datetime) -> str:
     return "NOT FROZEN" if freeze is None else f"{_clock(freeze[0], reference)} – {_clock(freeze[1], reference)}"
 
 
-def _span(scale_up: datetime, start: datetime, end: datetime) -> str:
+def span(scale_up: datetime, start: datetime, end: datetime) -> str:
+    """``Tue 2026-12-01 07:45 → 08:00 – 11:00``: the start and end dated only where the day changes."""
     return f"{scale_up:%a %Y-%m-%d %H:%M} → {_clock(start, scale_up)} – {_clock(end, scale_up)}"
 
 

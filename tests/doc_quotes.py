@@ -1,6 +1,7 @@
 """Every place the docs quote the program, and one command that checks or rewrites them all.
 
-The docs quote sample output of ``prescale plan`` and ``prescale schedule``, the number of Kubernetes
+The docs quote sample output of ``prescale plan``, ``prescale schedule`` and ``prescale status`` (the cluster
+answering from a recording in tests/data/status/), the number of Kubernetes
 manifests and of resources, the stack outputs and the size of the bad-config corpus. Each quote is defined
 once below: where it sits in a doc (the text just before and just after it) and how to produce it from the
 current program, with the clock fixed at :data:`NOW`. ``tests/test_docs.py`` fails when a doc says
@@ -30,6 +31,7 @@ from unittest import mock
 from prescale_cli import main as cli
 from prescale.offline import Evaluation, SECRET, run_program
 from tests.cli_support import ROOT
+from tests.status_support import LEAD_TIME_NOW, RecordedCluster
 from tests.test_bad_configs import CORPUS
 
 NOW = "2026-11-30T12:00Z"  # every quoted run takes this as "now" (`--at`, PRESCALE_NOW)
@@ -91,6 +93,20 @@ def sample(doc: str, *args: str, prompt: str = "prescale",
            excerpt: Callable[[str], str] = lambda output: output) -> Quote:
     """A fenced block that starts with the command line ``$ <prompt> <args>`` and then shows its output."""
     return Quote(doc, command_line(args, prompt), "```", lambda program: excerpt(program.command(*args)))
+
+
+def status_sample(recording: str, *args: str, excerpt: Callable[[str], str] = lambda output: output) -> Quote:
+    """A ``prescale status`` sample, the cluster answering from ``tests/data/status/<recording>.yaml``; its exit
+    code is the sample's (a cluster that is not ready exits 1)."""
+    def render(program: Program) -> str:
+        out = io.StringIO()
+        with mock.patch.object(cli, "connect", lambda kubeconfig, context: RecordedCluster(recording)), \
+                contextlib.redirect_stdout(out):
+            code = cli.main([*args, "--project", str(ROOT)])
+        if code not in (0, 1):
+            raise RuntimeError(f"prescale {' '.join(args)} exited {code}")
+        return excerpt(out.getvalue())
+    return Quote("docs/cli.md", command_line(args), "```", render)
 
 
 def command_line(args: tuple[str, ...], prompt: str = "prescale") -> str:
@@ -186,6 +202,8 @@ QUOTES: list[Quote] = [
     sample("docs/cli.md", "schedule", "--stack", STACK, "--at", NOW, "--from", "2027-03-01", "--days", "3"),
     sample("docs/cli.md", "schedule", "--stack", STACK, "--at", NOW, "--from", "2027-03-01", "--days", "3",
            "--json", excerpt=json_excerpt),
+    status_sample("not-ready", "status", "--stack", STACK, "--at", LEAD_TIME_NOW),
+    status_sample("not-ready", "status", "--stack", STACK, "--at", LEAD_TIME_NOW, "--json", excerpt=json_excerpt),
     Quote("docs/platform.md", "\nStack outputs: ", ".\n", stack_outputs, inline=True),
     Quote("docs/guardrails.md", "`tests/test_bad_configs.py` (", " broken stack files)", bad_configs),
     Quote("docs/guardrails.md", "that window's components and their children (", " resources)", window_resources),

@@ -60,8 +60,8 @@ import pulumi_kubernetes as k8s
 from ..contract import Platform
 from ..model.config import NodePoolConfig, PlaceholderConfig
 from ..model.windows import ArmedWindow
-from ..names import (DO_NOT_DISRUPT, NODEPOOL_LABEL, ONE_PER_NODE_LABEL, PLACEHOLDER_LABELS, POOL_LABEL, WINDOW_LABEL,
-                     placeholder_name)
+from ..names import (DO_NOT_DISRUPT, ONE_PER_NODE_LABEL, PLACEHOLDER_LABELS, POOL_LABEL, WINDOW_LABEL, placeholder_name,
+                     pool_node_selector)
 from .crds import ScaledObject, ScaledObjectSpec
 from ..model.keda_timing import COOLDOWN_SECONDS, IDLE_REPLICAS, INITIAL_COOLDOWN_SECONDS, POLLING_INTERVAL_SECONDS
 
@@ -126,7 +126,7 @@ def deployment_spec(armed: ArmedWindow, pool: NodePoolConfig, image: str,
         "automountServiceAccountToken": False,
         "enableServiceLinks": False,
         "terminationGracePeriodSeconds": 0,  # pause holds nothing: let preempting pods in at once
-        "nodeSelector": node_selector(pool),
+        "nodeSelector": pool_node_selector(pool.name, pool.owned),
         "tolerations": tolerations(pool),
         "topologySpreadConstraints": [{
             # Spread over zones when Karpenter can; never stay Pending because one zone has no capacity.
@@ -155,11 +155,6 @@ def deployment_spec(armed: ArmedWindow, pool: NodePoolConfig, image: str,
         "selector": {"matchLabels": {WINDOW_LABEL: armed.window.name}},
         "template": {"metadata": {"labels": pod_labels, **_protection(pool)}, "spec": pod_spec},
     }
-
-
-def node_selector(pool: NodePoolConfig) -> dict[str, str]:
-    """prescale's own pools label their nodes; a pool someone else owns is selected by Karpenter's label."""
-    return {POOL_LABEL: pool.name} if pool.owned else {NODEPOOL_LABEL: pool.name}
 
 
 def _protection(pool: NodePoolConfig) -> dict[str, dict[str, str]]:
