@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Annotated, Literal
 
@@ -86,6 +87,20 @@ def _duration(value: str) -> str:
 
 def _duration_or_never(value: str) -> str:
     return value if value == "Never" else _duration(value)
+
+
+def _list_as_tuple(value: object) -> object:
+    """A YAML list, kept as a tuple so that the model stays hashable (windows are dictionary keys)."""
+    if not isinstance(value, list | tuple):
+        raise _fail("list_type", "must be a list")
+    return tuple(value)
+
+
+def _distinct(values: Sequence[str]) -> Sequence[str]:
+    duplicates = sorted({v for v in values if values.count(v) > 1})
+    if duplicates:
+        raise _fail("unique", f"lists {', '.join(duplicates)} more than once")
+    return values
 
 
 # Window names become parts of Kubernetes object names (`prescale-<window>` ScaledObject → HPA
@@ -459,10 +474,25 @@ class NodePoolConfig(Model):
     @field_validator("capacity_types", "instance_categories", "architectures")
     @classmethod
     def _unique(cls, values: list[str]) -> list[str]:
-        duplicates = sorted({v for v in values if values.count(v) > 1})
-        if duplicates:
-            raise _fail("unique", f"lists {', '.join(duplicates)} more than once")
-        return values
+        return _distinct(values)
+
+
+# --- images -------------------------------------------------------------------------------------------
+
+# distribution/reference's grammar (reference.go): [host[:port]/]path[:tag][@digest], path components in
+# lowercase; a registry given by an IPv6 address is not accepted.
+_HOST_PART = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+_PATH_PART = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_IMAGE_REFERENCE = (rf"(?:{_HOST_PART}(?:\.{_HOST_PART})*(?::[0-9]+)?/)?{_PATH_PART}(?:/{_PATH_PART})*"
+                    r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?"
+                    r"(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?")
+ImageReference = Annotated[StrictStr, Field(max_length=512), _shaped(
+    _IMAGE_REFERENCE, 'an image reference like "123456789012.dkr.ecr.ap-northeast-2.amazonaws.com/shop/api:v1.4.2": '
+                      "an optional registry host, a lowercase path, then a :tag and/or an @sha256: digest")]
+SecretName = Annotated[StrictStr, Field(max_length=253), _shaped(
+    r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*",
+    'a Secret name like "registry-credentials" (DNS-1123): lowercase letters, digits, \'-\' and \'.\', starting '
+    "and ending with a letter or digit")]
 
 
 # --- event windows ------------------------------------------------------------------------------------
@@ -500,6 +530,9 @@ class EventWindow(Model):
     nodes: StrictInt | None = Field(default=None, ge=1, le=1000)
     capacity: CapacityRequest | None = None
     lead_time: Duration = "10m"
+    # Images the window's placeholders pull onto their nodes during the lead time (prescale.capacity.prepull).
+    prepull_images: Annotated[tuple[ImageReference, ...], BeforeValidator(_list_as_tuple),
+                              AfterValidator(_distinct)] = ()
 
     @property
     def is_one_off(self) -> bool:
@@ -570,6 +603,13 @@ class PlaceholderConfig(Model):
     # The failsafe's kubectl: upstream's own image (registry.k8s.io, published with every Kubernetes release
     # since 1.28), pinned to the default cluster version; point it at a mirror for air-gapped clusters.
     failsafe_image: Annotated[StrictStr, Field(min_length=1)] = "registry.k8s.io/kubectl:v1.34.3"
+    # Secrets (in namespace `prescale`, created by you) the placeholder pods pull with, for registries the
+    # node role cannot read; ECR in the account needs none.
+    image_pull_secrets: Annotated[tuple[SecretName, ...], BeforeValidator(_list_as_tuple),
+                                  AfterValidator(_distinct)] = ()
+    # Windows with prepullImages: the image whose static `/bin/true` each pulled image runs (busybox's musl build,
+    # from the Docker official image's ECR Public mirror); point it at a mirror for air-gapped clusters.
+    prepull_tool_image: ImageReference = "public.ecr.aws/docker/library/busybox:1.37.0-musl"
 
 
 class PricingConfig(Model):
