@@ -37,6 +37,8 @@ CRD_FILES = {
     # No AWS-published CRD: a recorded schema, each constraint's source in tests/crds/eks/SOURCE.md.
     ("eks.amazonaws.com/v1", "NodeClass"): CRD_DIR / "eks" / "eks.amazonaws.com_nodeclasses.yaml",
     ("keda.sh/v1alpha1", "ScaledObject"): CRD_DIR / "keda" / "keda.sh_scaledobjects.yaml",
+    ("monitoring.coreos.com/v1", "PrometheusRule"):
+        CRD_DIR / "prometheus-operator" / "monitoring.coreos.com_prometheusrules.yaml",
 }
 
 _INT_RANGES = {"int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1)}
