@@ -141,11 +141,20 @@ def _declared_alias(alias: alias_pb2.Alias) -> str | pulumi.Alias:
                         project=spec.project or ...)
 
 
-class OfflineMocks(pulumi.runtime.Mocks):
-    """Answers the engine like a small fake AWS account and records every registration."""
+# Custom resource definitions an existing cluster has, unless a test says otherwise (its Prometheus Operator's).
+EXISTING_CRDS = frozenset({"prometheusrules.monitoring.coreos.com"})
+CRD_TYPE = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
 
-    def __init__(self, region: str = "ap-northeast-2"):
+
+class OfflineMocks(pulumi.runtime.Mocks):
+    """Answers the engine like a small fake AWS account and records every registration.
+
+    ``existing_crds``: the CRDs a read (``CustomResourceDefinition.get``) finds in the cluster.
+    """
+
+    def __init__(self, region: str = "ap-northeast-2", existing_crds: frozenset[str] = EXISTING_CRDS):
         self.region = region
+        self.existing_crds = existing_crds
         self.monitor = _RecordingMonitor(self)
         self.current = threading.local()  # the engine registers from several threads at once
 
@@ -154,8 +163,10 @@ class OfflineMocks(pulumi.runtime.Mocks):
         return self.monitor.registrations
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
-        self.current.args = args
         _keep_thread_loop()
+        if args.resource_id:  # a read of an existing object (`Resource.get`), never a registration
+            return args.resource_id, fake_read(self, args)
+        self.current.args = args
         outputs = {**args.inputs, **fake_outputs(self, args)}
         return f"{args.name}-id", outputs
 
@@ -189,6 +200,20 @@ def _close_thread_loops() -> None:
     for loop in _THREAD_LOOPS:  # the worker threads have ended by now (atexit runs after they are joined)
         if not loop.is_running() and not loop.is_closed():
             loop.close()
+
+
+class ResourceNotFound(LookupError):
+    """A read of an object the cluster does not have; its message is the Pulumi engine's for a failed read."""
+
+
+def fake_read(mocks: OfflineMocks, args: pulumi.runtime.MockResourceArgs) -> dict[str, Any]:
+    """The state of an existing object a program reads, or :class:`ResourceNotFound` as the engine fails such a read
+    (``Preview failed: resource '<id>' does not exist``, pulumi/pulumi-kubernetes#1050)."""
+    if args.typ == CRD_TYPE and args.resource_id in mocks.existing_crds:
+        group = args.resource_id.split(".", 1)[1]
+        return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "metadata": {"name": args.resource_id}, "spec": {"group": group, "scope": "Namespaced"}}
+    raise ResourceNotFound(f"Preview failed: resource '{args.resource_id}' does not exist")
 
 
 def fake_outputs(mocks: OfflineMocks, args: pulumi.runtime.MockResourceArgs) -> dict[str, Any]:

@@ -5,7 +5,8 @@ platform exists. It plans the config once (:func:`prescale.model.plan.plan_capac
 and renders it: the pieces shared by all windows (the placeholders' namespace and PriorityClass), one
 :class:`~prescale.capacity.node_pools.EventNodePool` per pool prescale owns, and one
 :class:`~prescale.capacity.scheduled_capacity.ScheduledCapacity` per window armed now, each guarded by a
-:class:`~prescale.capacity.failsafe.Failsafe` that scales it to zero after the window even if KEDA cannot.
+:class:`~prescale.capacity.failsafe.Failsafe` that scales it to zero after the window even if KEDA cannot; with
+``prescale:alerts.prometheusRule``, an :class:`~prescale.capacity.alerts.EventAlerts` watching them.
 
 Every Pulumi name derives from a pool's or a window's own name, never from its position in the config, so
 adding, removing, reordering or editing one window leaves every other window's resources untouched.
@@ -23,6 +24,7 @@ from ..contract import Platform
 from ..model.config import CapacityConfig
 from ..model.plan import CapacityPlan, plan_capacity
 from ..names import PLACEHOLDER_LABELS, PLACEHOLDER_NAMESPACE, PRIORITY_CLASS_NAME
+from .alerts import EventAlerts, EventAlertsArgs
 from .failsafe import Failsafe, FailsafeArgs
 from .node_pools import EventNodePool, EventNodePoolArgs
 from .scheduled_capacity import ScheduledCapacity, ScheduledCapacityArgs
@@ -38,6 +40,7 @@ class DeployedCapacity:
     node_pools: dict[str, EventNodePool]  # the pools prescale owns
     windows: dict[str, ScheduledCapacity]  # armed windows only
     failsafes: dict[str, Failsafe]  # one per armed window
+    alerts: EventAlerts | None = None  # with `prescale:alerts.prometheusRule` only
 
     @property
     def idle_windows(self) -> dict[str, str]:
@@ -82,4 +85,6 @@ def deploy_capacity(config: CapacityConfig, platform: Platform, now: datetime,
         priority_class.metadata.name, platform), opts) for armed in plan.armed}
     failsafes = {name: Failsafe(name, FailsafeArgs(window, config.placeholders.failsafe_image, platform), opts)
                  for name, window in windows.items()}
-    return DeployedCapacity(plan, namespace, priority_class, node_pools, windows, failsafes)
+    alerts = EventAlerts("alerts", EventAlertsArgs(plan, namespace.metadata.name, platform), opts) \
+        if config.alerts.prometheus_rule else None
+    return DeployedCapacity(plan, namespace, priority_class, node_pools, windows, failsafes, alerts)

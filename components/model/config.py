@@ -621,6 +621,14 @@ class PricingConfig(Model):
     instance_types: dict[StrictStr, Annotated[float, Field(gt=0, strict=False)]] = {}
 
 
+class AlertsConfig(Model):
+    """``prescale:alerts``: alerting rules for the windows, for a cluster that already runs the Prometheus Operator
+    and kube-state-metrics (docs/alerts.md). Off by default."""
+
+    # A `monitoring.coreos.com/v1` PrometheusRule in namespace `prescale` watching every armed window.
+    prometheus_rule: StrictBool = False
+
+
 # --- the whole stack ----------------------------------------------------------------------------------
 
 class CapacityConfig(Model):
@@ -637,6 +645,7 @@ class CapacityConfig(Model):
     placeholders: PlaceholderConfig = PlaceholderConfig()
     pricing: PricingConfig = PricingConfig()
     tags: dict[StrictStr, StrictStr] = {}
+    alerts: AlertsConfig = AlertsConfig()
 
     def node_pool(self, name: str) -> NodePoolConfig:
         return next(pool for pool in self.node_pools if pool.name == name)

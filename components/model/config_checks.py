@@ -21,7 +21,7 @@ from .duration import format_duration, parse_duration
 def stack_problems(config: StackConfig, now: datetime) -> list[str]:
     """Every cross-key problem of a parsed stack config, as ``key path: message`` lines."""
     return (_endpoint_problems(config) + _node_role_problems(config) + _auto_mode_problems(config)
-            + capacity_problems(config, now))
+            + _alerts_problems(config) + capacity_problems(config, now))
 
 
 def capacity_problems(config: CapacityConfig, now: datetime) -> list[str]:
@@ -125,6 +125,17 @@ def _auto_mode_problems(config: StackConfig) -> list[str]:
                             f"longer than Auto Mode lets a node live, {lifetime}; allowed: expireAfter + "
                             f"terminationGracePeriod <= {lifetime}")
     return problems
+
+
+def _alerts_problems(config: StackConfig) -> list[str]:
+    """Alerts need the Prometheus Operator (its PrometheusRule CRD) and kube-state-metrics, which a cluster
+    prescale creates does not run: the rule could not even be applied there (docs/alerts.md)."""
+    if not (config.alerts.prometheus_rule and config.cluster.create):
+        return []
+    return [f"{NAMESPACE}:alerts.prometheusRule: true needs a cluster that already runs the Prometheus Operator "
+            f"and kube-state-metrics, and a cluster prescale creates ({NAMESPACE}:cluster.create: true) runs "
+            "neither, so there would be no PrometheusRule CRD to apply it to and nothing to evaluate it; allowed: "
+            f"false here, or true with {NAMESPACE}:cluster.create: false on a cluster that runs both"]
 
 
 def _grace_problems(config: CapacityConfig) -> list[str]:
