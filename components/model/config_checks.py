@@ -132,10 +132,10 @@ def _alerts_problems(config: StackConfig) -> list[str]:
     prescale creates does not run: the rule could not even be applied there (docs/alerts.md)."""
     if not (config.alerts.prometheus_rule and config.cluster.create):
         return []
-    return [f"{NAMESPACE}:alerts.prometheusRule: true needs a cluster that already runs the Prometheus Operator "
-            f"and kube-state-metrics, and a cluster prescale creates ({NAMESPACE}:cluster.create: true) runs "
+    return [f"{CONFIG_NAMESPACE}:alerts.prometheusRule: true needs a cluster that already runs the Prometheus Operator "
+            f"and kube-state-metrics, and a cluster prescale creates ({CONFIG_NAMESPACE}:cluster.create: true) runs "
             "neither, so there would be no PrometheusRule CRD to apply it to and nothing to evaluate it; allowed: "
-            f"false here, or true with {NAMESPACE}:cluster.create: false on a cluster that runs both"]
+            f"false here, or true with {CONFIG_NAMESPACE}:cluster.create: false on a cluster that runs both"]
 
 
 def _grace_problems(config: CapacityConfig) -> list[str]:
