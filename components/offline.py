@@ -98,7 +98,9 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
     then arrive as URNs/ids instead of being rehydrated on the monitor's thread, which fails under mocks.
     """
 
-    def __init__(self, mocks: "OfflineMocks"):
+    mocks: OfflineMocks
+
+    def __init__(self, mocks: OfflineMocks):
         super().__init__(mocks)
         self.registrations: list[Registration] = []
         self._by_urn: dict[str, Registration] = {}
@@ -137,8 +139,9 @@ def _declared_alias(alias: alias_pb2.Alias) -> str | pulumi.Alias:
         return alias.urn
     spec = alias.spec
     parent = None if spec.noParent else (spec.parentUrn or ...)
-    return pulumi.Alias(name=spec.name or ..., type_=spec.type or ..., parent=parent, stack=spec.stack or ...,
-                        project=spec.project or ...)
+    # `...` is the SDK's own "not given" for every field (pulumi.Alias's defaults); its stubs do not say so.
+    return pulumi.Alias(name=spec.name or ..., type_=spec.type or ..., parent=parent,  # type: ignore[arg-type]
+                        stack=spec.stack or ..., project=spec.project or ...)  # type: ignore[arg-type]
 
 
 # Custom resource definitions an existing cluster has, unless a test says otherwise (its Prometheus Operator's).
@@ -374,7 +377,8 @@ def evaluate(program: Callable[[], Any], *, stack: str = "dev", config: Mapping[
 def _with_stack_outputs(program: Callable[[], Any], sink: dict[str, Any]) -> pulumi.Output:
     """Run the program, then resolve its ``pulumi.export``s into ``sink`` (secrets stay marked)."""
     program()
-    exported = dict(pulumi.runtime.settings.get_root_resource().outputs)
+    root = pulumi.runtime.settings.get_root_resource()
+    exported = dict(getattr(root, "outputs", {}))  # the Stack resource keeps its exports here
 
     def keep(name: str, output: pulumi.Output) -> pulumi.Output:
         return pulumi.Output.all(output, output.is_secret()).apply(
@@ -406,9 +410,10 @@ def _registration_gc() -> Iterator[None]:
 def _capturing_warnings(sink: list[str]) -> Iterator[None]:
     original = pulumi.log.warn
 
-    def record(message: str, *args, **kwargs):
-        sink.append(message)
-        return original(message, *args, **kwargs)
+    def record(msg: str, resource: pulumi.Resource | None = None, stream_id: int | None = None,
+               ephemeral: bool | None = None) -> None:
+        sink.append(msg)
+        original(msg, resource, stream_id, ephemeral)
 
     pulumi.log.warn = record
     try:

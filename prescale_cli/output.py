@@ -42,13 +42,13 @@ class Output:
             self.stream.write(f"{text}\n")
 
     def table(self, columns: Sequence[str], rows: Iterable[Sequence[str]], title: str | None = None) -> None:
-        rows = [[str(cell) for cell in row] for row in rows]
+        cells = [[str(cell) for cell in row] for row in rows]
         if title:
             self.heading(title)
         if self.terminal:
-            self._rich_table(columns, rows)
+            self._rich_table(columns, cells)
         else:
-            self._plain_table(columns, rows)
+            self._plain_table(columns, cells)
 
     def json(self, document: Any) -> None:
         """Machine-readable output: always plain, never styled (``--json`` is for pipes)."""

@@ -62,7 +62,7 @@ from ..model.config import NodePoolConfig, PlaceholderConfig
 from ..model.windows import ArmedWindow
 from ..names import (DO_NOT_DISRUPT, ONE_PER_NODE_LABEL, PLACEHOLDER_LABELS, POOL_LABEL, WINDOW_LABEL, placeholder_name,
                      pool_node_selector)
-from .crds import ScaledObject, ScaledObjectSpec
+from .crds import ObjectMeta, ScaledObject, ScaledObjectSpec
 from .prepull import prepull_pod_fields
 from ..model.keda_timing import COOLDOWN_SECONDS, IDLE_REPLICAS, INITIAL_COOLDOWN_SECONDS, POLLING_INTERVAL_SECONDS
 
@@ -98,7 +98,7 @@ class ScheduledCapacity(pulumi.ComponentResource):
         self.armed = armed
         self.namespace = namespace
         self.deployment_name = placeholder_name(armed.window.name)
-        metadata = {"name": self.deployment_name, "namespace": namespace, "labels": labels(armed)}
+        metadata: ObjectMeta = {"name": self.deployment_name, "namespace": namespace, "labels": labels(armed)}
         self.deployment = k8s.apps.v1.Deployment(
             f"{name}-placeholders",
             metadata={**metadata, "annotations": {"pulumi.com/skipAwait": "true"}},
