@@ -379,11 +379,12 @@ def _registration_gc() -> Iterator[None]:
 
 @contextmanager
 def _capturing_warnings(sink: list[str]) -> Iterator[None]:
+    """The program's ``pulumi.log.warn`` messages, kept as data (:attr:`Evaluation.warnings`) for the caller to
+    say; under mocks the SDK would only hand them to Python's root logger."""
     original = pulumi.log.warn
 
     def record(message: str, *args, **kwargs):
         sink.append(message)
-        return original(message, *args, **kwargs)
 
     pulumi.log.warn = record
     try:

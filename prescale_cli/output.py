@@ -55,9 +55,14 @@ class Output:
         self.stream.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
     def _rich_table(self, columns: Sequence[str], rows: list[list[str]]) -> None:
+        # Fitted to the terminal's width by wrapping cells at spaces, never inside a word (a name, a time, a
+        # price) while the longest words fit side by side; the first column, which names the row (or draws the
+        # resource tree), stays on one line.
         table = Table(box=box.SIMPLE_HEAD, header_style="bold cyan", pad_edge=False)
-        for column in columns:
-            table.add_column(column, overflow="fold")
+        for index, column in enumerate(columns):
+            cells = [column, *(row[index] for row in rows)]
+            table.add_column(column, overflow="fold", no_wrap=index == 0,
+                             min_width=max(len(word) for cell in cells for word in cell.split() or [""]))
         for row in rows:
             table.add_row(*(Text(cell) for cell in row))  # Text: no rich markup in names like "x[0]"
         self.console.print(table)

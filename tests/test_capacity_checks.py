@@ -25,7 +25,7 @@ def raw(pools: list[dict], windows: list[dict], **more) -> dict:
 def test_nodes_times_node_size_above_the_cpu_limit():
     problem = only_problem(raw([pool()], [window("big", "0 8 * * *", "0 11 * * *", nodes=600)]))
     assert problem == ("prescale:eventWindows[0].nodes: 600 nodes × placeholders.nodeSize.cpu '1' = 600 CPU is above "
-                       "node pool 'event''s limit cpu '512'; allowed: at most 512 nodes, a smaller nodeSize, or a cpu "
+                       "the cpu limit '512' of node pool 'event'; allowed: at most 512 nodes, a smaller nodeSize, or a cpu "
                        "limit of at least 600")
 
 
@@ -33,7 +33,7 @@ def test_nodes_times_node_size_above_the_memory_limit():
     problem = only_problem(raw([pool(limits={"memory": "100Gi"})], [window("big", "0 8 * * *", "0 11 * * *", nodes=3)],
                                placeholders={"nodeSize": {"cpu": "2", "memory": "40Gi"}}))
     assert problem.startswith("prescale:eventWindows[0].nodes: 3 nodes × placeholders.nodeSize.memory '40Gi' = 120Gi "
-                              "memory is above node pool 'event''s limit memory '100Gi'; allowed: at most 2 nodes")
+                              "memory is above the memory limit '100Gi' of node pool 'event'; allowed: at most 2 nodes")
 
 
 def test_a_window_exactly_at_the_limits_is_accepted():
