@@ -87,6 +87,13 @@ def test_windows_adding_up_to_exactly_the_limit_are_accepted():
     assert load_stack_config(raw([pool(limits={"cpu": "512", "nodes": 512})], windows), NOW)
 
 
+def test_overlapping_windows_at_exactly_the_limit_are_accepted_when_all_windows_together_exceed_it():
+    """All three windows sum to 768 CPU, so the overlap sweep runs; the two that coincide hold exactly 512."""
+    windows = [window("a", "0 8 * * *", "0 12 * * *", nodes=256), window("b", "0 9 * * *", "0 13 * * *", nodes=256),
+               window("c", "0 15 * * *", "0 16 * * *", nodes=256)]
+    assert load_stack_config(raw([pool(limits={"cpu": "512", "nodes": 512})], windows), NOW)
+
+
 def test_overlaps_are_found_across_zones_and_with_one_off_events():
     windows = [window("daily", "0 9 * * *", "0 17 * * *", timezone="Europe/Berlin", nodes=200),
                window("launch", "2027-03-02T08:00", "2027-03-02T14:00", timezone="America/New_York", nodes=400)]
