@@ -2,8 +2,9 @@
 
 Both subcommands work offline (no cloud account, no Pulumi CLI): ``plan`` runs the real ``__main__.py``
 under Pulumi mocks with the stack's config; ``schedule`` reads the same config and asks the schedule
-maths the program deploys from. Exit codes: 0 ok, 1 the project or stack cannot be found or read, or the
-stack config is invalid (the message goes to stderr, without a traceback), 2 bad command-line usage.
+maths the program deploys from. Exit codes: 0 ok, 1 the project or stack cannot be found or read, the stack
+config is invalid, or an output cannot be written (one message on stderr, without a traceback), 2 bad
+command-line usage (shown with the usage of the command concerned).
 """
 
 from __future__ import annotations
@@ -178,12 +179,11 @@ def _now(args: argparse.Namespace) -> datetime:
 
 def _run_plan(args: argparse.Namespace, project: Path, output: Output) -> int:
     # The Pulumi SDK (and the program's provider SDKs) load only for `plan`: `schedule` needs none of them.
+    import pulumi
     from prescale.offline import run_program
 
     from .manifests import write_manifests
     from .plan import plan_document, show_plan
-
-    import pulumi
 
     try:
         with contextlib.redirect_stdout(sys.stderr):  # the program's own prints must not corrupt --json

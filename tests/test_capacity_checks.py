@@ -25,8 +25,8 @@ def raw(pools: list[dict], windows: list[dict], **more) -> dict:
 def test_nodes_times_node_size_above_the_cpu_limit():
     problem = only_problem(raw([pool()], [window("big", "0 8 * * *", "0 11 * * *", nodes=600)]))
     assert problem == ("prescale:eventWindows[0].nodes: 600 nodes × placeholders.nodeSize.cpu '1' = 600 CPU is above "
-                       "the cpu limit '512' of node pool 'event'; allowed: at most 512 nodes, a smaller nodeSize, or a cpu "
-                       "limit of at least 600")
+                       "the cpu limit '512' of node pool 'event'; allowed: at most 512 nodes, a smaller nodeSize, or "
+                       "a cpu limit of at least 600")
 
 
 def test_nodes_times_node_size_above_the_memory_limit():

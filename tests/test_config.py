@@ -225,7 +225,7 @@ def test_the_shortest_failsafe_grace_runs_after_kedas_scale_down():
     (with_changes(window={"leadTime": "90s"}), "prescale:eventWindows[0].leadTime:", ["whole minutes"]),
     (with_changes(window={"leadTime": 10}), "prescale:eventWindows[0].leadTime:",
      ['10 is a number, not a duration: write it in quotes with its unit, like "10m"']),
-    (with_changes(pool={"expireAfter": 720}), "prescale:nodePools[0].expireAfter:", ['like "720m"']),
+    (with_changes(pool={"expireAfter": 720}), "prescale:nodePools[0].expireAfter:", ['like "720m" or "720h"']),
     # versions
     (with_changes(prescale__karpenter={"version": "v1.14.1"}), "prescale:karpenter.version:", ["'v1.14.1'"]),
     (with_changes(prescale__keda={"version": "2.20"}), "prescale:keda.version:", ["'2.20'", "MAJOR.MINOR.PATCH"]),

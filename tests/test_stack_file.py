@@ -111,9 +111,11 @@ def test_an_empty_file_is_an_empty_config(tmp_path):
 
 
 def test_config_keys_without_the_config_map_are_named_as_such(tmp_path):
-    path = stack_file(tmp_path, "aws:region: ap-northeast-2\nprescale:cluster: {name: shop}\n" + textwrap.dedent(WINDOWS))
+    top_level = "aws:region: ap-northeast-2\nprescale:cluster: {name: shop}\n" + textwrap.dedent(WINDOWS)
+    path = stack_file(tmp_path, top_level)
     with pytest.raises(StackFileError) as caught:
         read_config_file(path)
     assert str(caught.value) == (
-        f"{path}: aws:region, prescale:cluster, prescale:nodePools ... at the top level, outside `config:`: the Pulumi "
-        "CLI reads config keys only inside the `config:` map; put a `config:` line first and indent these keys below it")
+        f"{path}: aws:region, prescale:cluster, prescale:nodePools ... at the top level, outside `config:`: the "
+        "Pulumi CLI reads config keys only inside the `config:` map; put a `config:` line first and indent these "
+        "keys below it")

@@ -127,8 +127,8 @@ def _window_limit_problems(demand: _Demand, pool: NodePoolConfig) -> list[str]:
             fewer = f"at most {_count(fitting)}, " if fitting else ""
             problems.append(f"{demand.path}.nodes: {_count(window.nodes)} × placeholders.nodeSize.{resource} {size!r} "
                             f"= {_show(resource, total)} is above the {resource} limit {limit!r} of node "
-                            f"pool {pool.name!r}; allowed: {fewer}a smaller nodeSize, or a {resource} limit of at least "
-                            f"{_show(resource, total, bare=True)}")
+                            f"pool {pool.name!r}; allowed: {fewer}a smaller nodeSize, or a {resource} limit of at "
+                            f"least {_show(resource, total, bare=True)}")
     if window.nodes is not None and limits.nodes is not None and window.nodes > limits.nodes:
         problems.append(f"{demand.path}.nodes: {window.nodes} is above the limit of {limits.nodes} nodes of "
                         f"node pool {pool.name!r}; allowed: 1 to {limits.nodes}")

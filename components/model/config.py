@@ -92,7 +92,7 @@ def _number_for_duration(value: object) -> object:
     """YAML reads ``leadTime: 10`` as the number 10: say which duration to write (the unit is what is missing)."""
     if type(value) is int:
         raise _fail("duration", f'is a number, not a duration: write it in quotes with its unit, like "{value}m" '
-                                "(h, m and s for hours, minutes and seconds)")
+                                f'or "{value}h" (m for minutes, h for hours)')
     return value
 
 

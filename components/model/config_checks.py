@@ -158,8 +158,8 @@ def _auto_mode_problems(config: StackConfig, refused: Refused, karpenter: bool) 
     if not config.cluster.auto_mode:
         return []
     why = f"does not apply with {CONFIG_NAMESPACE}:cluster.autoMode: true"
-    problems = [f"{CONFIG_NAMESPACE}:karpenter.{to_camel(key)}: {getattr(config.karpenter, key)!r} {why}: AWS runs Karpenter "
-                "(its version, credentials and service-linked roles are AWS's); allowed: remove it"
+    problems = [f"{CONFIG_NAMESPACE}:karpenter.{to_camel(key)}: {getattr(config.karpenter, key)!r} {why}: AWS runs "
+                "Karpenter (its version, credentials and service-linked roles are AWS's); allowed: remove it"
                 for key in sorted(config.karpenter.model_fields_set)] if karpenter else []
     lifetime = f"{format_duration(AUTO_MODE_MAX_NODE_LIFETIME)} (21 days)"
     for index, pool in refused.entries("node_pools", config.node_pools):

@@ -88,7 +88,8 @@ def _load(model, keys: Mapping[str, str], required: tuple[str, ...], raw: Mappin
     problems = _unknown_keys(raw, keys) + [f"{key}: required key is missing; see the README's config reference"
                                            for key in required if key not in raw]
     values: dict[str, Any] = {}
-    sections, left_out = {keys[key] for key in required if key not in raw}, {"node_pools": set(), "event_windows": set()}
+    sections = {keys[key] for key in required if key not in raw}  # the fields refused, or missing
+    left_out: dict[str, set[int]] = {"node_pools": set(), "event_windows": set()}  # the list entries refused
     for key, field in keys.items():
         if key in raw:
             value, section_problems, entries = _validate_section(model, key, field, raw[key])
@@ -97,7 +98,9 @@ def _load(model, keys: Mapping[str, str], required: tuple[str, ...], raw: Mappin
                 sections.add(field)
             else:
                 values[field] = value
+            if entries:
                 left_out[field] = entries
+    # Built from the parts that validated, their own rules passed; missing fields keep their defaults.
     config = model.model_construct(**values) if problems else model.model_validate(values)
     refused = Refused(frozenset(sections), frozenset(left_out["node_pools"]), frozenset(left_out["event_windows"]),
                       frozenset(_pool_name(raw[f"{CONFIG_NAMESPACE}:nodePools"][index])
