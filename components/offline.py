@@ -408,12 +408,13 @@ def _registration_gc() -> Iterator[None]:
 
 @contextmanager
 def _capturing_warnings(sink: list[str]) -> Iterator[None]:
+    """The program's ``pulumi.log.warn`` messages, kept as data (:attr:`Evaluation.warnings`) for the caller to
+    say; under mocks the SDK would only hand them to Python's root logger."""
     original = pulumi.log.warn
 
     def record(msg: str, resource: pulumi.Resource | None = None, stream_id: int | None = None,
                ephemeral: bool | None = None) -> None:
         sink.append(msg)
-        original(msg, resource, stream_id, ephemeral)
 
     pulumi.log.warn = record
     try:

@@ -10,8 +10,10 @@ so windows never interfere: overlapping windows on one pool hold the **sum** of 
 KEDA sets the count itself: idle-replica mode
 ---------------------------------------------
 The ScaledObject has ``idleReplicaCount: 0`` and ``minReplicaCount = maxReplicaCount = N`` (the window's
-placeholder count; idle mode since KEDA 2.4, kedacore/keda#1958). KEDA's executor (``pkg/scaling/executor/scale_scaledobjects.go``, the same from 2.18 to
-2.20) then writes the scale subresource itself at both ends of the window, without the HPA:
+placeholder count; idle mode since KEDA 2.4, kedacore/keda#1958). KEDA's executor
+(``pkg/scaling/executor/scale_scaledobjects.go``; reworked between 2.18.0 and 2.20.2, with the same idle-mode
+decisions, ``docs/capacity.md``) then writes the scale subresource itself at both ends of the window, without the
+HPA:
 
 * trigger active and fewer than N replicas → ``scaleFromZeroOrIdle`` writes N at once (and restores N if
   anything lowered it during the window);

@@ -101,6 +101,12 @@ def _distinct(values: Sequence[str]) -> Sequence[str]:
     if duplicates:
         raise _fail("unique", f"lists {', '.join(duplicates)} more than once")
     return values
+def _number_for_duration(value: object) -> object:
+    """YAML reads ``leadTime: 10`` as the number 10: say which duration to write (the unit is what is missing)."""
+    if type(value) is int:
+        raise _fail("duration", f'is a number, not a duration: write it in quotes with its unit, like "{value}m" '
+                                f'or "{value}h" (m for minutes, h for hours)')
+    return value
 
 
 # Window names become parts of Kubernetes object names (`prescale-<window>` ScaledObject → HPA
@@ -109,8 +115,8 @@ WindowName = Annotated[StrictStr, _dns_label(40)]
 PoolName = Annotated[StrictStr, _dns_label(40)]
 Version = Annotated[StrictStr, AfterValidator(_semver)]
 Quantity = Annotated[StrictStr, AfterValidator(_quantity)]
-Duration = Annotated[StrictStr, AfterValidator(_duration)]
-DurationOrNever = Annotated[StrictStr, AfterValidator(_duration_or_never)]
+Duration = Annotated[StrictStr, BeforeValidator(_number_for_duration), AfterValidator(_duration)]
+DurationOrNever = Annotated[StrictStr, BeforeValidator(_number_for_duration), AfterValidator(_duration_or_never)]
 
 
 class Model(BaseModel):
@@ -199,8 +205,8 @@ class ClusterConfig(Model):
                         "publicAccessCidrs", "endpointPrivateAccess", "adminRoleArns"}
             given = sorted(new_only & {to_camel(f) for f in self.model_fields_set})
             if given:
-                raise _fail("model", f"{', '.join(given)} only apply when create is true; an existing "
-                                        "cluster is used as it is")
+                raise _fail("model", f"{', '.join(given)} appl{'y' if len(given) > 1 else 'ies'} only when create is "
+                                     "true; an existing cluster is used as it is")
         if self.auto_mode and "system_node_group" in self.model_fields_set:
             raise _fail("model", "systemNodeGroup does not apply with autoMode: true; Auto Mode's built-in "
                                  "system node pool runs the add-ons, KEDA and CoreDNS (docs/auto-mode.md)")
@@ -230,6 +236,10 @@ def karpenter_policy_problem(version: str) -> str | None:
             "and another release may need permissions that policy lacks")
 
 
+# Keys that only shape a Karpenter prescale installs (refused beside install: false, prescale.model.config_checks).
+KARPENTER_INSTALL_KEYS = ("version", "controller_auth", "create_spot_service_linked_role")
+
+
 class KarpenterConfig(Model):
     """``prescale:karpenter``: whether prescale installs Karpenter, its version, how the controller gets AWS
     credentials, and the node role EC2NodeClasses name.
@@ -251,15 +261,6 @@ class KarpenterConfig(Model):
         if int(value.split(".")[0]) < 1:
             raise _fail("version", "must be 1.0.0 or newer: prescale declares karpenter.sh/v1 resources")
         return value
-
-    @model_validator(mode="after")
-    def _install_keys(self):
-        given = sorted({"version", "controllerAuth", "createSpotServiceLinkedRole"}
-                       & {to_camel(f) for f in self.model_fields_set})
-        if not self.install and given:
-            raise _fail("model", f"{', '.join(given)} only apply when install is true (prescale installs "
-                                 "Karpenter); with install: false the cluster's own Karpenter is used as it is")
-        return self
 
     @field_validator("version")
     @classmethod
