@@ -15,6 +15,7 @@ import pytest
 
 from prescale.model.plan import plan_capacity
 from prescale_cli.main import main
+from prescale_cli.node_hours import released
 from prescale_cli.picture import MAX_ROWS_PER_POOL, week_figure
 from prescale_cli.stack import load_config
 from prescale_cli.timeline import build_timeline
@@ -147,3 +148,17 @@ def test_png_overlap_bands_cover_only_the_rows_of_the_windows_that_overlap(pictu
     api = {(rows[f"api-{i}"], rows[f"api-{i + 1}"]) for i in range(6)}
     batch = {(rows["batch-0"], rows["batch-1"]), (rows["batch-0"], rows["batch-2"]), (rows["batch-1"], rows["batch-2"])}
     assert bands == api | batch
+
+
+@pytest.mark.parametrize(("emptied", "goes"), [
+    ("08:00", "08:02"),  # no freeze near: consolidateAfter
+    ("10:00", "10:02"),  # the freeze ended as the node emptied
+    ("09:30", "10:02"),  # emptied inside a freeze: consolidateAfter after its end
+    ("10:59", "12:02"),  # a freeze starts before consolidateAfter is over: held until it ends
+])
+def test_an_emptied_node_goes_consolidate_after_later_unless_a_freeze_holds_it(emptied, goes):
+    def at(clock: str) -> datetime:
+        return datetime.fromisoformat(f"2027-03-01T{clock}:00+00:00")
+
+    frozen = [(at("09:00"), at("10:00")), (at("11:00"), at("12:00"))]
+    assert released(at(emptied), frozen, timedelta(minutes=2)) == at(goes)
