@@ -51,7 +51,8 @@ List every event-window occurrence in a range, in the window's time zone and in 
 placeholder scale-up (start minus lead time), event start and end, the nodes or capacity
 held, the consolidation freeze covering it, windows that overlap on a NodePool, and the
 Karpenter disruption budgets (UTC). One-off events appear once, and not at all once they
-are over. Ends with a cost estimate compared with keeping the nodes all day."""
+are over. Ends with a cost estimate compared with keeping the nodes all day. Repeats the
+warnings `pulumi up` would log."""
 
 _STATUS_DESCRIPTION = """\
 Ask the cluster whether each window running now or starting within --within is ready: its
@@ -83,9 +84,10 @@ _SCHEDULE_EXAMPLES = """examples:
 
 The cost estimate prices nodes from prescale:pricing (vcpuHour, default 0.05 USD; instanceTypes:
 {"c7i.xlarge": 0.1785, ...}). It assumes Karpenter picks the cheapest single instance type of the
-pool that holds the placeholders (one per node for `nodes:` windows), counts nodes from scale-up
-to the end of the consolidation freeze plus consolidateAfter, and compares with keeping the
-busiest moment's nodes all day. Details: prescale_cli/cost.py.
+pool that holds the placeholders (one per node for `nodes:` windows), counts each node once, from
+scale-up until its window ends or the consolidation freeze holding it ends, plus consolidateAfter
+(a later window on the pool takes over nodes still up), and compares with keeping the busiest
+moment's nodes all day. Details: prescale_cli/cost.py.
 """
 
 
@@ -166,7 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
                           help="length of the range in days (default: 7)")
     schedule.add_argument("--json", action="store_true",
                           help='print {"occurrences": [{"window", "scaleUp", "start", "end", "nodes", "capacity", '
-                               '...}], "overlaps", "freezes", "cost"} with ISO-8601 instants carrying their offset')
+                               '...}], "overlaps", "freezes", "cost", "warnings"} with ISO-8601 instants carrying '
+                               'their offset')
     schedule.add_argument("--png", type=Path, metavar="FILE",
                           help="also draw the first week of the range to FILE (PNG): placeholders vs event windows "
                                "per NodePool")
