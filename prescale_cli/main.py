@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.run(args, project, Output(sys.stdout))
     except (ConfigError, StackFileError, FileNotFoundError, CommandError) as error:
         print(f"prescale: {error}", file=sys.stderr)
-        return 1
+        return 2 if args.command == "status" else 1  # `status` keeps 1 for "not ready"
     except BrokenPipeError:
         # The reader stopped early (`prescale plan | head`): end quietly, as if killed by SIGPIPE like other
         # Unix tools, and keep Python from failing again while flushing the closed stdout at exit.
