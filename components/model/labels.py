@@ -77,8 +77,8 @@ def key_problem(key: str) -> str | None:
                 f"allowed: {', '.join(KARPENTER_AWS_KEYS)}")
     known = _KNOWN.get(_domain(key))
     if known is not None and key not in known:
-        return (f"is no label Karpenter or EKS sets in {_domain(key)}, so a requirement on it would narrow nothing"
-                f"{_suggestion(key, known)}; allowed there: {', '.join(known)}")
+        return (f"is not a label Karpenter or EKS sets in {_domain(key)}{_suggestion(key, known)}, so a requirement "
+                f"on it would narrow nothing; allowed there: {', '.join(known)}")
     return None
 
 
@@ -94,15 +94,15 @@ def mode_key_problem(key: str, auto_mode: bool) -> str | None:
     if key in AUTO_MODE_KEYS or not _domain(key).endswith(_UPSTREAM_SUFFIXES):
         return None
     auto_key = f"{AUTO_MODE_DOMAIN}/{key.split('/', 1)[1]}"
-    hint = f"; did you mean {auto_key!r}?" if auto_key in AUTO_MODE_KEYS else _suggestion(key, AUTO_MODE_KEYS)
-    return (f"is not a label EKS Auto Mode supports (EKS user guide, \"Create a Node Pool for EKS Auto Mode\": "
-            f"Auto Mode spells AWS's labels {AUTO_MODE_DOMAIN}/… and runs only Linux){hint}; allowed: "
+    hint = f" (did you mean {auto_key!r}?)" if auto_key in AUTO_MODE_KEYS else _suggestion(key, AUTO_MODE_KEYS)
+    return (f"is not a label EKS Auto Mode supports{hint}: Auto Mode spells AWS's labels {AUTO_MODE_DOMAIN}/… and "
+            "runs only Linux (EKS user guide, \"Create a Node Pool for EKS Auto Mode\"); allowed: "
             f"{', '.join(AUTO_MODE_KEYS)}, or a label of your own domain")
 
 
 def _suggestion(key: str, known: Iterable[str]) -> str:
     close = difflib.get_close_matches(key, list(known), n=1)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def table_key(key: str) -> str:
