@@ -235,6 +235,11 @@ def test_a_type_outside_the_default_categories_needs_them_widened():
     assert [t.name for t in pool_launchable(accepted.node_pools[0]).types] == ["t3.large"]
 
 
+def test_a_type_karpenters_list_does_not_know_is_said_to_be_unknown_here():
+    problem = only_problem(raw([pool(requirements=[req("node.kubernetes.io/instance-type", "In", "c9z.large")])]))
+    assert "(Karpenter 1.14's list has no node.kubernetes.io/instance-type c9z.large: a type EC2 added later" in problem
+
+
 def test_min_values_the_types_left_cannot_meet_is_refused():
     problem = only_problem(raw([pool(requirements=[
         req("node.kubernetes.io/instance-type", "In", "c7i.2xlarge", "c7i.4xlarge"),
@@ -306,6 +311,13 @@ def test_a_pools_own_node_size_counts_against_its_limits_under_its_own_key():
     assert problem.startswith("prescale:eventWindows[0].nodes: 3 nodes × nodePools[0].nodeSize.cpu '7' = 21 CPU is "
                               "above node pool 'flash'")
     assert "limit cpu '20'; allowed: at most 2 nodes" in problem
+
+
+def test_a_pools_own_max_pod_size_too_small_to_split_a_capacity_is_refused_under_its_own_key():
+    capacity = {**LUNCH, "nodes": None, "capacity": {"cpu": "8", "memory": "16Gi"}}
+    problem = only_problem(raw([pool(maxPodSize={"cpu": "0.5m", "memory": "1Gi"})], windows=[capacity]))
+    assert problem == ("prescale:nodePools[0].maxPodSize: {cpu: '0.5m', memory: '1Gi'} must be at least 1m CPU and 1Mi "
+                       "memory to split a capacity into pods")
 
 
 def test_an_existing_pool_takes_its_own_sizes():

@@ -51,7 +51,6 @@ _KNOWN = {
 _NORMALIZED = {"failure-domain.beta.kubernetes.io/zone": ZONE, "beta.kubernetes.io/arch": ARCH,
                "beta.kubernetes.io/os": OS, "beta.kubernetes.io/instance-type": INSTANCE_TYPE,
                "failure-domain.beta.kubernetes.io/region": "topology.kubernetes.io/region"}
-_UPSTREAM_SUFFIXES = ("kubernetes.io", "k8s.io", "k8s.aws", "karpenter.sh", "amazonaws.com")
 
 
 def _domain(key: str) -> str:
@@ -91,7 +90,7 @@ def mode_key_problem(key: str, auto_mode: bool) -> str | None:
         instead = f"; allowed: {karpenter_key}" if karpenter_key in KARPENTER_AWS_KEYS else ""
         return (f"is an EKS Auto Mode label, and this cluster runs its own Karpenter, which would take it for a "
                 f"label of your own and narrow nothing{instead}")
-    if key in AUTO_MODE_KEYS or not _domain(key).endswith(_UPSTREAM_SUFFIXES):
+    if key in AUTO_MODE_KEYS or _domain(key) not in _KNOWN:
         return None
     auto_key = f"{AUTO_MODE_DOMAIN}/{key.split('/', 1)[1]}"
     hint = f" (did you mean {auto_key!r}?)" if auto_key in AUTO_MODE_KEYS else _suggestion(key, AUTO_MODE_KEYS)

@@ -20,9 +20,9 @@ from __future__ import annotations
 from pydantic.alias_generators import to_camel
 
 from .config import CONFIG_NAMESPACE, CapacityConfig, NodePoolConfig
-from .instances import Launchable, launchable, narrows
-from .refused import Refused
+from .instances import Launchable, instance_types, launchable, narrows
 from .labels import CAPACITY_TYPE, CAPACITY_TYPES, mode_key_problem, table_key
+from .refused import Refused
 from .requirements import PoolRequirement, pool_requirements, shorthand_field
 
 MAX_REQUIREMENTS = 100  # requirements and template labels of one NodePool
@@ -112,9 +112,13 @@ def _emptied(path: str, pool: NodePoolConfig, requirements: tuple[PoolRequiremen
     key = table_key(culprit.key)
     earlier = [r.describe() for r in requirements[:requirements.index(culprit)] if narrows(r)]
     after = f" left after {', '.join(earlier)}" if earlier else ""
+    unknown = ""
+    if culprit.operator == "In" and not any(culprit.allows(t.labels[key]) for t in instance_types()):
+        unknown = (f" (Karpenter 1.14's list has no {key} {', '.join(culprit.values)}: a type EC2 added later is not "
+                   "known here until prescale's table is regenerated)")
     return (f"{path}.{culprit.source}: {_shown(culprit)} leaves node pool {pool.name!r} no instance type to launch: "
-            f"none of the {len(found.before)} types of Karpenter's list{after} meets it, so its windows would "
-            f"never get a node; those types have {key} {_summary({t.labels[key] for t in found.before})}; "
+            f"none of the {len(found.before)} types of Karpenter's list{after} meets it{unknown}, so its windows "
+            f"would never get a node; those types have {key} {_summary({t.labels[key] for t in found.before})}; "
             "allowed: a requirement some of them meet")
 
 
