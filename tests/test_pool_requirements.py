@@ -226,6 +226,13 @@ def test_a_pool_no_type_satisfies_is_refused_naming_the_requirement_that_left_no
     assert "those types have karpenter.k8s.aws/instance-cpu from 1 to 384" in problem
 
 
+def test_a_pool_after_a_refused_one_is_still_checked_under_its_own_index():
+    empty = pool("second", requirements=[req("karpenter.k8s.aws/instance-cpu", "Gt", "400")])
+    found = problems(raw([pool("Bad_Name"), empty], windows=[]))
+    assert [problem.split(": ")[0] for problem in found] == ["prescale:nodePools[0].name",
+                                                            "prescale:nodePools[1].requirements[0]"]
+
+
 def test_a_type_outside_the_default_categories_needs_them_widened():
     problem = only_problem(raw([pool(requirements=[req("node.kubernetes.io/instance-type", "In", "t3.large")])]))
     assert problem.startswith("prescale:nodePools[0].requirements[0]: ")
@@ -309,8 +316,7 @@ def test_a_pools_own_node_size_counts_against_its_limits_under_its_own_key():
     problem = only_problem(raw([{**FLASH, "limits": {"cpu": "20"}}],
                                windows=[{**LUNCH, "nodePool": "flash", "nodes": 3}]))
     assert problem.startswith("prescale:eventWindows[0].nodes: 3 nodes × nodePools[0].nodeSize.cpu '7' = 21 CPU is "
-                              "above node pool 'flash'")
-    assert "limit cpu '20'; allowed: at most 2 nodes" in problem
+                              "above the cpu limit '20' of node pool 'flash'; allowed: at most 2 nodes")
 
 
 def test_a_pools_own_max_pod_size_too_small_to_split_a_capacity_is_refused_under_its_own_key():
