@@ -29,9 +29,8 @@ from typing import Any, Literal
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pulumi.runtime import rpc
-
 from prescale.offline import Registration
+from pulumi.runtime import rpc
 
 Through = Literal["sdk", "engine"]
 _PROVIDER_TYPE = "pulumi:providers:"

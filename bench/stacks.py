@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 # DST zones first; they change their clocks between 01:00 and 03:00, before any window's earliest fire (04:00).
 ZONES = ("America/New_York", "Europe/Berlin", "Australia/Sydney", "Europe/London", "America/Los_Angeles",
          "Asia/Seoul", "UTC", "Asia/Kolkata")

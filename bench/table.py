@@ -46,7 +46,8 @@ def markdown(rows: list[Row]) -> str:
     """A Markdown table of ``rows`` with :data:`COLUMNS`, numbers right-aligned."""
     cells = [COLUMNS, *(row.cells() for row in rows)]
     widths = [max(len(line[index]) for line in cells) for index in range(len(COLUMNS))]
-    header = "| " + " | ".join(name.ljust(width) for name, width in zip(COLUMNS, widths)) + " |"
+    header = "| " + " | ".join(name.ljust(width) for name, width in zip(COLUMNS, widths, strict=True)) + " |"
     rule = "|" + "|".join("-" * (width + 1) + ":" for width in widths) + "|"
-    body = ["| " + " | ".join(cell.rjust(width) for cell, width in zip(line, widths)) + " |" for line in cells[1:]]
+    body = ["| " + " | ".join(cell.rjust(width) for cell, width in zip(line, widths, strict=True)) + " |"
+            for line in cells[1:]]
     return "\n".join([header, rule, *body])

@@ -7,7 +7,7 @@ The one place that reads Pulumi config; components never do. Every key the engin
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from pulumi.runtime import config as runtime_config
@@ -23,4 +23,4 @@ def read_raw_config() -> dict[str, Any]:
 def evaluation_time() -> datetime:
     """Now, or ``PRESCALE_NOW`` (ISO-8601) so offline plans and tests are reproducible."""
     fixed = os.environ.get("PRESCALE_NOW")
-    return datetime.fromisoformat(fixed) if fixed else datetime.now(timezone.utc)
+    return datetime.fromisoformat(fixed) if fixed else datetime.now(UTC)

@@ -21,8 +21,14 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy,
-                           StackValidationArgs, StackValidationPolicy)
+from pulumi_policy import (
+    EnforcementLevel,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
 
 PLACEHOLDER_NAMESPACE = "prescale"
 PLACEHOLDER_APP = "prescale-placeholder"  # the app.kubernetes.io/name label of prescale's placeholder pods

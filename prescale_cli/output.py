@@ -70,7 +70,8 @@ class Output:
         self.console.print(table)
 
     def _plain_table(self, columns: Sequence[str], rows: list[list[str]]) -> None:
-        widths = [max(len(cell) for cell in column) for column in zip(columns, *rows)]
+        widths = [max(len(cell) for cell in column) for column in zip(columns, *rows, strict=True)]
         for row in [list(columns), *rows]:
-            self.stream.write(_GAP.join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")
+            line = _GAP.join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+            self.stream.write(line.rstrip() + "\n")
         self.stream.write("\n")

@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from prescale.offline import Evaluation, Registration
+
 from .output import Output
 from .wire import plain
 

@@ -7,11 +7,10 @@ their UTC offset, so a tool never has to guess a zone.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from prescale.model.config import CapacityConfig
-from prescale.model.cron import UTC
 from prescale.model.duration import format_duration
 from prescale.model.quantity import format_cpu, format_memory
 from prescale.model.schedule import Occurrence
@@ -215,7 +214,7 @@ def _show_cost(config: CapacityConfig, cost: CostEstimate, output: Output) -> No
     _show_tails(config, cost, output)
 
 
-def _show_tails(config: StackConfig, cost: CostEstimate, output: Output) -> None:
+def _show_tails(config: CapacityConfig, cost: CostEstimate, output: Output) -> None:
     tails = window_tails(config, cost)
     if not tails:
         return

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from prescale.model.config import CONFIG_NAMESPACE, CapacityConfig
 from prescale.model.validation import decode_config, load_capacity_config, load_stack_config
-
 from prescale.stack_file import PROJECT_FILE, read_stack_file
 
 

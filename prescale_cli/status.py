@@ -18,8 +18,14 @@ from datetime import datetime
 from typing import Any
 
 from prescale.model.schedule import BudgetSchedule, budget_active
-from prescale.names import (PLACEHOLDER_LABELS, PLACEHOLDER_NAMESPACE, WINDOW_LABEL, node_pool_object_name,
-                            placeholder_name, pool_node_selector)
+from prescale.names import (
+    PLACEHOLDER_LABELS,
+    PLACEHOLDER_NAMESPACE,
+    WINDOW_LABEL,
+    node_pool_object_name,
+    placeholder_name,
+    pool_node_selector,
+)
 
 from .cluster_reader import ClusterReader, Object
 from .timeline import Entry, Timeline

@@ -7,10 +7,9 @@ their offset, ``now`` in UTC, as ``prescale schedule --json`` prints them.
 from __future__ import annotations
 
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from prescale.model.cron import UTC
 from prescale.model.duration import format_duration
 
 from .output import Output

@@ -21,13 +21,13 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from prescale.model.budgets import unite
 from prescale.model.config import EventWindow
-from prescale.model.cron import UTC, epoch_seconds, fire_timestamps, parse_cron
+from prescale.model.cron import epoch_seconds, fire_timestamps, parse_cron
 from prescale.model.duration import parse_duration
 from prescale.model.overlaps import coinciding
 from prescale.model.plan import CapacityPlan

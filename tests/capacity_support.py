@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
-
 from prescale.capacity import DeployedCapacity, deploy_capacity
+from prescale.contract import Platform
 from prescale.model.config import StackConfig
 from prescale.model.validation import decode_config, load_stack_config
-from prescale.contract import Platform
 from prescale.offline import Evaluation, Registration, evaluate, read_stack_file
 
 PROJECT = Path(__file__).resolve().parent.parent
 # 2026-12-01: the dev stack's one-off (2027-03-02) is less than a year ahead, so it is armed.
-NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 12, 1, tzinfo=UTC)
 
 NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pulumi
 import pulumi_kubernetes as k8s
-
 from prescale.capacity.crds import ScaledObject
 from prescale.platform.helm import pinned_release
 

@@ -28,8 +28,9 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+from prescale.offline import SECRET, Evaluation, run_program
+
 from prescale_cli import main as cli
-from prescale.offline import Evaluation, SECRET, run_program
 from tests.cli_support import ROOT
 from tests.status_support import LEAD_TIME_NOW, RecordedCluster
 from tests.test_bad_configs import CORPUS
@@ -121,7 +122,7 @@ def plan_excerpt(output: str, window: str = "morning-peak", pool: str = "event")
     named = [(row, *row.split()[-2:]) for row in rows]  # (line, type, name)
     windows = {name for _, type_, name in named if type_ == "prescale:index:ScheduledCapacity"}
     kept = [heading, columns]
-    for row, type_, name in named:
+    for row, _, name in named:
         top_level = not row.startswith(("│", " "))
         if name.startswith((window, pool)) or (top_level and name not in windows):
             kept.append(row)

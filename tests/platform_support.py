@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pulumi_kubernetes as k8s
-
 from prescale.contract import SystemPlacement
 from prescale.model.config import StackConfig
 from prescale.offline import Evaluation, Registration, is_secret, revealed, run_program  # noqa: F401 - shared by tests
 
 PROJECT = Path(__file__).resolve().parent.parent
-DEV_NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)  # the dev stack's one-off (2027-03-02) is armed
+DEV_NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)  # the dev stack's one-off (2027-03-02) is armed
 REGION = "ap-northeast-2"
 ACCOUNT = "123456789012"
 RELEASE = "kubernetes:helm.sh/v3:Release"

@@ -11,13 +11,19 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from pulumi_policy import (EnforcementLevel, PolicyResource, PolicyResourceOptions, ResourceValidationArgs,
-                           ResourceValidationPolicy, StackValidationArgs)
+from prescale.offline import Registration
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyResource,
+    PolicyResourceOptions,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+)
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import unknown_checking_proxy
 
 from policy.prescale_policies import POLICIES
-from prescale.offline import Registration
 
 
 @dataclass(frozen=True)

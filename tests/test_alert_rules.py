@@ -10,17 +10,17 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import yaml
-
 from prescale.capacity.alert_rules import rule_groups
 from prescale.model.plan import plan_capacity
+
 from tests.capacity_support import pool, stack_config, window
 
-NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 12, 1, tzinfo=UTC)
 WINDOWS = [
     window("lunch", "0 12 * * *", "0 13 * * *", nodes=2),  # lead 10m
     window("late", "0 20 * * *", "0 21 * * *", nodes=3, leadTime="20m"),
@@ -81,10 +81,14 @@ def rendered(test: dict, groups) -> dict:
         labels, value = expected["exp_labels"], expected["value"]
         rule = next(rule for group in groups for rule in group["rules"]
                     if rule["alert"] == labels["alertname"] and rule["labels"].items() <= labels.items())
-        fill = lambda text: re.sub(r"\{\{ \$labels\.(\w+) \}\}", lambda m: labels[m.group(1)], text).replace(
-            "{{ $value }}", value)
-        alerts.append({"exp_labels": labels, "exp_annotations": {k: fill(v) for k, v in rule["annotations"].items()}})
+        alerts.append({"exp_labels": labels, "exp_annotations": {k: _filled(v, labels, value)
+                                                                 for k, v in rule["annotations"].items()}})
     return {**test, "exp_alerts": alerts}
+
+
+def _filled(text: str, labels: dict[str, str], value: str) -> str:
+    """An annotation template as Prometheus renders it for one alert."""
+    return re.sub(r"\{\{ \$labels\.(\w+) \}\}", lambda m: labels[m.group(1)], text).replace("{{ $value }}", value)
 
 
 # --- the cases --------------------------------------------------------------------------------------------

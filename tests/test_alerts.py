@@ -9,23 +9,23 @@ from __future__ import annotations
 import ast
 import gc
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import pulumi
 import pytest
-
 from prescale.capacity.alert_rules import rule_groups
 from prescale.model.config import AlertsConfig
 from prescale.model.plan import plan_capacity
 from prescale.model.validation import ConfigError, load_capacity_config
 from prescale.offline import CRD_TYPE, Evaluation, OfflineMocks, ResourceNotFound, run_program
+
 from tests.capacity_support import as_object, dev_run, pool, stack_config, window
 from tests.crd_validation import validate
 from tests.platform_support import K8S_PROVIDER, PROJECT, only
 from tests.test_layers import PACKAGE_DIR
 
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 RULE = "kubernetes:monitoring.coreos.com/v1:PrometheusRule"
 COMPONENT = "prescale:index:EventAlerts"
 POOLS = [{"name": "event", "limits": {"cpu": "512", "memory": "2048Gi"}}, {"name": "shared", "existing": True}]

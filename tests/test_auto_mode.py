@@ -13,12 +13,12 @@ import re
 from pathlib import Path
 
 import pytest
-
-from prescale.platform.cluster import AutoModeError
 from prescale.capacity.crds import NodeClass
 from prescale.model.config import AUTO_MODE_EXPIRE_AFTER, NodePoolConfig
 from prescale.model.validation import ConfigError, load_stack_config
 from prescale.offline import ACCOUNT_ID, SECRET, OfflineMocks, fake_invoke, run_program
+from prescale.platform.cluster import AutoModeError
+
 from tests.capacity_support import NODE_POOL, SCALED_OBJECT, as_object
 from tests.crd_validation import apply_defaults, schema_of, validate
 from tests.platform_support import DEV_NOW, RELEASE, only

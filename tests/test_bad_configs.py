@@ -6,18 +6,17 @@ under mocks, exactly as ``pulumi up`` would run it.
 """
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-
 from prescale.model.validation import ConfigError
 from prescale.offline import OfflineMocks, run_program
 from prescale.stack_file import read_config_file
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted((Path(__file__).parent / "bad_configs").glob("*.yaml"))
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
 def expectation(path: Path) -> tuple[str, str]:

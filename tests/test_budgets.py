@@ -1,19 +1,18 @@
 """Fitting consolidation freezes into a NodePool's 50 budgets beside its standing ones: never fewer frozen instants."""
 
 import bisect
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-
 from prescale.model.budgets import FREEZE_SLOTS, MAX_BUDGETS, STANDING_BUDGETS, FittedFreezes, fit_freezes
 from prescale.model.cron import epoch_seconds, fire_timestamps, parse_cron
 from prescale.model.duration import parse_duration
 from prescale.model.schedule import BudgetSchedule
 
 UTC_ZONE = ZoneInfo("UTC")
-SINCE = datetime(2027, 1, 1, tzinfo=timezone.utc)
+SINCE = datetime(2027, 1, 1, tzinfo=UTC)
 YEAR = (epoch_seconds(SINCE), epoch_seconds(SINCE + timedelta(days=366)))
 
 
@@ -139,7 +138,7 @@ def assert_covered(freezes, fitted):
     covered = _active_intervals(fitted, since - 3 * 86_400, until + 3 * 86_400)
     for freeze in freezes:
         for fire, end in _active_intervals([freeze], since, until):
-            assert _inside(covered, fire, end), f"{freeze} at {datetime.fromtimestamp(fire, timezone.utc)}"
+            assert _inside(covered, fire, end), f"{freeze} at {datetime.fromtimestamp(fire, UTC)}"
 
 
 def _active_intervals(freezes, since, until):

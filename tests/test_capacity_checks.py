@@ -2,6 +2,7 @@
 capacity it can provide, however close to the limits, is accepted."""
 
 from prescale.model.validation import load_stack_config
+
 from tests.config_support import NOW, only_problem, problems
 
 

@@ -12,17 +12,17 @@ from zoneinfo import ZoneInfo
 
 import matplotlib.dates as mdates
 import matplotlib.pyplot as plt
-from matplotlib.colors import to_rgba
 import pytest
 from matplotlib.axes import Axes
+from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from PIL import Image
+from prescale.model.plan import plan_capacity
 
 from prescale_cli.main import main
 from prescale_cli.picture import RESOLUTION, week_figure
 from prescale_cli.stack import load_config
 from prescale_cli.timeline import build_timeline
-from prescale.model.plan import plan_capacity
 from tests.cli_support import ROOT, make_project
 
 STACK = """\

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pytest
-
 from prescale.model.plan import plan_capacity
+
 from prescale_cli.main import main
 from prescale_cli.node_hours import released
 from prescale_cli.picture import MAX_ROWS_PER_POOL, week_figure

@@ -16,8 +16,8 @@ import kubernetes_validate
 import pytest
 from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
-
 from prescale.names import PLACEHOLDER_LABELS
+
 from prescale_cli import main as cli
 from prescale_cli.cluster_reader import ClusterError, KubernetesReader, connect
 from tests.cli_support import ROOT, make_project
@@ -423,7 +423,8 @@ def test_only_status_loads_the_kubernetes_client():
     script = ("import sys, contextlib, io\n"
               "from prescale_cli.main import main\n"
               "with contextlib.redirect_stdout(io.StringIO()):\n"
-              f"    code = main(['schedule', '--stack', 'dev', '--project', {str(ROOT)!r}, '--at', {LEAD_TIME_NOW!r}])\n"
+              f"    code = main(['schedule', '--stack', 'dev', '--project', {str(ROOT)!r},\n"
+              f"                 '--at', {LEAD_TIME_NOW!r}])\n"
               "print(code, 'kubernetes' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
     assert done.stdout == "0 False\n", done.stderr

@@ -2,18 +2,17 @@
 a cluster can use, and what the creator of a cluster or an existing cluster must (not) bring."""
 
 import re
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
-from pydantic import ValidationError
-
-from prescale.platform.cluster import creator_problem, existing_cluster_problems
 from prescale.model.config import ClusterConfig
 from prescale.model.eks_versions import EKS_SUPPORT, NOTICE, forced_upgrade_notice
 from prescale.model.validation import ConfigError, load_stack_config
+from prescale.platform.cluster import creator_problem, existing_cluster_problems
 from prescale.platform.network import choose_zones
+from pydantic import ValidationError
 
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
 def cluster_problems(**cluster) -> list[str]:
@@ -65,7 +64,7 @@ def test_extended_support_is_the_documented_12_months_after_standard_support(ver
 
 
 def at(day: date) -> datetime:
-    return datetime.combine(day, datetime.min.time(), timezone.utc)
+    return datetime.combine(day, datetime.min.time(), UTC)
 
 
 def test_no_notice_until_the_notice_period_before_the_end():

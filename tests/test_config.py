@@ -6,12 +6,12 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from pydantic import ValidationError
-
 from prescale.model.duration import parse_duration
 from prescale.model.failsafe_timing import failsafe_schedule
 from prescale.model.validation import ConfigError, decode_config, load_stack_config
 from prescale.offline import read_stack_file
+from pydantic import ValidationError
+
 from tests.config_support import NOW, only_problem, problems
 
 ROOT = Path(__file__).resolve().parent.parent

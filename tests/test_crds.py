@@ -1,7 +1,6 @@
 """The typed custom resources register as the v1 / v1alpha1 kinds, and refuse misplaced namespaces and long names."""
 
 import pytest
-
 from prescale.capacity.crds import EC2NodeClass, NodePool, ScaledObject
 from prescale.names import placeholder_name as object_name
 from prescale.offline import evaluate

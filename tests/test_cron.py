@@ -10,14 +10,21 @@ import itertools
 import re
 import warnings
 from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
-from zoneinfo import ZoneInfo
-
-from prescale.model.cron import (KARPENTER_DESCRIPTORS, CronError, epoch_seconds, fire_timestamps, fires_between,
-                             next_fire, parse_cron, wall_instants)
+from prescale.model.cron import (
+    KARPENTER_DESCRIPTORS,
+    CronError,
+    epoch_seconds,
+    fire_timestamps,
+    fires_between,
+    next_fire,
+    parse_cron,
+    wall_instants,
+)
 from prescale.model.schedule import dst_problem
 
 with warnings.catch_warnings():

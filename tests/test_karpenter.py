@@ -3,13 +3,23 @@
 import json
 
 import pytest
-
 from prescale.model.config import KARPENTER_POLICY_MINORS, ClusterConfig, KarpenterConfig, karpenter_policy_problem
+from prescale.offline import evaluate
 from prescale.platform.karpenter import Karpenter, KarpenterArgs
 from prescale.platform.karpenter_policy import controller_policy, interruption_queue_policy
-from prescale.offline import evaluate
-from tests.platform_support import (ACCOUNT, REGION, RELEASE, SYSTEM_PLACEMENT, dev_stack, only, policy,
-                                    provider_urn, stand_in_provider, uses_provider)
+
+from tests.platform_support import (
+    ACCOUNT,
+    REGION,
+    RELEASE,
+    SYSTEM_PLACEMENT,
+    dev_stack,
+    only,
+    policy,
+    provider_urn,
+    stand_in_provider,
+    uses_provider,
+)
 
 CLUSTER = "prescale-test"
 ISSUER = f"oidc.eks.{REGION}.amazonaws.com/id/TEST"

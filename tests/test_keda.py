@@ -1,10 +1,10 @@
 """The KEDA component: namespace, pinned chart, HA values on the system nodes, through the given provider."""
 
 import pytest
-
 from prescale.model.config import KedaConfig
-from prescale.platform.keda import Keda, KedaArgs
 from prescale.offline import evaluate
+from prescale.platform.keda import Keda, KedaArgs
+
 from tests.platform_support import RELEASE, SYSTEM_PLACEMENT, only, provider_urn, stand_in_provider, uses_provider
 
 NAMESPACE = "kubernetes:core/v1:Namespace"

@@ -123,7 +123,8 @@ def test_prescale_schedule_loads_no_pulumi_sdk():
     script = ("import sys, contextlib, io\n"
               "from prescale_cli.main import main\n"
               "with contextlib.redirect_stdout(io.StringIO()):\n"
-              f"    code = main(['schedule', '--stack', 'dev', '--project', {str(ROOT)!r}, '--at', '2026-11-30T12:00Z'])\n"
+              f"    code = main(['schedule', '--stack', 'dev', '--project', {str(ROOT)!r},\n"
+              "                 '--at', '2026-11-30T12:00Z'])\n"
               "print(code, sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0].startswith('pulumi')}))")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
     assert done.stdout.split(None, 1) == ["0", "[]\n"], done.stdout + done.stderr

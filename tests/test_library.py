@@ -5,20 +5,20 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-import pytest
-
 import prescale
-from prescale_cli.main import main
+import pytest
 from prescale.offline import Evaluation, run_program
+
+from prescale_cli.main import main
 from tests.capacity_support import CUSTOM_RESOURCES, DEPLOYMENT, NODE_CLASS, NODE_POOL, as_object
 from tests.crd_validation import validate
 from tests.platform_support import RELEASE
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "existing-cluster"
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
 @pytest.mark.parametrize("name", prescale.__all__)

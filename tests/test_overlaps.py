@@ -1,7 +1,6 @@
 """The sweep over spans' boundaries that the config checks and `prescale schedule` share."""
 
 import pytest
-
 from prescale.model.overlaps import boundaries, coinciding
 
 

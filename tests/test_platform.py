@@ -2,9 +2,9 @@
 
 import pulumi
 import pytest
-
-from prescale.platform import deploy_platform
 from prescale.offline import SECRET, evaluate
+from prescale.platform import deploy_platform
+
 from tests.platform_support import DEV_NOW, K8S_PROVIDER, RELEASE, only, stack_config, uses_provider
 
 NEW_ONLY_TYPES = {"eks:index:Cluster", "eks:index:ManagedNodeGroup", "aws:eks/addon:Addon", "aws:ec2/vpc:Vpc",

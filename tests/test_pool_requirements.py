@@ -8,7 +8,6 @@ import re
 
 import pytest
 import yaml
-
 from prescale.capacity import deploy_capacity
 from prescale.capacity.node_pools import requirements as rendered_requirements
 from prescale.contract import AUTO_MODE_NODE_CLASSES
@@ -17,9 +16,18 @@ from prescale.model.plan import plan_capacity
 from prescale.model.sizing import plan_placeholders
 from prescale.model.validation import load_capacity_config, load_stack_config
 from prescale.offline import evaluate
+
 from prescale_cli.cost import candidates, cheapest_fleet
-from tests.capacity_support import (DEPLOYMENT, NODE_CLASS, NODE_POOL, PROJECT, as_object, run, stand_in_platform,
-                                    stack_config)
+from tests.capacity_support import (
+    DEPLOYMENT,
+    NODE_CLASS,
+    NODE_POOL,
+    PROJECT,
+    as_object,
+    run,
+    stack_config,
+    stand_in_platform,
+)
 from tests.config_support import NOW, only_problem, problems
 from tests.crd_validation import validate
 

@@ -12,10 +12,10 @@ from functools import cache
 
 import kubernetes_validate
 import pytest
-
-from policy.prescale_policies import restricted_pod_problems
 from prescale.capacity.prepull import NO_OP, TOOLS_PATH
 from prescale.model.quantity import parse_quantity
+
+from policy.prescale_policies import restricted_pod_problems
 from tests.capacity_support import DEPLOYMENT, as_object, pool, run, stack_config, window
 from tests.config_support import only_problem
 from tests.policy_support import mandatory, violations

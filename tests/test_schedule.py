@@ -8,18 +8,31 @@ Calendar used below: 2026-06-01 and 2026-03-09 are Mondays; 2027-01-01 is a Frid
 import re
 from bisect import bisect_left
 from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from zoneinfo import ZoneInfo
-
 from prescale.model.cron import epoch_seconds, fire_timestamps, parse_cron
 from prescale.model.duration import parse_duration
-from prescale.model.schedule import (BudgetSchedule, Occurrence, alternation_problem, budget_active,
-                                 cron_window_active, dst_problem, dst_problem_local, lead_problem,
-                                 never_fires_problem, one_off_budget, one_off_occurrence, one_off_problem,
-                                 one_off_trigger, recurring_budget, recurring_occurrences, shift_cron)
+from prescale.model.schedule import (
+    BudgetSchedule,
+    Occurrence,
+    alternation_problem,
+    budget_active,
+    cron_window_active,
+    dst_problem,
+    dst_problem_local,
+    lead_problem,
+    never_fires_problem,
+    one_off_budget,
+    one_off_occurrence,
+    one_off_problem,
+    one_off_trigger,
+    recurring_budget,
+    recurring_occurrences,
+    shift_cron,
+)
 
 UTC = ZoneInfo("UTC")
 SEOUL = ZoneInfo("Asia/Seoul")

@@ -1,12 +1,27 @@
 """Per window: the placeholder Deployment and its KEDA ScaledObject; shared: the namespace and PriorityClass."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
-from tests.capacity_support import (DEPLOYMENT, NAMESPACE, PRIORITY_CLASS, RICH_POOLS, RICH_WINDOWS, SCALED_OBJECT,
-                                    as_object, dev_config, dev_run, pool, resources_of_window, rich_run, run, short,
-                                    stack_config, window)
+from tests.capacity_support import (
+    DEPLOYMENT,
+    NAMESPACE,
+    PRIORITY_CLASS,
+    RICH_POOLS,
+    RICH_WINDOWS,
+    SCALED_OBJECT,
+    as_object,
+    dev_config,
+    dev_run,
+    pool,
+    resources_of_window,
+    rich_run,
+    run,
+    short,
+    stack_config,
+    window,
+)
 from tests.test_failsafe import CRON_JOB
 
 LABELS = {"app.kubernetes.io/name": "prescale-placeholder", "app.kubernetes.io/managed-by": "prescale",
@@ -183,7 +198,7 @@ def test_replicas_are_created_at_zero_and_then_left_to_keda():
 def test_a_pulumi_up_in_the_middle_of_a_window_declares_exactly_what_it_declares_outside():
     # 02:20 UTC = 11:20 in Seoul: lunch-rush is active and KEDA holds 5 placeholders. The program's inputs
     # must not depend on the clock (a changed input would make pulumi update the Deployment).
-    inside, outside = datetime(2026, 12, 1, 2, 20, tzinfo=timezone.utc), datetime(2026, 12, 1, 6, tzinfo=timezone.utc)
+    inside, outside = datetime(2026, 12, 1, 2, 20, tzinfo=UTC), datetime(2026, 12, 1, 6, tzinfo=UTC)
     during, _ = run(dev_config(inside), inside)
     after, _ = run(dev_config(outside), outside)
     for name in ("lunch-rush", "morning-peak", "launch-2027"):
@@ -246,11 +261,12 @@ def test_richer_windows_cross_midnight_weekdays_dst_zones_and_tainted_pools():
 
 
 def test_an_ended_one_off_deploys_nothing_and_warns():
-    after = datetime(2027, 3, 3, tzinfo=timezone.utc)
+    after = datetime(2027, 3, 3, tzinfo=UTC)
     evaluation, built = run(dev_config(after), after)
     assert not [r for r in evaluation.resources if "launch-2027" in r.name]
     assert set(built[0].windows) == {"lunch-rush", "morning-peak"}
-    assert any(w.startswith("event window 'launch-2027': one-off event ended at 2027-03-02 14:00 EST (America/New_York)")
+    ended = "event window 'launch-2027': one-off event ended at 2027-03-02 14:00 EST (America/New_York)"
+    assert any(w.startswith(ended)
                for w in evaluation.warnings)
 
 
@@ -268,7 +284,7 @@ def test_a_one_off_more_than_a_year_ahead_is_deployed_only_once_it_cannot_fire_e
     assert [r.type for r in evaluation.resources if "launch" in r.name] == []
     assert "event window 'launch': one-off event is not armed yet" in evaluation.warnings[0]
     assert built[0].idle_windows.keys() == {"launch"}
-    later = datetime(2027, 6, 2, tzinfo=timezone.utc)
+    later = datetime(2027, 6, 2, tzinfo=UTC)
     evaluation, _ = run(stack_config([pool()], [window("launch", "2028-06-01T09:00", "2028-06-01T12:00")], later),
                         later)
     assert evaluation.named(SCALED_OBJECT, "launch-scaler").inputs["spec"]["triggers"][0]["metadata"]["start"] \

@@ -7,11 +7,18 @@ stack's registrations, and by direct assertions on the exact inputs, so neither 
 import json
 
 import pytest
-
-from policy.prescale_policies import (node_class_problems, pass_role_problems, placeholder_priority_problems,
-                                      policy_documents, public_endpoint_problem, restricted_pod_problems,
-                                      untagged_delete_problems, wildcard_action_problems)
 from prescale.offline import read_stack_file, run_program
+
+from policy.prescale_policies import (
+    node_class_problems,
+    pass_role_problems,
+    placeholder_priority_problems,
+    policy_documents,
+    public_endpoint_problem,
+    restricted_pod_problems,
+    untagged_delete_problems,
+    wildcard_action_problems,
+)
 from tests.capacity_support import as_object
 from tests.platform_support import ACCOUNT, DEV_NOW, K8S_PROVIDER, PROJECT, dev_stack, is_secret, only
 

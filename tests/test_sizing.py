@@ -5,7 +5,6 @@ from decimal import Decimal
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from prescale.model.config import CapacityRequest, EventWindow, PlaceholderConfig
 from prescale.model.quantity import parse_quantity
 from prescale.model.sizing import PlaceholderPlan, plan_placeholders

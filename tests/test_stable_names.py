@@ -23,10 +23,19 @@ from pathlib import Path
 from typing import Any
 
 import pulumi
-
 from prescale.offline import Evaluation, Registration, evaluate
-from tests.capacity_support import (NODE_POOL, RICH_POOLS, RICH_WINDOWS, as_object, pool, rich_run, run, stack_config,
-                                    window)
+
+from tests.capacity_support import (
+    NODE_POOL,
+    RICH_POOLS,
+    RICH_WINDOWS,
+    as_object,
+    pool,
+    rich_run,
+    run,
+    stack_config,
+    window,
+)
 from tests.platform_support import dev_stack
 
 SNAPSHOT = Path(__file__).parent / "data" / "dev_stack_names.json"

@@ -2,16 +2,16 @@
 CLI refuses, ``secure:`` values, and files that are not YAML (one line: file, line, column, what was expected)."""
 
 import textwrap
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-
 from prescale.model.validation import ConfigError, decode_config, load_stack_config
 from prescale.stack_file import StackFileError, read_config_file, read_stack_file
+
 from tests.cli_support import make_project
 
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 WINDOWS = """\
   prescale:nodePools: [{name: event, limits: {cpu: "64", memory: 256Gi}}]
   prescale:eventWindows:

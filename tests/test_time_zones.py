@@ -5,7 +5,6 @@ from datetime import datetime
 from zoneinfo import ZoneInfo, available_timezones
 
 import pytest
-
 from prescale.model.time_zones import ABBREVIATIONS, GMT_NAMES, LEGACY_NAMES, NO_PLACE, time_zone_problem
 
 # Mid-January and mid-July: every zone shows its winter and its summer abbreviation.

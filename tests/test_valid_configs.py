@@ -5,7 +5,7 @@ pool with one window, and 50 windows over several pools, kinds and time zones.
 """
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,13 +13,14 @@ from prescale.model.config import EventWindow
 from prescale.model.failsafe_timing import failsafe_schedule
 from prescale.model.schedule import shift_cron
 from prescale.offline import Evaluation, run_program
+
 from tests.capacity_support import DEPLOYMENT, NODE_CLASS, NODE_POOL, SCALED_OBJECT, as_object, pool, window
 from tests.crd_validation import validate
 from tests.test_failsafe import CRON_JOB, FAILSAFE_TYPES, GRACE
 from tests.test_node_pools import STANDING
 
 ROOT = Path(__file__).resolve().parent.parent
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 PER_WINDOW = (DEPLOYMENT, SCALED_OBJECT, *FAILSAFE_TYPES)
 
 

@@ -1,15 +1,13 @@
 """What a window becomes at a given moment: its KEDA crons, its UTC freeze, or nothing (and why)."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
-
 from prescale.model.config import EventWindow, PlaceholderConfig
 from prescale.model.schedule import BudgetSchedule, budget_active, cron_window_active
 from prescale.model.windows import ArmedWindow, IdleWindow, one_off_repeat_warning, plan_window
 
 PLACEHOLDERS = PlaceholderConfig()
-UTC = timezone.utc
 
 
 def one_off(start: str, end: str, lead: str = "20m") -> EventWindow:

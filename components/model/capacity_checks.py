@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from . import schedule
 from .config import CONFIG_NAMESPACE, CapacityConfig, CapacityRequest, EventWindow, Limits, NodePoolConfig
-from .cron import UTC, epoch_seconds
+from .cron import epoch_seconds
 from .instances import fit_problem, narrows, pool_launchable
 from .overlaps import boundaries
 from .quantity import format_cpu, format_memory, parse_quantity
@@ -78,7 +78,8 @@ def capacity_problems(config: CapacityConfig, spans: Mapping[int, list[Span]], r
             continue
         alone = [_window_limit_problems(demand, pool_index, pool) for demand in pool_demands]
         problems += [problem for found in alone for problem in found]
-        together = [demand for demand, found in zip(pool_demands, alone) if not found and demand.index in spans]
+        together = [demand for demand, found in zip(pool_demands, alone, strict=True)
+                    if not found and demand.index in spans]
         problems += _overlap_problems(pool_index, pool, pool.limits, together, spans)
     return problems
 
@@ -177,7 +178,8 @@ def _overlap_problem(pool_index: int, pool: NodePoolConfig, resource: str, total
     if len(held) > _NAMED:
         held = held[:_NAMED - 1] + [f"{len(held) - _NAMED + 1} more"]
     zone = demands[0].window.timezone
-    return (f"{CONFIG_NAMESPACE}:nodePools[{pool_index}].limits.{resource}: {getattr(pool.limits, resource)!r} is below "
+    limit = getattr(pool.limits, resource)
+    return (f"{CONFIG_NAMESPACE}:nodePools[{pool_index}].limits.{resource}: {limit!r} is below "
             f"the {_show(resource, total)} held together from {datetime.fromtimestamp(instant, UTC):%a %Y-%m-%d %H:%M} "
             f"UTC ({datetime.fromtimestamp(instant, schedule.load_zone(zone)):%H:%M %Z} in {zone}) by windows "
             f"{', '.join(held[:-1])} and {held[-1]} on node pool {pool.name!r} (windows on one pool add up, from "

@@ -17,11 +17,11 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from functools import cached_property, lru_cache
+from itertools import pairwise
 from zoneinfo import ZoneInfo
 
-UTC = timezone.utc
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _NAIVE_EPOCH = _EPOCH.replace(tzinfo=None)
 _EPOCH_ORDINAL = _EPOCH.toordinal()
@@ -131,7 +131,7 @@ def parse_cron(expr: str, *, allow_descriptors: bool = False) -> CronSpec:
     if len(fields) != len(_FIELDS):
         raise CronError(f"expected exactly 5 fields, found {len(fields)}: [{' '.join(fields)}]")
     (minutes, _), (hours, _), (doms, dom_star), (months, _), (dows, dow_star) = (
-        _parse_field(text, field) for text, field in zip(fields, _FIELDS))
+        _parse_field(text, field) for text, field in zip(fields, _FIELDS, strict=True))
     return CronSpec(spec, minutes, hours, doms, months, dows, dom_star, dow_star)
 
 
@@ -399,7 +399,7 @@ def render_field(values: frozenset[int] | None, field: str, *, star: bool = True
     if values is None or (star and values == FIELD_VALUES[field]):
         return "*"
     ordered = sorted(values)
-    steps = {b - a for a, b in zip(ordered, ordered[1:])}
+    steps = {b - a for a, b in pairwise(ordered)}
     if len(ordered) >= 3 and len(steps) == 1 and min(steps) > 1:
         return f"{ordered[0]}-{ordered[-1]}/{steps.pop()}"
     runs: list[list[int]] = []

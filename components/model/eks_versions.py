@@ -18,7 +18,7 @@ prints them too).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
 SupportType = Literal["STANDARD", "EXTENDED"]
@@ -54,7 +54,7 @@ NOTICE = timedelta(days=90)
 def forced_upgrade_notice(version: str, support_type: SupportType, now: datetime) -> str | None:
     """A warning when AWS will upgrade ``version`` within :data:`NOTICE` of ``now``, or already may; else None."""
     window = EKS_SUPPORT[version]
-    end, today = window.end(support_type), now.astimezone(timezone.utc).date()
+    end, today = window.end(support_type), now.astimezone(UTC).date()
     if today + NOTICE < end:
         return None
     support = "standard" if support_type == "STANDARD" else "extended"

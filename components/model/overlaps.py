@@ -13,6 +13,7 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Any, Protocol, TypeVar
 
+
 class Ordered(Protocol):
     """Anything ``<``-comparable: epoch seconds in the config checks, datetimes in the CLI's timeline."""
 

@@ -33,7 +33,7 @@ class Refused:
     def entries(self, field: str, items: Iterable[_Entry]) -> Iterator[tuple[int, _Entry]]:
         """``items`` (the entries of list ``field`` that validated) with their indices in the stack config."""
         left_out = getattr(self, field)
-        return zip((index for index in count() if index not in left_out), items)
+        return zip((index for index in count() if index not in left_out), items, strict=False)  # count() is endless
 
     def pool(self, name: str) -> bool:
         """Whether node pool ``name`` may be one that was refused (so nothing about it is known)."""

@@ -27,8 +27,20 @@ from itertools import chain, pairwise
 from typing import cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .cron import (FIELD_VALUES, UTC, CronSpec, ceil_epoch_seconds, dated_cron, day_offsets, epoch_seconds, fire_timestamps,
-                   next_fire_timestamp, parse_cron, render_field, wall_instants)
+from .cron import (
+    FIELD_VALUES,
+    UTC,
+    CronSpec,
+    ceil_epoch_seconds,
+    dated_cron,
+    day_offsets,
+    epoch_seconds,
+    fire_timestamps,
+    next_fire_timestamp,
+    parse_cron,
+    render_field,
+    wall_instants,
+)
 from .duration import format_duration, parse_duration
 
 _MINUTE = timedelta(minutes=1)

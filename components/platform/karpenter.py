@@ -18,8 +18,14 @@ from ..contract import SystemPlacement
 from ..model.config import KarpenterConfig
 from .helm import pinned_release
 from .iam import cluster_role_name, eks_node_role, policy_json
-from .karpenter_policy import (SERVICE_ACCOUNT_NAME, SERVICE_ACCOUNT_NAMESPACE, controller_policy,
-                               interruption_queue_policy, irsa_trust_policy, pod_identity_trust_policy)
+from .karpenter_policy import (
+    SERVICE_ACCOUNT_NAME,
+    SERVICE_ACCOUNT_NAMESPACE,
+    controller_policy,
+    interruption_queue_policy,
+    irsa_trust_policy,
+    pod_identity_trust_policy,
+)
 
 CHART_REPOSITORY = "oci://public.ecr.aws/karpenter"
 RELEASE_NAME = "karpenter"

@@ -7,11 +7,10 @@ pools, placeholders, ScaledObjects, failsafes), validated all or nothing from th
 
 import json
 
+import prescale
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
-
-import prescale
 from prescale.platform.cluster import exec_kubeconfig
 
 now = prescale.evaluation_time()
