@@ -85,7 +85,8 @@ def build_timeline(plan: CapacityPlan, since: datetime, until: datetime) -> Time
     entries = []
     for window_plan in plan.windows:
         window = window_plan.window
-        placeholders = window_plan.placeholders or plan_placeholders(window, config.placeholders)
+        placeholders = window_plan.placeholders or plan_placeholders(window,
+                                                                     config.placeholders_for(window.node_pool))
         for occurrence in window_occurrences(window_plan, since, until, now):
             existing_pool = not plan.pools[window.node_pool].pool.owned
             if isinstance(window_plan, IdleWindow):

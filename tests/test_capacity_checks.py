@@ -170,13 +170,14 @@ def test_a_capacity_window_is_checked_by_its_pod_size_not_by_max_pod_size():
 
 def test_a_pool_whose_categories_match_no_instance_type():
     problem = only_problem(raw([pool(instanceCategories=["q"])], [window("lunch", "15 11 * * *", "30 11 * * *")]))
-    assert problem.startswith("prescale:nodePools[0].instanceCategories: ['q'] with architectures ['amd64'] match no "
-                              "EC2 instance type")
+    assert problem.startswith("prescale:nodePools[0].instanceCategories: ['q'] leaves node pool 'event' no instance "
+                              "type to launch: none of the 1363 types of Karpenter's list meets it")
+    assert "those types have karpenter.k8s.aws/instance-category a, c, d," in problem
 
 
 def test_a_max_pod_size_too_small_to_split_capacity_is_refused_not_crashed_on():
     config = raw([pool()], [window("sale", "15 11 * * *", "30 11 * * *", nodes=None,
                                    capacity={"cpu": "8", "memory": "16Gi"})],
                  placeholders={"maxPodSize": {"cpu": "0.5m", "memory": "1Gi"}})
-    assert only_problem(config) == ("prescale:placeholders.maxPodSize: {cpu: '0.5m', memory: '1Gi'}: "
-                                    "placeholders.maxPodSize must be at least 1m CPU and 1Mi memory")
+    assert only_problem(config) == ("prescale:placeholders.maxPodSize: {cpu: '0.5m', memory: '1Gi'} must be at least "
+                                    "1m CPU and 1Mi memory to split a capacity into pods")

@@ -4,7 +4,14 @@ from decimal import Decimal
 
 from prescale.model.ec2_instance_types import INSTANCE_TYPES
 from tools.ec2_instance_types_gen import parse_reference, render_module
-from prescale.model.instances import allowed_instance_types, fit_problem
+from prescale.model.config import NodePoolConfig
+from prescale.model.instances import fit_problem, pool_launchable
+
+
+def allowed_instance_types(categories: tuple[str, ...], architectures: tuple[str, ...]):
+    pool = NodePoolConfig(name="p", limits={"cpu": "1"}, instance_categories=list(categories),
+                          architectures=list(architectures))
+    return pool_launchable(pool).types
 
 GIB = Decimal(2**30)
 

@@ -164,6 +164,16 @@ class BlockDeviceMapping(TypedDict):
     rootVolume: NotRequired[bool]
 
 
+class CapacityReservationSelectorTerm(TypedDict, total=False):
+    """Reservations by ``id`` alone, or by ``tags`` (``*``: any value) and the owning account ``ownerID``
+    (``owner`` in an Auto Mode NodeClass); terms are ORed."""
+
+    id: str  # "cr-…"
+    tags: dict[str, str]
+    ownerID: str  # 12 digits
+    owner: str
+
+
 class EC2NodeClassSpec(TypedDict):
     role: pulumi.Input[str]  # the node IAM role's name; Karpenter manages the instance profile
     amiSelectorTerms: list[AmiSelectorTerm]
@@ -172,6 +182,8 @@ class EC2NodeClassSpec(TypedDict):
     metadataOptions: MetadataOptions
     blockDeviceMappings: list[BlockDeviceMapping]
     tags: NotRequired[dict[str, str]]
+    # At most 30; Karpenter launches `reserved` capacity only into these (never open-matches a reservation).
+    capacityReservationSelectorTerms: NotRequired[list[CapacityReservationSelectorTerm]]
 
 
 class EC2NodeClass(_ClusterScoped):
@@ -198,6 +210,7 @@ class NodeClassSpec(TypedDict):
     role: pulumi.Input[str]  # the node IAM role's name (not ARN), at most 64 characters
     subnetSelectorTerms: list[SelectorTerm]
     securityGroupSelectorTerms: list[SelectorTerm]
+    capacityReservationSelectorTerms: NotRequired[list[CapacityReservationSelectorTerm]]  # `owner`, not `ownerID`
 
 
 class NodeClass(_ClusterScoped):

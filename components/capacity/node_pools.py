@@ -29,8 +29,11 @@ platform, subnets and security groups from the pool's selector terms or else the
 ``karpenter.sh/discovery: <cluster>`` tag, IMDSv2 only with a hop limit of 1 (pods cannot reach the node's
 credentials), and encrypted gp3 volumes. With ``nodeClassName`` the pool uses an existing node class instead.
 
+Requirements: :func:`prescale.model.requirements.pool_requirements`; capacity reservations go to the node class
+(Karpenter launches ``reserved`` capacity only into reservations its node class selects).
+
 On EKS Auto Mode (``platform.node_classes``) AWS runs Karpenter: the pool references an Auto Mode
-``NodeClass`` (``eks.amazonaws.com/v1``: the node role and the same selectors; AMI, disks and
+``NodeClass`` (``eks.amazonaws.com/v1``: the node role, the same selectors and reservations; AMI, disks and
 metadata options are AWS's) and its requirements use Auto Mode's ``eks.amazonaws.com/…`` labels, without
 ``kubernetes.io/os`` (Auto Mode is Linux-only and refuses that key). ``expireAfter`` cannot be ``Never``
 there; see :data:`prescale.model.config.AUTO_MODE_EXPIRE_AFTER`.
@@ -47,10 +50,12 @@ import pulumi
 from ..contract import KARPENTER_NODE_CLASSES, NodeClassFlavour, Platform
 from ..model.budgets import FREEZE_SLOTS, STANDING_BUDGETS
 from ..model.config import Limits, NodePoolConfig, SecurityGroupSelectorTerm, SubnetSelectorTerm
+from ..model.labels import mode_key_problem
+from ..model.requirements import pool_requirements
 from ..model.schedule import BudgetSchedule
 from ..names import DISCOVERY_TAG, POOL_LABEL, node_pool_object_name
-from .crds import (BlockDeviceMapping, Budget, EC2NodeClass, EC2NodeClassSpec, NodeClass, NodeClassSpec, NodePool,
-                   NodePoolSpec, NodeSelectorRequirement, Taint)
+from .crds import (BlockDeviceMapping, Budget, CapacityReservationSelectorTerm, EC2NodeClass, EC2NodeClassSpec,
+                   NodeClass, NodeClassSpec, NodePool, NodePoolSpec, NodeSelectorRequirement, Taint)
 # Karpenter's own per-family defaults, with a larger disk for event workloads' images.
 _DISK_GIB = 50
 _BLOCK_DEVICES: dict[str, list[BlockDeviceMapping]] = {
@@ -123,7 +128,7 @@ def node_class_spec(pool: NodePoolConfig, platform: Platform, tags: Mapping[str,
     """The pool's EC2NodeClass: subnets and security groups from the pool's selector terms, or else those tagged
     ``karpenter.sh/discovery: <cluster>`` (as in Karpenter's getting-started guide)."""
     discovery = [{"tags": {DISCOVERY_TAG: platform.cluster_name}}]
-    return {
+    spec: EC2NodeClassSpec = {
         "role": platform.node_role_name,
         "amiSelectorTerms": [{"alias": pool.ami_alias}],
         "subnetSelectorTerms": _terms(pool.subnet_selector_terms) or discovery,
@@ -133,6 +138,17 @@ def node_class_spec(pool: NodePoolConfig, platform: Platform, tags: Mapping[str,
         "blockDeviceMappings": _BLOCK_DEVICES[pool.ami_alias.split("@")[0]],
         "tags": {**tags, POOL_LABEL: pool.name},
     }
+    if pool.capacity_reservation_selector_terms:
+        spec["capacityReservationSelectorTerms"] = reservation_terms(pool)
+    return spec
+
+
+def reservation_terms(pool: NodePoolConfig, owner_key: str = "ownerID") -> list[CapacityReservationSelectorTerm]:
+    """The reservations the pool's node class selects, in Karpenter's shape (Auto Mode's NodeClass spells the
+    owning account ``owner``: ``owner_key``)."""
+    terms = [term.model_dump(by_alias=True, exclude_none=True)
+             for term in pool.capacity_reservation_selector_terms or ()]
+    return [{owner_key if key == "ownerID" else key: value for key, value in term.items()} for term in terms]
 
 
 def _terms(terms: Sequence[SubnetSelectorTerm | SecurityGroupSelectorTerm] | None) -> list[dict]:
@@ -141,15 +157,18 @@ def _terms(terms: Sequence[SubnetSelectorTerm | SecurityGroupSelectorTerm] | Non
 
 def auto_mode_node_class_spec(pool: NodePoolConfig, platform: Platform) -> NodeClassSpec:
     """Auto Mode's NodeClass: the platform's node role, subnets and security groups from the pool's selector terms
-    or else the discovery tag.
+    or else the discovery tag, and the pool's capacity reservations if it selects any.
 
     No ``tags``: Auto Mode's managed policies do not let it put user-defined tags on the instances it
     launches (that needs extra permissions on the cluster role), so it would fail to launch any.
     """
     discovery = [{"tags": {DISCOVERY_TAG: platform.cluster_name}}]
-    return {"role": platform.node_role_name,
-            "subnetSelectorTerms": _terms(pool.subnet_selector_terms) or discovery,
-            "securityGroupSelectorTerms": _terms(pool.security_group_selector_terms) or discovery}
+    spec: NodeClassSpec = {"role": platform.node_role_name,
+                           "subnetSelectorTerms": _terms(pool.subnet_selector_terms) or discovery,
+                           "securityGroupSelectorTerms": _terms(pool.security_group_selector_terms) or discovery}
+    if pool.capacity_reservation_selector_terms:
+        spec["capacityReservationSelectorTerms"] = reservation_terms(pool, owner_key="owner")
+    return spec
 
 
 def node_pool_spec(pool: NodePoolConfig, node_class_name: str, budgets: list[Budget],
@@ -182,16 +201,22 @@ def limits(given: Limits) -> dict[str, str]:
 
 def requirements(pool: NodePoolConfig,
                  node_classes: NodeClassFlavour = KARPENTER_NODE_CLASSES) -> list[NodeSelectorRequirement]:
-    """The instances the pool may launch; Auto Mode spells AWS's labels ``eks.amazonaws.com/…`` and refuses
-    ``kubernetes.io/os`` (its nodes are all Linux)."""
-    label_domain = node_classes.label_domain
-    chosen: list[NodeSelectorRequirement] = [
-        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": list(pool.capacity_types)},
-        {"key": f"{label_domain}/instance-category", "operator": "In", "values": list(pool.instance_categories)},
-        {"key": "kubernetes.io/arch", "operator": "In", "values": list(pool.architectures)},
-    ]
-    if node_classes.requires_os:
-        chosen.append({"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]})
+    """The instances the pool may launch: its shorthands (the category in the node class's label domain) unless
+    written as requirements, ``kubernetes.io/os: linux`` (not on Auto Mode, which refuses the key: its nodes are all
+    Linux), then the pool's own requirements, whose keys must be the mode's (the stack's config checks refuse a
+    wrong one earlier; this catches it for a library program, whose platform decides the mode)."""
+    for requirement in pool.requirements:
+        problem = mode_key_problem(requirement.key, node_classes.auto_mode)
+        if problem:
+            raise ValueError(f"node pool {pool.name!r}: requirement key {requirement.key!r} {problem}")
+    chosen: list[NodeSelectorRequirement] = []
+    for requirement in pool_requirements(pool, node_classes.label_domain, linux=node_classes.requires_os):
+        rendered: NodeSelectorRequirement = {"key": requirement.key, "operator": requirement.operator}
+        if requirement.values:
+            rendered["values"] = list(requirement.values)
+        if requirement.min_values is not None:
+            rendered["minValues"] = requirement.min_values
+        chosen.append(rendered)
     return chosen
 
 

@@ -17,9 +17,10 @@ from decimal import Decimal
 from . import schedule
 from .config import CONFIG_NAMESPACE, CapacityConfig, CapacityRequest, EventWindow, Limits, NodePoolConfig
 from .cron import UTC, epoch_seconds
-from .instances import allowed_instance_types, fit_problem
+from .instances import fit_problem, narrows, pool_launchable
 from .overlaps import boundaries
 from .quantity import format_cpu, format_memory, parse_quantity
+from .requirements import pool_requirements
 from .sizing import PlaceholderPlan, plan_placeholders
 
 _YEAR = timedelta(days=366)  # the year every other check walks (so the occurrences come from their cache)
@@ -74,27 +75,36 @@ def capacity_problems(config: CapacityConfig, spans: Mapping[int, list[Span]]) -
             problems += _size_problems(config, pool_index, pool, pool_demands)
         if pool.limits is None:
             continue
-        alone = [_window_limit_problems(demand, pool) for demand in pool_demands]
+        alone = [_window_limit_problems(demand, pool_index, pool) for demand in pool_demands]
         problems += [problem for found in alone for problem in found]
         together = [demand for demand, found in zip(pool_demands, alone) if not found and demand.index in spans]
         problems += _overlap_problems(pool_index, pool, pool.limits, together, spans)
     return problems
 
 
-def _plans(config: CapacityConfig, pools: Mapping[str, object]) -> tuple[list[str], list[_Demand]]:
+def _plans(config: CapacityConfig,
+           pools: Mapping[str, tuple[int, NodePoolConfig]]) -> tuple[list[str], list[_Demand]]:
+    problems: dict[str, str] = {}  # one per maxPodSize that cannot split a capacity
     demands = []
     for index, window in enumerate(config.event_windows):
         if window.node_pool not in pools:
             continue  # reported with the pool names allowed
+        placeholders = config.placeholders_for(window.node_pool)
         try:
-            demands.append(_Demand(index, window, plan_placeholders(window, config.placeholders)))
+            demands.append(_Demand(index, window, plan_placeholders(window, placeholders)))
         except ValueError as error:
-            size = config.placeholders.max_pod_size
-            return [f"{CONFIG_NAMESPACE}:placeholders.maxPodSize: {_show_size(size)}: {error}"], []
-    return [], demands
+            path = _size_path(*pools[window.node_pool], "maxPodSize")
+            problems[path] = f"{CONFIG_NAMESPACE}:{path}: {_show_size(placeholders.max_pod_size)} {error}"
+    return list(problems.values()), demands
 
 
-def _window_limit_problems(demand: _Demand, pool: NodePoolConfig) -> list[str]:
+def _size_path(pool_index: int, pool: NodePoolConfig, key: str) -> str:
+    """Where the ``nodeSize``/``maxPodSize`` of windows on ``pool`` is set: the pool's own, or the stack-wide one."""
+    own = getattr(pool, "node_size" if key == "nodeSize" else "max_pod_size") is not None
+    return f"nodePools[{pool_index}].{key}" if own else f"placeholders.{key}"
+
+
+def _window_limit_problems(demand: _Demand, pool_index: int, pool: NodePoolConfig) -> list[str]:
     """One window alone above its pool's limits."""
     window, limits, problems = demand.window, pool.limits, []
     for resource in ("cpu", "memory"):
@@ -110,7 +120,8 @@ def _window_limit_problems(demand: _Demand, pool: NodePoolConfig) -> list[str]:
             size, total = getattr(demand.plan, resource), demand.amount(resource)
             fitting = int(parse_quantity(limit) / parse_quantity(size))
             fewer = f"at most {_count(fitting)}, " if fitting else ""
-            problems.append(f"{demand.path}.nodes: {_count(window.nodes)} × placeholders.nodeSize.{resource} {size!r} "
+            problems.append(f"{demand.path}.nodes: {_count(window.nodes)} × {_size_path(pool_index, pool, 'nodeSize')}"
+                            f".{resource} {size!r} "
                             f"= {_show(resource, total)} is above node pool {pool.name!r}'s limit {resource} "
                             f"{limit!r}; allowed: {fewer}a smaller nodeSize, or a {resource} limit of at least "
                             f"{_show(resource, total, bare=True)}")
@@ -176,12 +187,12 @@ def _overlap_problem(pool_index: int, pool: NodePoolConfig, resource: str, total
 
 def _size_problems(config: CapacityConfig, pool_index: int, pool: NodePoolConfig,
                    demands: list[_Demand]) -> list[str]:
-    """Placeholders of the pool's windows that no instance type the pool allows can hold."""
-    types = allowed_instance_types(tuple(pool.instance_categories), tuple(pool.architectures))
+    """Placeholders of the pool's windows that no instance type the pool can launch holds."""
+    types = pool_launchable(pool).types
     if not types:
-        return [f"{CONFIG_NAMESPACE}:nodePools[{pool_index}].instanceCategories: {pool.instance_categories!r} with "
-                f"architectures {pool.architectures!r} match no EC2 instance type Karpenter lists, so its windows' "
-                "placeholders would never get a node; allowed: categories such as ['c', 'm', 'r']"]
+        return []  # the pool itself is refused (prescale.model.pool_checks)
+    sizes = config.placeholders_for(pool.name)
+    narrowing = ", ".join(requirement.describe() for requirement in pool_requirements(pool) if narrows(requirement))
     problems, seen = [], set()
     for demand in demands:
         key = "nodeSize" if demand.plan.one_per_node else "maxPodSize"
@@ -193,13 +204,13 @@ def _size_problems(config: CapacityConfig, pool_index: int, pool: NodePoolConfig
         if problem is None:
             continue
         if key == "nodeSize":
-            value, pod = _show_size(config.placeholders.node_size), "its placeholders"
+            value, pod = _show_size(sizes.node_size), "its placeholders"
         else:
-            value = _show_size(config.placeholders.max_pod_size)
+            value = _show_size(sizes.max_pod_size)
             pod = f"its capacity in placeholders of {cpu} CPU / {memory}"
-        problems.append(f"{CONFIG_NAMESPACE}:placeholders.{key}: {value} {problem} (window {demand.window.name!r}, "
-                        f"{demand.path}, holds {pod} on node pool {pool.name!r}: instanceCategories "
-                        f"{pool.instance_categories}, architectures {pool.architectures})")
+        problems.append(f"{CONFIG_NAMESPACE}:{_size_path(pool_index, pool, key)}: {value} {problem} (window "
+                        f"{demand.window.name!r}, {demand.path}, holds {pod} on node pool {pool.name!r}: "
+                        f"{narrowing})")
     return problems
 
 

@@ -24,6 +24,7 @@ from .duration import ALLOWED as DURATION_ALLOWED
 from .duration import parse_duration
 from .quantity import ALLOWED as QUANTITY_ALLOWED
 from .quantity import parse_quantity
+from .labels import CAPACITY_TYPE, CAPACITY_TYPES, OS, key_problem
 from .time_zones import time_zone_problem
 
 CONFIG_NAMESPACE = "prescale"
@@ -281,6 +282,13 @@ class KedaConfig(Model):
         return (major, minor) >= (2, 20)
 
 
+class CapacityRequest(Model):
+    """Capacity to hold ready for an event, as pod requests (CPU cores and memory)."""
+
+    cpu: Quantity
+    memory: Quantity
+
+
 # --- node pools ---------------------------------------------------------------------------------------
 
 def _integer_as_quantity(value: object) -> object:
@@ -364,10 +372,110 @@ def _exactly_one_selector(term: Model) -> Model:
     return term
 
 
-# Keys a pool that prescale does not own (``existing: true``) may take: its NodePool belongs to someone else.
-EXISTING_POOL_KEYS = frozenset({"name", "existing", "taints", "limits"})
+def _label_key(key: str) -> str:
+    """A requirement key as Kubernetes and the NodePool CRD accept it: a qualified name (an optional DNS prefix of
+    at most 253 characters and '/', then a name of at most 63), outside the domains prescale or Karpenter keep."""
+    prefix, _, name = key.rpartition("/")
+    if len(prefix) > 253 or len(name) > 63:
+        raise _fail("format", "must be a label key with a prefix of at most 253 and a name of at most 63 characters")
+    problem = key_problem(key)
+    if problem:
+        raise _fail("format", problem)
+    return key
+
+
+RequirementKey = Annotated[StrictStr, _shaped(
+    r"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?",
+    'a label key like "karpenter.k8s.aws/instance-family" or "example.com/team": letters, digits, \'-\', \'_\' '
+    "and '.', starting and ending with a letter or digit, after an optional lowercase DNS prefix and '/'"),
+    AfterValidator(_label_key)]
+LabelValue = Annotated[StrictStr, Field(max_length=63), _shaped(
+    r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?",
+    'a label value like "c7i" or "3": letters, digits, \'-\', \'_\' and \'.\', starting and ending with a letter '
+    "or digit, at most 63 characters")]
+
+
+class NodeRequirement(Model):
+    """One ``nodePools[].requirements`` entry, in the NodePool's own shape (``karpenter.sh/v1``
+    ``NodeSelectorRequirementWithMinValues``), held to the rules of the NodePool CRD of Karpenter 1.14.1.
+
+    ``Gte``/``Lte`` are left out: the CRDs of Karpenter before 1.9 (which a cluster's own Karpenter may be)
+    refuse them; ``Gt`` with one less says the same.
+    """
+
+    key: RequirementKey
+    operator: Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
+    values: list[LabelValue] = []
+    # Karpenter (MIN_VALUES_POLICY Strict, its default) launches only when the key keeps this many distinct values.
+    min_values: StrictInt | None = Field(default=None, ge=1, le=50)
+
+    @model_validator(mode="after")
+    def _values_fit_the_operator(self):
+        shown = f"operator {self.operator} on {self.key}"
+        duplicates = sorted({v for v in self.values if self.values.count(v) > 1})
+        if duplicates:
+            raise _fail("model", f"values {self.values!r} list {', '.join(duplicates)} more than once; allowed: "
+                                 "each value once")
+        if self.operator in ("In", "NotIn") and not self.values:
+            raise _fail("model", f"{shown} needs values (the NodePool CRD); allowed: at least one value, or "
+                                 "operator Exists")
+        if self.operator in ("Exists", "DoesNotExist") and self.values:
+            raise _fail("model", f"{shown} takes no values (got {self.values!r}); allowed: no values key, or "
+                                 "operator In or NotIn")
+        if self.operator in ("Gt", "Lt") and (len(self.values) != 1 or not self.values[0].isdigit()):
+            raise _fail("model", f"{shown} takes exactly one value, a whole number of 0 or more in quotes like "
+                                 f"[\"3\"] (the NodePool CRD); got {self.values!r}")
+        if self.min_values is not None:
+            if self.operator == "DoesNotExist":
+                raise _fail("model", f"minValues {self.min_values} cannot be met by {shown}: a node without the "
+                                     "label offers no values; allowed: no minValues")
+            if self.operator == "In" and len(self.values) < self.min_values:
+                raise _fail("model", f"minValues {self.min_values} is more than the {len(self.values)} values "
+                                     f"{self.values!r} of {shown} (the NodePool CRD); allowed: at most "
+                                     f"{len(self.values)}, or more values")
+        if self.key == CAPACITY_TYPE and self.operator in ("In", "NotIn", "Gt", "Lt"):
+            unknown = [v for v in self.values if v not in CAPACITY_TYPES]
+            if unknown or self.operator in ("Gt", "Lt"):
+                raise _fail("model", f"{shown} with values {self.values!r}: capacity types are names; allowed: "
+                                     f"operator In or NotIn with values among {', '.join(CAPACITY_TYPES)}")
+        if self.key == OS and (self.operator, self.values) != ("In", ["linux"]):
+            raise _fail("model", f"{shown} with values {self.values!r}: prescale's nodes run Linux (amiAlias is al2023 "
+                                 "or bottlerocket) and their NodePool says so itself; allowed: operator In with "
+                                 "values [linux], or no kubernetes.io/os requirement")
+        return self
+
+
+class CapacityReservationSelectorTerm(Model):
+    """EC2 capacity reservations (On-Demand Capacity Reservations or Capacity Blocks) the pool's node class may
+    launch into: by ``id``, or by ``tags`` (all must match; ``*`` matches any value) with an optional ``ownerID``
+    (the account that owns them). Karpenter's ``EC2NodeClass`` shape (v1.14.1); several terms select the union."""
+
+    id: Annotated[StrictStr, _shaped(r"cr-[0-9a-z]+", 'a capacity reservation id like "cr-0123456789abcdef0"')] | None \
+        = None
+    tags: dict[Annotated[StrictStr, Field(min_length=1)], Annotated[StrictStr, Field(min_length=1)]] | None = Field(
+        default=None, min_length=1, max_length=20)
+    owner_id: Annotated[StrictStr, _shaped(r"[0-9]{12}", 'an AWS account id of 12 digits like "123456789012"')] | None \
+        = Field(default=None, alias="ownerID")
+
+    @model_validator(mode="after")
+    def _id_or_tags(self):
+        if (self.id is None) == (self.tags is None):
+            given = "both" if self.id is not None else "neither"
+            raise _fail("model", f"give exactly one of id or tags per capacity reservation selector term (got "
+                                 f"{given}); several terms select the union")
+        if self.id is not None and self.owner_id is not None:
+            raise _fail("model", f"ownerID {self.owner_id!r} goes with tags only: an id selects exactly one "
+                                 f"reservation (the EC2NodeClass CRD refuses id with other fields); allowed: id "
+                                 "alone, or tags with ownerID")
+        return self
+
+
+# Keys a pool that prescale does not own (``existing: true``) may take: its NodePool belongs to someone else (the
+# placeholder sizes are its windows', not the pool's).
+EXISTING_POOL_KEYS = frozenset({"name", "existing", "taints", "limits", "nodeSize", "maxPodSize"})
 # Keys that shape the EC2NodeClass prescale creates, so they cannot go with ``nodeClassName``.
-NODE_CLASS_KEYS = frozenset({"amiAlias", "subnetSelectorTerms", "securityGroupSelectorTerms"})
+NODE_CLASS_KEYS = frozenset({"amiAlias", "subnetSelectorTerms", "securityGroupSelectorTerms",
+                             "capacityReservationSelectorTerms"})
 
 # EKS Auto Mode ends every node after at most 21 days, so expireAfter + terminationGracePeriod must fit in
 # that. Its default is as late as possible (fewest forced replacements, each of which could fall inside an
@@ -389,6 +497,11 @@ class NodePoolConfig(Model):
                                                            'letters like "c", "m" or "r"')]] = Field(
         default=["c", "m", "r"], min_length=1)
     architectures: list[Literal["amd64", "arm64"]] = Field(default=["amd64"], min_length=1)
+    # More of the NodePool's requirements, in Karpenter's shape; a key written here replaces its shorthand's default.
+    requirements: list[NodeRequirement] = []
+    # For windows on this pool, instead of placeholders.nodeSize / placeholders.maxPodSize.
+    node_size: CapacityRequest | None = None
+    max_pod_size: CapacityRequest | None = None
     # Required for pools prescale creates (a pool without limits could launch without bound); optional for an
     # existing pool, where it only feeds prescale's capacity checks.
     limits: Limits | None = Field(default=None, validate_default=True)
@@ -404,6 +517,9 @@ class NodePoolConfig(Model):
     # Unset: the subnets and security groups tagged `karpenter.sh/discovery: <cluster>`.
     subnet_selector_terms: list[SubnetSelectorTerm] | None = Field(default=None, min_length=1, max_length=30)
     security_group_selector_terms: list[SecurityGroupSelectorTerm] | None = Field(
+        default=None, min_length=1, max_length=30)
+    # Reservations the pool may launch into (`reserved` capacity, which Karpenter prefers); none unless given.
+    capacity_reservation_selector_terms: list[CapacityReservationSelectorTerm] | None = Field(
         default=None, min_length=1, max_length=30)
     # A list set in config replaces this default: `[]` shares the pool, a NoSchedule taint dedicates it. An
     # existing pool has no taint unless given: the placeholders tolerate what its owner set, nothing more.
@@ -466,13 +582,6 @@ class NodePoolConfig(Model):
 
 
 # --- event windows ------------------------------------------------------------------------------------
-
-class CapacityRequest(Model):
-    """Capacity to hold ready for an event, as pod requests (CPU cores and memory)."""
-
-    cpu: Quantity
-    memory: Quantity
-
 
 LOCAL_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$")
 
@@ -600,6 +709,13 @@ class CapacityConfig(Model):
 
     def node_pool(self, name: str) -> NodePoolConfig:
         return next(pool for pool in self.node_pools if pool.name == name)
+
+    def placeholders_for(self, pool_name: str) -> PlaceholderConfig:
+        """The placeholder settings of windows on node pool ``pool_name``: its own ``nodeSize``/``maxPodSize``
+        where it gives them, the stack-wide ones otherwise."""
+        pool = self.node_pool(pool_name)
+        own = {key: size for key in ("node_size", "max_pod_size") if (size := getattr(pool, key)) is not None}
+        return self.placeholders.model_copy(update=own) if own else self.placeholders
 
 
 class StackConfig(CapacityConfig):

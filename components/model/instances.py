@@ -1,29 +1,30 @@
-"""Which EC2 instance types a node pool allows, and whether a placeholder pod fits on any of them.
+"""Which EC2 instance types a node pool can launch, and whether a placeholder pod fits on any of them.
 
-A placeholder stays Pending forever if no instance type the pool may launch can hold it: Karpenter then launches
-nothing and the event gets no capacity. The instance types are Karpenter's own list
-(:mod:`prescale.model.ec2_instance_types`, generated from its instance-types reference), filtered the way the
-NodePool's requirements filter them (``instanceCategories`` × ``architectures``; every listed type runs Linux).
-
-What a pod can use is the type's *allocatable* room as Karpenter computes it: capacity minus kube-reserved,
-system-reserved, the eviction threshold and the VM memory overhead. DaemonSets (VPC CNI, kube-proxy, the Pod
-Identity agent, whatever the cluster adds) take more of it, so a pod that just fits here may still not fit in a
-real cluster; but one that does not fit here fits no node at all, which is why only that is refused. The list is
-as of its release (see the data module), with AL2023's figures (Karpenter's default AMI family), and is not
-narrowed to a region; a type EC2 added later is not known here until the table is regenerated. No package on the
-registries keeps such data current (PyPI's ``ec2instances-info`` and ``ec2-sizes`` stopped in 2017 and 2018),
-hence a table generated from Karpenter's own.
+The types are Karpenter's own list (:mod:`prescale.model.ec2_instance_types`, generated from its instance-types
+reference), narrowed by the pool's requirements (:mod:`prescale.model.requirements`) on the labels Karpenter gives
+them: instance type, architecture, vCPUs, memory, and from the name (Karpenter's rule) category, family,
+generation, size and capability-flex (``m7i-flex.large``: family ``m7i-flex``, generation 7). Requirements on other
+keys (zone, capacity type, hypervisor, GPUs...) narrow nothing here, so the types kept are a superset of the real
+ones. A type's room is its *allocatable* room (after kubelet/system reservations, eviction threshold and VM
+overhead, before DaemonSets), so only a pod that fits no type at all is refused. Details: docs/internals.md
+(`prescale.model.instances`).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import cache
+from functools import cache, cached_property
 
 from .ec2_instance_types import INSTANCE_TYPES
 from .quantity import MIB, format_cpu, format_memory
+from .config import NodePoolConfig
+from .labels import ARCH, INSTANCE_TYPE, KARPENTER_DOMAIN, table_key
+from .requirements import PoolRequirement, pool_requirements
 
+# Karpenter's reading of a type's name: category and generation ("u-6tb1.metal": u, 1; "m7i-flex.large": m, 7).
+_NAME_SCHEME = re.compile(r"^([a-z]+)(-[0-9]+tb)?([0-9]+).*\.")
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,18 @@ class InstanceType:
     allocatable_cpu: Decimal  # cores a node offers pods after Karpenter's overhead
     allocatable_memory: Decimal  # bytes
 
+    @cached_property
+    def labels(self) -> dict[str, str]:
+        """The labels requirements match this type by (Karpenter's keys; see the module docstring)."""
+        family, _, size = self.name.partition(".")
+        scheme = _NAME_SCHEME.match(self.name)
+        aws = {"instance-category": self.category, "instance-family": family, "instance-size": size,
+               "instance-cpu": str(self.vcpus), "instance-memory": str(self.memory_mib),
+               "instance-capability-flex": str("-flex" in family).lower(),
+               **({"instance-generation": scheme[3]} if scheme else {})}
+        return {INSTANCE_TYPE: self.name, ARCH: self.architecture,
+                **{f"{KARPENTER_DOMAIN}/{key}": value for key, value in aws.items()}}
+
     def holds(self, cpu: Decimal, memory: Decimal) -> bool:
         return cpu <= self.allocatable_cpu and memory <= self.allocatable_memory
 
@@ -45,12 +58,49 @@ class InstanceType:
 
 
 @cache
-def allowed_instance_types(categories: tuple[str, ...], architectures: tuple[str, ...]) -> tuple[InstanceType, ...]:
-    """The known instance types of these categories and architectures (a NodePool's ``In`` requirements)."""
+def instance_types() -> tuple[InstanceType, ...]:
+    """Every type of the table."""
     return tuple(InstanceType(name, category, architecture, vcpus, memory, Decimal(millicores) / 1000,
                               Decimal(allocatable_mib * MIB))
-                 for name, category, architecture, vcpus, memory, millicores, allocatable_mib in INSTANCE_TYPES
-                 if category in categories and architecture in architectures)
+                 for name, category, architecture, vcpus, memory, millicores, allocatable_mib in INSTANCE_TYPES)
+
+
+# The keys the table answers (every listed name follows the scheme, so every type has a generation).
+MATCHED_KEYS = frozenset({INSTANCE_TYPE, ARCH, *(f"{KARPENTER_DOMAIN}/instance-{key}" for key in (
+    "category", "family", "generation", "size", "cpu", "memory", "capability-flex"))})
+
+
+def narrows(requirement: PoolRequirement) -> bool:
+    """Whether ``requirement`` narrows the instance table (its key is one of :data:`MATCHED_KEYS`)."""
+    return table_key(requirement.key) in MATCHED_KEYS
+
+
+@dataclass(frozen=True)
+class Launchable:
+    """What a pool's requirements leave of the table, and if nothing, which requirement left nothing."""
+
+    types: tuple[InstanceType, ...]  # the types meeting every requirement (empty: the pool launches nothing)
+    emptied_by: PoolRequirement | None = None
+    before: tuple[InstanceType, ...] = ()  # the types left just before ``emptied_by``
+
+
+@cache
+def launchable(requirements: tuple[PoolRequirement, ...]) -> Launchable:
+    """The instance types a NodePool with ``requirements`` (in order) can launch."""
+    types = instance_types()
+    for requirement in filter(narrows, requirements):
+        key = table_key(requirement.key)
+        left = tuple(instance for instance in types if requirement.allows(instance.labels.get(key)))
+        if not left:
+            return Launchable((), requirement, types)
+        types = left
+    return Launchable(types)
+
+
+def pool_launchable(pool: NodePoolConfig) -> Launchable:
+    """The instance types node pool ``pool`` can launch (for an existing pool: those of its default shorthands,
+    as its own are unknown here)."""
+    return launchable(pool_requirements(pool))
 
 
 def fit_problem(types: tuple[InstanceType, ...], cpu: Decimal, memory: Decimal) -> str | None:
@@ -70,5 +120,5 @@ def fit_problem(types: tuple[InstanceType, ...], cpu: Decimal, memory: Decimal) 
     return (f"fits no instance type the pool allows: the closest, {closest.describe()}, holds less after "
             "Karpenter's kubelet/system reservations, eviction threshold and VM overhead (and DaemonSets take "
             f"more); allowed: at most {format_cpu(closest.allocatable_cpu)} CPU and "
-            f"{format_memory(closest.allocatable_memory)} on {closest.name}, or more instanceCategories or "
-            "architectures")
+            f"{format_memory(closest.allocatable_memory)} on {closest.name}, or a pool that allows larger types "
+            "(instanceCategories, architectures, requirements)")

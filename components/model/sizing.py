@@ -9,9 +9,9 @@ DaemonSets that will run there. So requests need no overhead margin of their own
 ``max_pod_size`` (and ``node_size``) must fit on the pool's largest instance type after that overhead,
 or the placeholder stays Pending.
 
-* ``nodes: N`` → N pods of ``placeholders.node_size``, one per node (required hostname anti-affinity):
+* ``nodes: N`` → N pods of ``node_size``, one per node (required hostname anti-affinity):
   N nodes each with at least that much free room.
-* ``capacity: {cpu, memory}`` → the fewest equal pods no bigger than ``placeholders.max_pod_size`` whose
+* ``capacity: {cpu, memory}`` → the fewest equal pods no bigger than ``max_pod_size`` whose
   requests add up to at least the capacity: ``n = max(⌈cpu / max cpu⌉, ⌈memory / max memory⌉)`` (counted in
   whole millicores and MiB), each requesting ``cpu / n`` and ``memory / n`` rounded *up* to a millicore and
   a MiB, so the total never falls short and exceeds the capacity by under 1m CPU and 1 MiB per pod. Equal
@@ -39,7 +39,8 @@ class PlaceholderPlan:
 
 
 def plan_placeholders(window: EventWindow, placeholders: PlaceholderConfig) -> PlaceholderPlan:
-    """The placeholder pods for ``window`` (see the module docstring for the sizing rules)."""
+    """The placeholder pods for ``window`` (see the module docstring for the sizing rules), with the settings of
+    its pool (:meth:`prescale.model.config.CapacityConfig.placeholders_for`)."""
     if window.nodes is not None:
         return PlaceholderPlan(pods=window.nodes, cpu=placeholders.node_size.cpu,
                                memory=placeholders.node_size.memory, one_per_node=True)
@@ -50,7 +51,7 @@ def plan_placeholders(window: EventWindow, placeholders: PlaceholderConfig) -> P
     max_cpu = math.floor(parse_quantity(placeholders.max_pod_size.cpu) * 1000)
     max_memory = math.floor(parse_quantity(placeholders.max_pod_size.memory) / MIB)
     if max_cpu < 1 or max_memory < 1:
-        raise ValueError("placeholders.maxPodSize must be at least 1m CPU and 1Mi memory")
+        raise ValueError("must be at least 1m CPU and 1Mi memory to split a capacity into pods")
     # ⌈total / pods⌉ ≤ max  ⇔  pods ≥ total / max, so this is the fewest pods that fit after rounding up.
     pods = max(math.ceil(cpu / max_cpu), math.ceil(memory / max_memory), 1)
     return PlaceholderPlan(pods=pods, cpu=format_cpu(cpu / pods / 1000), memory=format_memory(memory / pods * MIB),

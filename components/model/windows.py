@@ -56,8 +56,10 @@ WindowPlan = ArmedWindow | IdleWindow
 
 
 def plan_windows(config: CapacityConfig, now: datetime) -> list[WindowPlan]:
-    """Every configured window, planned at ``now``; windows on existing pools ask for no freeze."""
-    return [plan_window(window, config.placeholders, now, freeze=config.node_pool(window.node_pool).owned)
+    """Every configured window, planned at ``now`` with its pool's placeholder sizes; windows on existing pools ask
+    for no freeze."""
+    return [plan_window(window, config.placeholders_for(window.node_pool), now,
+                        freeze=config.node_pool(window.node_pool).owned)
             for window in config.event_windows]
 
 
