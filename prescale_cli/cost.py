@@ -12,14 +12,13 @@ How the estimate works, per window (each step is a stated assumption, not a meas
 1. **Which instances.** Karpenter launches the cheapest instances that fit the pending placeholders, so
    the estimate picks the cheapest fleet of *one* instance type that holds all of a window's placeholder
    pods (:func:`prescale.model.sizing.plan_placeholders`), one pod per node for ``nodes:`` windows. Candidate
-   types are the priced ``instanceTypes`` of the pool's categories and architectures; without any, sizes
-   ``large`` to ``24xlarge`` of each of the pool's categories priced per vCPU-hour. Shapes follow EC2's
-   naming: ``large`` = 2 vCPUs, ``xlarge`` = 4, ``Nxlarge`` = 4·N; memory per vCPU is 2 GiB for ``c``, 4
-   for ``m`` and 8 for ``r`` (other categories are not estimated).
-2. **What a node keeps for itself.** Allocatable room = capacity minus Karpenter's VM memory overhead
-   (7.5%), the EKS AMI's kube-reserved (CPU 6% of the first core, 1% of the second, 0.5% of the next two,
-   0.25% of the rest; memory 255 MiB + 11 MiB × 110 pods), the 100 MiB eviction threshold, and ~0.2 vCPU /
-   256 MiB of DaemonSets (VPC CNI, kube-proxy, Pod Identity agent...).
+   types are the ones the pool can launch (:func:`prescale.model.instances.pool_launchable`: Karpenter's list
+   narrowed by the pool's requirements): those with a price in ``instanceTypes``; without any, all of them at
+   ``vcpuHour`` × their vCPUs. Types of equal price are told apart by the newest generation, then the least
+   memory, then the name.
+2. **What a node keeps for itself.** Allocatable room = Karpenter's own figure for the type (after its
+   kubelet/system reservations, eviction threshold and VM overhead) minus ~0.2 vCPU / 256 MiB of DaemonSets
+   (VPC CNI, kube-proxy, Pod Identity agent...).
 3. **How long nodes live.** From the placeholders' scale-up until the later of the event's end and the
    end of the freeze that covers it, plus the pool's ``consolidateAfter``; node launch time is ignored.
    Only the part inside the range counts. The rest of the *tail* is shown beside it, not added
@@ -36,7 +35,6 @@ How the estimate works, per window (each step is a stated assumption, not a meas
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -44,33 +42,31 @@ from decimal import Decimal
 
 from prescale.model.config import CapacityConfig, NodePoolConfig, PricingConfig
 from prescale.model.duration import parse_duration
-from prescale.model.quantity import GIB, MIB, parse_quantity
+from prescale.model.instances import InstanceType, pool_launchable
+from prescale.model.quantity import MIB, parse_quantity
 from prescale.model.sizing import PlaceholderPlan, plan_placeholders
 from prescale.model.keda_timing import COOLDOWN_SECONDS
 
 from .timeline import Entry, Interval, Timeline, clipped_hours
 
 CURRENCY = "USD"
-_GIB = Decimal(GIB)
-_MIB = Decimal(MIB)
-_GIB_PER_VCPU = {"c": 2, "m": 4, "r": 8}
-_GENERIC_SIZES = ("large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge")
-_INSTANCE_TYPE = re.compile(r"^(?P<category>[a-z]+?)\d+(?P<attributes>[a-z-]*)\.(?P<size>[0-9a-z]+)$")
-_VM_MEMORY_OVERHEAD = Decimal("0.075")
-_RESERVED_MEMORY = (255 + 11 * 110 + 100) * _MIB  # kube-reserved + eviction threshold
 _DAEMONSET_CPU = Decimal("0.2")
-_DAEMONSET_MEMORY = 256 * _MIB
+_DAEMONSET_MEMORY = 256 * Decimal(MIB)
 KEDA_COOLDOWN = timedelta(seconds=COOLDOWN_SECONDS)  # the placeholders outlive the end by this much
 DRAIN = timedelta(minutes=1)  # an emptied node's drain and termination: nothing to evict (an assumption)
 
 
 @dataclass(frozen=True)
 class InstanceShape:
-    name: str  # an instance type ("c7i.xlarge"), or "<category>.<size>" when priced per vCPU-hour
-    vcpus: int
-    memory_gib: int
+    """An instance type the pool can launch, at the price the estimate takes for it."""
+
+    instance: InstanceType
     price_per_hour: float
     per_vcpu: bool  # priced from vcpuHour rather than a configured instance price
+
+    @property
+    def name(self) -> str:
+        return self.instance.name
 
 
 @dataclass(frozen=True)
@@ -126,8 +122,8 @@ def estimate_cost(config: CapacityConfig, timeline: Timeline) -> CostEstimate:
     for window in config.event_windows:
         pool = config.node_pool(window.node_pool)
         entries = by_window[window.name]
-        fleet = fleets[window.name] = cheapest_fleet(plan_placeholders(window, config.placeholders),
-                                                     candidates(pool, config.pricing))
+        placeholders = plan_placeholders(window, config.placeholders_for(pool.name))
+        fleet = fleets[window.name] = cheapest_fleet(placeholders, candidates(pool, config.pricing))
         nodes, price = (fleet.nodes, fleet.shape.price_per_hour) if fleet else (0, 0.0)
         node_hours = nodes * sum(clipped_hours(node_lifetime(entry, pool), timeline.since, timeline.until)
                                  for entry in entries)
@@ -194,40 +190,18 @@ def _peak_price(timeline: Timeline, pool: NodePoolConfig, fleets: dict[str, Flee
 
 
 def candidates(pool: NodePoolConfig, pricing: PricingConfig) -> list[InstanceShape]:
-    """Instance shapes the estimate may pick for ``pool``, smallest first (see the module docstring)."""
-    priced = [shape for name, price in pricing.instance_types.items()
-              if (shape := instance_shape(name, price, pool)) is not None]
-    if priced:
-        return sorted(priced, key=lambda shape: (shape.vcpus, shape.price_per_hour, shape.name))
-    return [InstanceShape(f"{category}.{size}", vcpus, vcpus * _GIB_PER_VCPU[category],
-                          vcpus * pricing.vcpu_hour, per_vcpu=True)
-            for size in _GENERIC_SIZES for category in pool.instance_categories
-            if category in _GIB_PER_VCPU and (vcpus := _size_vcpus(size))]
-
-
-def instance_shape(name: str, price: float, pool: NodePoolConfig) -> InstanceShape | None:
-    """The shape of instance type ``name`` if the pool may launch it and its shape follows from its name."""
-    match = _INSTANCE_TYPE.match(name)
-    if match is None or match["category"] not in _GIB_PER_VCPU or match["category"] not in pool.instance_categories:
-        return None
-    architecture = "arm64" if "g" in match["attributes"] else "amd64"  # Graviton families carry a "g"
-    vcpus = _size_vcpus(match["size"])
-    if architecture not in pool.architectures or not vcpus:
-        return None
-    return InstanceShape(name, vcpus, vcpus * _GIB_PER_VCPU[match["category"]], price, per_vcpu=False)
-
-
-def _size_vcpus(size: str) -> int:
-    """vCPUs of an EC2 size name (0 for sizes without a fixed rule, such as ``metal``)."""
-    fixed = {"medium": 1, "large": 2, "xlarge": 4}
-    if size in fixed:
-        return fixed[size]
-    multiple = re.fullmatch(r"(\d+)xlarge", size)
-    return 4 * int(multiple[1]) if multiple else 0
+    """Instance types the estimate may pick for ``pool``, in the order that breaks ties (step 1 of the module
+    docstring)."""
+    types = sorted(pool_launchable(pool).types, key=lambda instance: (
+        -int(instance.labels["karpenter.k8s.aws/instance-generation"]), instance.memory_mib, instance.name))
+    priced = [InstanceShape(instance, pricing.instance_types[instance.name], per_vcpu=False)
+              for instance in types if instance.name in pricing.instance_types]
+    return priced or [InstanceShape(instance, instance.vcpus * pricing.vcpu_hour, per_vcpu=True)
+                      for instance in types]
 
 
 def cheapest_fleet(placeholders: PlaceholderPlan, shapes: list[InstanceShape]) -> Fleet | None:
-    """The cheapest single-type fleet holding every placeholder pod; the smaller type wins a tie."""
+    """The cheapest single-type fleet holding every placeholder pod; the earlier candidate wins a tie."""
     best: Fleet | None = None
     for shape in shapes:
         per_node = pods_per_node(placeholders, shape)
@@ -246,9 +220,5 @@ def pods_per_node(placeholders: PlaceholderPlan, shape: InstanceShape) -> int:
 
 def allocatable(shape: InstanceShape) -> tuple[Decimal, Decimal]:
     """CPU cores and memory bytes left for pods on a node of ``shape`` (step 2 of the module docstring)."""
-    cores = Decimal(shape.vcpus)
-    reserved_cpu = (Decimal("0.06") * min(cores, 1) + Decimal("0.01") * min(max(cores - 1, 0), 1)
-                    + Decimal("0.005") * min(max(cores - 2, 0), 2) + Decimal("0.0025") * max(cores - 4, 0))
-    memory = shape.memory_gib * _GIB * (1 - _VM_MEMORY_OVERHEAD)
-    return (cores - reserved_cpu - _DAEMONSET_CPU,
-            memory - _RESERVED_MEMORY - _DAEMONSET_MEMORY)
+    return (shape.instance.allocatable_cpu - _DAEMONSET_CPU,
+            shape.instance.allocatable_memory - _DAEMONSET_MEMORY)

@@ -210,13 +210,16 @@ def test_cost_counts_node_hours_until_the_freeze_ends_plus_consolidation(capsys,
     # One whole occurrence: 22:45Z scale-up to 02:00Z end, plus consolidateAfter 2m = 3h17m, 10 nodes.
     per_vcpu = document(capsys, project, "--from", "2027-03-12T12:00Z", "--days", "1", stack="cost")["cost"]
     (window,) = per_vcpu["windows"]
-    assert (window["instanceType"], window["nodesEstimated"], window["pricePerNodeHour"]) == ("m.large", 10, 0.1)
+    # Priced per vCPU: of the 2-vCPU types that hold a 1 CPU / 2Gi placeholder, the newest generation with the least
+    # memory (then by name): a real type the pool can launch.
+    assert (window["instanceType"], window["nodesEstimated"], window["pricePerNodeHour"]) == ("c8a.large", 10, 0.1)
     assert (window["nodeHours"], window["cost"], window["costPerWeek"]) == (32.83, 3.28, 22.98)
     assert (window["allDayCost"], per_vcpu["nodePools"][0]["allDayCost"]) == (24.0, 24.0)
-    # Priced types: the pool is amd64 (no m7g) and 2Gi does not fit on a c7i.large after overhead.
+    # Priced types: the pool is amd64 (no m7g), and 2Gi fits on a c7i.large (3114Mi allocatable by Karpenter's
+    # figure, 2858Mi after DaemonSets), the cheapest.
     priced = document(capsys, project, "--from", "2027-03-12T12:00Z", "--days", "1", stack="priced")["cost"]
     (window,) = priced["windows"]
-    assert (window["instanceType"], window["pricePerNodeHour"], window["cost"]) == ("m7i.large", 0.1008, 3.31)
+    assert (window["instanceType"], window["pricePerNodeHour"], window["cost"]) == ("c7i.large", 0.0892, 2.93)
 
 
 def test_one_off_cost_has_no_weekly_figure(week_of_march):
@@ -367,7 +370,7 @@ def test_bad_range_is_a_usage_error(args, capsys, project):
 
 
 def test_the_cost_estimate_says_what_the_tail_after_each_end_costs(capsys, project):
-    # 10 × m.large at $0.10/h; after each end: KEDA's cooldown 1m + consolidateAfter 2m + drain 1m = 4m,
+    # 10 × c8a.large at $0.10/h; after each end: KEDA's cooldown 1m + consolidateAfter 2m + drain 1m = 4m,
     # or, if KEDA never scales down, failsafeGrace 15m + 2m + 1m = 18m.
     code, out, _ = schedule(capsys, project, "--from", "2027-03-12T12:00Z", "--days", "1", stack="cost")
     rows = [" ".join(line.split()) for line in out.splitlines()]

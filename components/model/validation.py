@@ -146,7 +146,7 @@ def _describe(error: ValidationError, prefix: str, root: Any) -> list[str]:
 def _explain(item: dict, root: Any, loc: list) -> str:
     kind, value = item["type"], item.get("input")
     if kind == "extra_forbidden":
-        allowed = sorted(to_camel(f) for f in _model_at(root, loc[:-1]).model_fields)
+        allowed = sorted(_keys(_model_at(root, loc[:-1])))
         return f"unknown key (value {value!r}); {_suggest(str(loc[-1]), allowed)}allowed keys: {', '.join(allowed)}"
     if kind == "missing":
         return "required key is missing"
@@ -188,7 +188,7 @@ def _what_to_write(kind: str, value: Any, context: dict, root: Any, loc: list) -
         return f"must be a list, like [{value}]" if isinstance(value, str) else "must be a list, like [a, b]"
     if kind in ("model_type", "dict_type"):
         model = _model_at(root, loc)
-        keys = f" ({', '.join(to_camel(f) for f in model.model_fields)})" if model else ""
+        keys = f" ({', '.join(_keys(model))})" if model else ""
         return f"must be a map of keys{keys}" + ("; this entry is empty" if value is None else "")
     if kind == "literal_error":
         allowed = re.findall(r"'([^']*)'", context.get("expected", ""))
@@ -237,9 +237,14 @@ def _model_at(root: Any, loc: list) -> type[BaseModel]:
     model = _model_in(root)
     for part in loc:
         if isinstance(part, str):
-            field = next(f for n, f in model.model_fields.items() if to_camel(n) == part)
+            field = next(f for f in model.model_fields.values() if f.alias == part)
             model = _model_in(field.annotation)
     return model
+
+
+def _keys(model: type[BaseModel]) -> list[str]:
+    """The keys a model takes, as a stack file spells them (its aliases: ``minValues``, ``ownerID``)."""
+    return [field.alias for field in model.model_fields.values()]
 
 
 def _model_in(annotation: Any) -> type[BaseModel] | None:
