@@ -43,17 +43,13 @@ from decimal import Decimal
 from prescale.model.config import CapacityConfig, NodePoolConfig, PricingConfig
 from prescale.model.duration import parse_duration
 from prescale.model.instances import InstanceType, pool_launchable
-from prescale.model.quantity import MIB, parse_quantity
 from prescale.model.sizing import PlaceholderPlan, plan_placeholders
-from prescale.model.keda_timing import COOLDOWN_SECONDS
+from prescale.model.sizing import pods_per_node as fitting_pods
+from prescale.model.tails import DRAIN, KEDA_COOLDOWN
 
 from .timeline import Entry, Interval, Timeline, clipped_hours
 
 CURRENCY = "USD"
-_DAEMONSET_CPU = Decimal("0.2")
-_DAEMONSET_MEMORY = 256 * Decimal(MIB)
-KEDA_COOLDOWN = timedelta(seconds=COOLDOWN_SECONDS)  # the placeholders outlive the end by this much
-DRAIN = timedelta(minutes=1)  # an emptied node's drain and termination: nothing to evict (an assumption)
 
 
 @dataclass(frozen=True)
@@ -194,10 +190,15 @@ def candidates(pool: NodePoolConfig, pricing: PricingConfig) -> list[InstanceSha
     docstring)."""
     types = sorted(pool_launchable(pool).types, key=lambda instance: (
         -int(instance.labels["karpenter.k8s.aws/instance-generation"]), instance.memory_mib, instance.name))
-    priced = [InstanceShape(instance, pricing.instance_types[instance.name], per_vcpu=False)
-              for instance in types if instance.name in pricing.instance_types]
-    return priced or [InstanceShape(instance, instance.vcpus * pricing.vcpu_hour, per_vcpu=True)
-                      for instance in types]
+    shapes = [priced(instance, pricing) for instance in types]
+    return [shape for shape in shapes if not shape.per_vcpu] or shapes
+
+
+def priced(instance: InstanceType, pricing: PricingConfig) -> InstanceShape:
+    """``instance`` at its price in ``instanceTypes``, or else at ``vcpuHour`` × its vCPUs."""
+    if instance.name in pricing.instance_types:
+        return InstanceShape(instance, pricing.instance_types[instance.name], per_vcpu=False)
+    return InstanceShape(instance, instance.vcpus * pricing.vcpu_hour, per_vcpu=True)
 
 
 def cheapest_fleet(placeholders: PlaceholderPlan, shapes: list[InstanceShape]) -> Fleet | None:
@@ -213,12 +214,9 @@ def cheapest_fleet(placeholders: PlaceholderPlan, shapes: list[InstanceShape]) -
 
 
 def pods_per_node(placeholders: PlaceholderPlan, shape: InstanceShape) -> int:
-    cpu, memory = allocatable(shape)
-    fit = min(int(cpu // parse_quantity(placeholders.cpu)), int(memory // parse_quantity(placeholders.memory)))
-    return min(fit, 1) if placeholders.one_per_node else max(fit, 0)
+    return fitting_pods(placeholders, allocatable(shape))
 
 
 def allocatable(shape: InstanceShape) -> tuple[Decimal, Decimal]:
     """CPU cores and memory bytes left for pods on a node of ``shape`` (step 2 of the module docstring)."""
-    return (shape.instance.allocatable_cpu - _DAEMONSET_CPU,
-            shape.instance.allocatable_memory - _DAEMONSET_MEMORY)
+    return shape.instance.room

@@ -26,6 +26,7 @@ from prescale.stack_file import StackFileError, project_name
 from .cluster_reader import ClusterError, connect
 from .cost import estimate_cost
 from .output import Output
+from .reservation_report import show_reservations
 from .schedule_report import schedule_document, show_schedule
 from .stack import find_project, load_config
 from .status import check_windows
@@ -236,6 +237,7 @@ def _run_schedule(args: argparse.Namespace, project: Path, output: Output) -> in
         output.json(schedule_document(args.stack, config, timeline, cost))
     else:
         show_schedule(args.stack, config, timeline, cost, output)
+        show_reservations(config, timeline.plan, output)
     if args.png:
         from .picture import draw_week  # matplotlib takes a second to import: only when drawing
         draw_week(config, timeline, args.png)

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from pydantic.alias_generators import to_camel
 
-from . import capacity_checks, failsafe_timing, pool_checks, schedule
+from . import capacity_checks, failsafe_timing, pool_checks, reservation_checks, schedule
 from .config import (AUTO_MODE_EXPIRE_AFTER, AUTO_MODE_MAX_NODE_LIFETIME, LOCAL_DATETIME, CONFIG_NAMESPACE, CapacityConfig,
                      EventWindow, KedaConfig, StackConfig)
 from .duration import format_duration, parse_duration
@@ -21,12 +21,14 @@ from .duration import format_duration, parse_duration
 def stack_problems(config: StackConfig, now: datetime) -> list[str]:
     """Every cross-key problem of a parsed stack config, as ``key path: message`` lines."""
     return (_endpoint_problems(config) + _node_role_problems(config) + _auto_mode_problems(config)
-            + capacity_problems(config, now, auto_mode=config.cluster.auto_mode))
+            + capacity_problems(config, now, auto_mode=config.cluster.auto_mode, region=config.region))
 
 
-def capacity_problems(config: CapacityConfig, now: datetime, auto_mode: bool | None = None) -> list[str]:
+def capacity_problems(config: CapacityConfig, now: datetime, auto_mode: bool | None = None,
+                      region: str | None = None) -> list[str]:
     """Every cross-key problem of the node pools and event windows (with or without a platform around them);
-    ``auto_mode``: whether the pools run on EKS Auto Mode, ``None`` when that is the platform's to say."""
+    ``auto_mode``: whether the pools run on EKS Auto Mode, ``None`` when that is the platform's to say; ``region``:
+    the stack's AWS region, when known."""
     problems = _duplicate_names(config) + pool_checks.pool_problems(config, auto_mode)
     grace_problems = _grace_problems(config)
     problems += grace_problems
@@ -46,7 +48,8 @@ def capacity_problems(config: CapacityConfig, now: datetime, auto_mode: bool | N
             spans[index] = capacity_checks.occupied_spans(window, now)  # now, while its occurrences are cached
             if not grace_problems:
                 problems += _failsafe_problems(path, window, grace, now)
-    return problems + capacity_checks.capacity_problems(config, spans)
+    return (problems + capacity_checks.capacity_problems(config, spans)
+            + reservation_checks.reservation_problems(config, region))
 
 
 def _endpoint_problems(config: StackConfig) -> list[str]:

@@ -14,6 +14,7 @@ from datetime import datetime
 
 from .budgets import MAX_BUDGETS, STANDING_BUDGETS, FittedFreezes, fit_freezes
 from .config import CapacityConfig, NodePoolConfig
+from .reservations import ReservationPlan
 from .schedule import BudgetSchedule
 from .windows import ArmedWindow, IdleWindow, WindowPlan, plan_windows, requested_freezes
 
@@ -57,6 +58,11 @@ class CapacityPlan:
     @property
     def idle(self) -> tuple[IdleWindow, ...]:
         return tuple(plan for plan in self.windows if isinstance(plan, IdleWindow))
+
+    @property
+    def reservations(self) -> tuple[ReservationPlan, ...]:
+        """The capacity reservations of every one-off window that has not ended, held by this run or not yet."""
+        return tuple(plan.reservation for plan in self.windows if plan.reservation is not None)
 
     def window(self, name: str) -> WindowPlan:
         return next(plan for plan in self.windows if plan.window.name == name)

@@ -182,7 +182,7 @@ def _what_to_write(kind: str, value: Any, context: dict, root: Any, loc: list) -
             "; Pulumi's YAML 1.2 reads yes, no, on and off as text" if yaml_1_1 else "")
     if kind == "string_type":
         return _text(value)
-    if kind == "list_type":
+    if kind in ("list_type", "tuple_type"):  # tuples: lists a frozen model keeps hashable
         if isinstance(value, dict):
             return "must be a list: start each entry with '- ' on its own line, or write [entry, ...]"
         return f"must be a list, like [{value}]" if isinstance(value, str) else "must be a list, like [a, b]"
