@@ -15,7 +15,7 @@ How the estimate works, per window (each step is a stated assumption, not a meas
    types are the ones the pool can launch (:func:`prescale.model.instances.pool_launchable`: Karpenter's list
    narrowed by the pool's requirements): those with a price in ``instanceTypes``; without any, all of them at
    ``vcpuHour`` × their vCPUs. Types of equal price are told apart by the newest generation, then the least
-   memory, then the name.
+   memory, then the name. A window that reserves capacity (``reserve``) runs on the reserved type.
 2. **What a node keeps for itself.** Allocatable room = Karpenter's own figure for the type (after its
    kubelet/system reservations, eviction threshold and VM overhead) minus ~0.2 vCPU / 256 MiB of DaemonSets
    (VPC CNI, kube-proxy, Pod Identity agent...).
@@ -42,7 +42,7 @@ from decimal import Decimal
 
 from prescale.model.config import CapacityConfig, NodePoolConfig, PricingConfig
 from prescale.model.duration import parse_duration
-from prescale.model.instances import InstanceType, pool_launchable
+from prescale.model.instances import InstanceType, instance_type, pool_launchable
 from prescale.model.sizing import PlaceholderPlan, plan_placeholders
 from prescale.model.sizing import pods_per_node as fitting_pods
 from prescale.model.tails import DRAIN, KEDA_COOLDOWN
@@ -119,7 +119,9 @@ def estimate_cost(config: CapacityConfig, timeline: Timeline) -> CostEstimate:
         pool = config.node_pool(window.node_pool)
         entries = by_window[window.name]
         placeholders = plan_placeholders(window, config.placeholders_for(pool.name))
-        fleet = fleets[window.name] = cheapest_fleet(placeholders, candidates(pool, config.pricing))
+        reserved = instance_type(window.reserve.instance_type) if window.reserve else None
+        shapes = [priced(reserved, config.pricing)] if reserved else candidates(pool, config.pricing)
+        fleet = fleets[window.name] = cheapest_fleet(placeholders, shapes)
         nodes, price = (fleet.nodes, fleet.shape.price_per_hour) if fleet else (0, 0.0)
         node_hours = nodes * sum(clipped_hours(node_lifetime(entry, pool), timeline.since, timeline.until)
                                  for entry in entries)

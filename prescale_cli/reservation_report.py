@@ -35,8 +35,12 @@ class ReservationCost:
         return (self.plan.end - self.plan.hold_from) / timedelta(hours=1)
 
     @property
+    def price_per_hour(self) -> float:
+        return self.plan.count * self.shape.price_per_hour
+
+    @property
     def cost(self) -> float:
-        return self.plan.count * self.shape.price_per_hour * self.hours
+        return self.price_per_hour * self.hours
 
 
 def reservation_costs(config: CapacityConfig, plan: CapacityPlan) -> list[ReservationCost]:
@@ -53,8 +57,8 @@ def show_reservations(config: CapacityConfig, plan: CapacityPlan, output: Output
     output.table(["Window", "Reserves", "Created by a `pulumi up` from (UTC)", "Ends (UTC)", "Now", "Hours",
                   "Per hour", "Cost"],
                  [(cost.plan.window.name, cost.plan.describe(), _utc(cost.plan.hold_from), _utc(cost.plan.end),
-                   _state(cost.plan, plan.now), f"{cost.hours:.1f}", _money(cost.plan.count * cost.shape.price_per_hour),
-                   _money(cost.cost)) for cost in costs],
+                   _state(cost.plan, plan.now), f"{cost.hours:.1f}", _money(cost.price_per_hour), _money(cost.cost))
+                  for cost in costs],
                  title=f"Capacity reservations (targeted On-Demand Capacity Reservations, {CURRENCY})")
     waiting = next_up(plan.reservations)
     if waiting is not None:

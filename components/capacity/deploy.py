@@ -4,7 +4,7 @@
 platform exists. It plans the config once (:func:`prescale.model.plan.plan_capacity`), says the plan's warnings,
 and renders it: the pieces shared by all windows (the placeholders' namespace and PriorityClass), the capacity
 reservations one-off windows hold now (:class:`~prescale.capacity.reservations.WindowReservations`), one
-:class:`~prescale.capacity.node_pools.EventNodePool` per pool prescale owns (selecting its windows' reservations), and one
+:class:`~prescale.capacity.node_pools.EventNodePool` per pool prescale owns (selecting those reservations), and one
 :class:`~prescale.capacity.scheduled_capacity.ScheduledCapacity` per window armed now, each guarded by a
 :class:`~prescale.capacity.failsafe.Failsafe` that scales it to zero after the window even if KEDA cannot.
 

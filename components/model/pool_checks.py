@@ -72,7 +72,8 @@ def _reservation_problems(path: str, pool: NodePoolConfig, reserving: bool) -> l
             f"asks for reserved capacity, but node pool {pool.name!r} has no capacityReservationSelectorTerms, so its "
             "EC2NodeClass selects no reservation and Karpenter never launches reserved capacity (it does not use "
             "open On-Demand Capacity Reservations unselected); allowed: capacityReservationSelectorTerms (an id, or "
-            "tags with an optional ownerID) beside it, a one-off window on the pool with reserve, or only on-demand and spot"
+            "tags with an optional ownerID) beside it, a one-off window on the pool with reserve, or only on-demand and "
+            "spot"
             for requirement in pool_requirements(pool)
             if requirement.key == CAPACITY_TYPE and requirement.operator == "In" and "reserved" in requirement.values]
 

@@ -99,11 +99,12 @@ def _capacity_type_problems(path: str, pool_index: int, pool: NodePoolConfig) ->
 def _zone_problems(path: str, window: EventWindow, pool: NodePoolConfig, region: str | None) -> list[str]:
     zones = reservation_zones(window, pool)
     if not zones:
+        example = region or "ap-northeast-2"
         return [f"{path}: no availabilityZones, and node pool {pool.name!r} has no {ZONE} In requirement to take "
                 "them from: the zones of the pool's subnets are unknown before `pulumi up`, and a reservation in a "
                 "zone without them is paid and never used; allowed: availabilityZones (zones of the pool's subnets, "
-                f"e.g. [{region or 'ap-northeast-2'}a, {region or 'ap-northeast-2'}c]), or a requirement {{key: {ZONE}, "
-                "operator: In, values: [...]}} on the pool"]
+                f"e.g. [{example}a, {example}c]), or a requirement {{key: {ZONE}, operator: In, values: [...]}} on "
+                "the pool"]
     given = window.reserve.availability_zones or ()
     problems = []
     for index, zone in enumerate(given):

@@ -128,4 +128,4 @@ def next_up(plans: Iterable[ReservationPlan]) -> datetime | None:
 
 def _at(moment: datetime, timezone: str) -> str:
     local = moment.astimezone(schedule.load_zone(timezone))
-    return f"{local:%Y-%m-%d %H:%M %Z} ({timezone}; {moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC)"
+    return f"{local:%Y-%m-%d %H:%M %Z} = {moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
