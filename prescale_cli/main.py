@@ -50,7 +50,8 @@ List every event-window occurrence in a range, in the window's time zone and in 
 placeholder scale-up (start minus lead time), event start and end, the nodes or capacity
 held, the consolidation freeze covering it, windows that overlap on a NodePool, and the
 Karpenter disruption budgets (UTC). One-off events appear once, and not at all once they
-are over. Ends with a cost estimate compared with keeping the nodes all day."""
+are over. Ends with a cost estimate compared with keeping the nodes all day, and what the
+capacity reservations of one-off windows cost and when the `pulumi up` that creates them must run."""
 
 _STATUS_DESCRIPTION = """\
 Ask the cluster whether each window running now or starting within --within is ready: its

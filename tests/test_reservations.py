@@ -19,7 +19,9 @@ from prescale.model.sizing import pods_per_node
 from prescale.model.validation import ConfigError
 from prescale.offline import evaluate, run_program
 
+from prescale_cli.cost import estimate_cost
 from prescale_cli.main import main
+from prescale_cli.timeline import build_timeline
 from tests.capacity_support import DEPLOYMENT, NODE_CLASS, NODE_POOL, as_object, pool, run, stack_config, window
 from tests.cli_support import make_project
 from tests.crd_validation import validate
@@ -124,6 +126,13 @@ def test_a_capacity_window_tiles_the_reserved_type_and_reserves_the_instances_it
     assert pods_per_node(placeholders, instance_type("m7i.2xlarge").room) == 2
     assert (placeholders.pods, reservation.count) == (20, 10)
     assert placeholders.pods * parse_quantity(placeholders.memory) >= 256 * 2 ** 30
+
+
+def test_the_cost_estimate_puts_a_reserving_window_on_the_reserved_type():
+    reserving = config(HOLDING)
+    timeline = build_timeline(plan_capacity(reserving, HOLDING), HOLDING, HOLDING + timedelta(days=2))
+    (window_cost,) = estimate_cost(reserving, timeline).windows
+    assert (window_cost.fleet.shape.name, window_cost.fleet.nodes) == ("m7i.xlarge", 5)
 
 
 # --- what the program registers --------------------------------------------------------------------------
@@ -259,6 +268,9 @@ PATH = f"{CONFIG_NAMESPACE}:eventWindows[0].reserve"
     ([launch({"instanceType": "c7i.large"}, nodes=2)], [pool(capacityTypes=["on-demand", "reserved"],
                                                               nodeSize={"cpu": "1", "memory": "8Gi"})],
      f"{PATH}.instanceType", "cannot hold a placeholder of the window's nodeSize"),
+    ([launch({"instanceType": "t3.nano"}, capacity={"cpu": "1", "memory": "1Gi"})],
+     [pool(capacityTypes=["on-demand", "reserved"], instanceCategories=["t"])], f"{PATH}.instanceType",
+     "leaves no room for placeholders beside a node's DaemonSets"),
     ([launch({"count": 300})], [pool(capacityTypes=["on-demand", "reserved"], limits={"cpu": "1000", "nodes": 100})],
      f"{PATH}.count", "300 × m7i.xlarge (300) is above node pool 'event''s limit nodes 100"),
     ([launch({"count": 300})], None, f"{PATH}.count", "(1200 vCPUs) is above node pool 'event''s limit cpu '1000'"),
