@@ -100,7 +100,9 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
     then arrive as URNs/ids instead of being rehydrated on the monitor's thread, which fails under mocks.
     """
 
-    def __init__(self, mocks: "OfflineMocks"):
+    mocks: OfflineMocks
+
+    def __init__(self, mocks: OfflineMocks):
         super().__init__(mocks)
         self.registrations: list[Registration] = []
         self._by_urn: dict[str, Registration] = {}
@@ -139,15 +141,25 @@ def _declared_alias(alias: alias_pb2.Alias) -> str | pulumi.Alias:
         return alias.urn
     spec = alias.spec
     parent = None if spec.noParent else (spec.parentUrn or ...)
-    return pulumi.Alias(name=spec.name or ..., type_=spec.type or ..., parent=parent, stack=spec.stack or ...,
-                        project=spec.project or ...)
+    # `...` is the SDK's own "not given" for every field (pulumi.Alias's defaults); its stubs do not say so.
+    return pulumi.Alias(name=spec.name or ..., type_=spec.type or ..., parent=parent,  # type: ignore[arg-type]
+                        stack=spec.stack or ..., project=spec.project or ...)  # type: ignore[arg-type]
+
+
+# Custom resource definitions an existing cluster has, unless a test says otherwise (its Prometheus Operator's).
+EXISTING_CRDS = frozenset({"prometheusrules.monitoring.coreos.com"})
+CRD_TYPE = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
 
 
 class OfflineMocks(pulumi.runtime.Mocks):
-    """Answers the engine like a small fake AWS account and records every registration."""
+    """Answers the engine like a small fake AWS account and records every registration.
 
-    def __init__(self, region: str = "ap-northeast-2"):
+    ``existing_crds``: the CRDs a read (``CustomResourceDefinition.get``) finds in the cluster.
+    """
+
+    def __init__(self, region: str = "ap-northeast-2", existing_crds: frozenset[str] = EXISTING_CRDS):
         self.region = region
+        self.existing_crds = existing_crds
         self.monitor = _RecordingMonitor(self)
         self.current = threading.local()  # the engine registers from several threads at once
 
@@ -156,8 +168,10 @@ class OfflineMocks(pulumi.runtime.Mocks):
         return self.monitor.registrations
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
-        self.current.args = args
         _keep_thread_loop()
+        if args.resource_id:  # a read of an existing object (`Resource.get`), never a registration
+            return args.resource_id, fake_read(self, args)
+        self.current.args = args
         outputs = {**args.inputs, **fake_outputs(self, args)}
         return fake_id(args), outputs
 
@@ -199,6 +213,20 @@ def fake_id(args: pulumi.runtime.MockResourceArgs) -> str:
     if args.typ == CAPACITY_RESERVATION:
         return f"cr-{hashlib.sha256(args.name.encode()).hexdigest()[:17]}"
     return f"{args.name}-id"
+
+
+class ResourceNotFound(LookupError):
+    """A read of an object the cluster does not have; its message is the Pulumi engine's for a failed read."""
+
+
+def fake_read(mocks: OfflineMocks, args: pulumi.runtime.MockResourceArgs) -> dict[str, Any]:
+    """The state of an existing object a program reads, or :class:`ResourceNotFound` as the engine fails such a read
+    (``Preview failed: resource '<id>' does not exist``, pulumi/pulumi-kubernetes#1050)."""
+    if args.typ == CRD_TYPE and args.resource_id in mocks.existing_crds:
+        group = args.resource_id.split(".", 1)[1]
+        return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "metadata": {"name": args.resource_id}, "spec": {"group": group, "scope": "Namespaced"}}
+    raise ResourceNotFound(f"Preview failed: resource '{args.resource_id}' does not exist")
 
 
 def fake_outputs(mocks: OfflineMocks, args: pulumi.runtime.MockResourceArgs) -> dict[str, Any]:
@@ -361,7 +389,8 @@ def evaluate(program: Callable[[], Any], *, stack: str = "dev", config: Mapping[
 def _with_stack_outputs(program: Callable[[], Any], sink: dict[str, Any]) -> pulumi.Output:
     """Run the program, then resolve its ``pulumi.export``s into ``sink`` (secrets stay marked)."""
     program()
-    exported = dict(pulumi.runtime.settings.get_root_resource().outputs)
+    root = pulumi.runtime.settings.get_root_resource()
+    exported = dict(getattr(root, "outputs", {}))  # the Stack resource keeps its exports here
 
     def keep(name: str, output: pulumi.Output) -> pulumi.Output:
         return pulumi.Output.all(output, output.is_secret()).apply(
@@ -391,11 +420,13 @@ def _registration_gc() -> Iterator[None]:
 
 @contextmanager
 def _capturing_warnings(sink: list[str]) -> Iterator[None]:
+    """The program's ``pulumi.log.warn`` messages, kept as data (:attr:`Evaluation.warnings`) for the caller to
+    say; under mocks the SDK would only hand them to Python's root logger."""
     original = pulumi.log.warn
 
-    def record(message: str, *args, **kwargs):
-        sink.append(message)
-        return original(message, *args, **kwargs)
+    def record(msg: str, resource: pulumi.Resource | None = None, stream_id: int | None = None,
+               ephemeral: bool | None = None) -> None:
+        sink.append(msg)
 
     pulumi.log.warn = record
     try:

@@ -4,6 +4,8 @@
 config. ``prescale plan``, ``prescale schedule`` and the tests read the file themselves, so they read it the
 CLI's way, or refuse it with the same answer:
 
+* Config keys live in the ``config:`` map; keys written at the top level instead (the ``config:`` line
+  forgotten) are refused as such, not reported as missing config.
 * YAML 1.2, like the CLI's parser: ``on``/``no`` stay strings and only ``true``/``false`` are booleans. A
   file that is not YAML is refused in one line: the file, line and column, and what the parser expected.
 * Keys are ``<namespace>:<name>``. A key without a namespace is the project's: the CLI reads ``cluster`` as
@@ -68,7 +70,13 @@ def read_config_file(path: Path, project: str = CONFIG_NAMESPACE) -> dict[str, s
     project is ``prescale``). Raises :class:`StackFileError` for a file that is not a YAML map with a
     ``config:`` map, and :class:`ConfigError` listing every key the CLI would refuse or this reader cannot.
     """
-    config = _map(_map(_load(path), path, "the stack file").get("config"), path, "its config:")
+    stack = _map(_load(path), path, "the stack file")
+    stray = [str(key) for key in stack if ":" in str(key)]
+    if stray:  # the CLI reads config only under `config:`; elsewhere these keys are not config at all
+        raise StackFileError(f"{path}: {', '.join(stray[:3])}{' ...' * (len(stray) > 3)} at the top level, outside "
+                             "`config:`: the Pulumi CLI reads config keys only inside the `config:` map; put a "
+                             "`config:` line first and indent these keys below it")
+    config = _map(stack.get("config"), path, "its config:")
     wire: dict[str, str] = {}
     written_as: dict[str, str] = {}
     problems: list[str] = []

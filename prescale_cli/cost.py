@@ -19,15 +19,19 @@ How the estimate works, per window (each step is a stated assumption, not a meas
 2. **What a node keeps for itself.** Allocatable room = Karpenter's own figure for the type (after its
    kubelet/system reservations, eviction threshold and VM overhead) minus ~0.2 vCPU / 256 MiB of DaemonSets
    (VPC CNI, kube-proxy, Pod Identity agent...).
-3. **How long nodes live.** From the placeholders' scale-up until the later of the event's end and the
-   end of the freeze that covers it, plus the pool's ``consolidateAfter``; node launch time is ignored.
+3. **How long nodes live, each counted once** (:mod:`prescale_cli.node_hours`). A window's nodes are up
+   from its placeholders' scale-up to the event's end (overlapping windows on a pool add up); an emptied node
+   goes after the pool's ``consolidateAfter``, or that long after the end of a freeze holding it. A later
+   window on the pool takes emptied nodes of its type before Karpenter launches more and pays from then on,
+   so a freeze covering several windows keeps each node paid once. Node launch time is ignored.
    Only the part inside the range counts. The rest of the *tail* is shown beside it, not added
    (:func:`window_tails`): after each end KEDA keeps the placeholders for its cooldown, the emptied nodes
    wait ``consolidateAfter`` and are then drained and terminated (all at once: the pool's standing budget
    lets empty nodes go together; about a minute, as they have nothing to evict). If KEDA never scales
    down, the failsafe does at the end plus ``failsafeGrace`` instead of the cooldown.
 4. **All day.** The same fleet kept for the whole range; per NodePool, enough of it for the busiest
-   moment (windows that overlap add up), which is what a static pool sized for the peak would cost.
+   moment (windows whose placeholders overlap add up), which is what a static pool sized for the peak
+   would cost.
 5. **Per week.** Recurring windows' range figures scaled to seven days; a one-off event has no weekly
    figure (it happens once), only its cost within the range.
 """
@@ -35,19 +39,20 @@ How the estimate works, per window (each step is a stated assumption, not a meas
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from prescale.model.config import CapacityConfig, NodePoolConfig, PricingConfig
+from prescale.model.config import CapacityConfig, EventWindow, NodePoolConfig, PricingConfig
 from prescale.model.duration import parse_duration
 from prescale.model.instances import InstanceType, instance_type, pool_launchable
 from prescale.model.sizing import PlaceholderPlan, plan_placeholders
 from prescale.model.sizing import pods_per_node as fitting_pods
 from prescale.model.tails import DRAIN, KEDA_COOLDOWN
 
-from .timeline import Entry, Interval, Timeline, clipped_hours
+from .node_hours import Hold, paid_node_hours
+from .timeline import Timeline
 
 CURRENCY = "USD"
 
@@ -110,25 +115,22 @@ class CostEstimate:
 def estimate_cost(config: CapacityConfig, timeline: Timeline) -> CostEstimate:
     """Node-hours and USD per window and NodePool over the timeline's range (see the module docstring)."""
     hours = (timeline.until - timeline.since) / timedelta(hours=1)
-    by_window: dict[str, list[Entry]] = defaultdict(list)
-    for entry in timeline.entries:
-        by_window[entry.window.name].append(entry)
-    fleets: dict[str, Fleet | None] = {}
+    fleets = {window.name: cheapest_fleet(plan_placeholders(window, config.placeholders_for(window.node_pool)),
+                                          window_candidates(config, window))
+              for window in config.event_windows}
+    paid = paid_node_hours(_holds(timeline, fleets), timeline.frozen,
+                           {pool.name: parse_duration(pool.consolidate_after) for pool in config.node_pools},
+                           timeline.since, timeline.until)
+    occurrences = Counter(entry.window.name for entry in timeline.entries)
     windows = []
     for window in config.event_windows:
-        pool = config.node_pool(window.node_pool)
-        entries = by_window[window.name]
-        placeholders = plan_placeholders(window, config.placeholders_for(pool.name))
-        reserved = instance_type(window.reserve.instance_type) if window.reserve else None
-        shapes = [priced(reserved, config.pricing)] if reserved else candidates(pool, config.pricing)
-        fleet = fleets[window.name] = cheapest_fleet(placeholders, shapes)
+        fleet = fleets[window.name]
         nodes, price = (fleet.nodes, fleet.shape.price_per_hour) if fleet else (0, 0.0)
-        node_hours = nodes * sum(clipped_hours(node_lifetime(entry, pool), timeline.since, timeline.until)
-                                 for entry in entries)
+        node_hours = paid.get(window.name, 0.0)
         windows.append(WindowCost(
             window=window.name, node_pool=window.node_pool, recurring=not window.is_one_off,
-            occurrences=len(entries), fleet=fleet, node_hours=node_hours, cost=node_hours * price,
-            all_day_cost=nodes * price * hours if entries else 0.0))
+            occurrences=occurrences[window.name], fleet=fleet, node_hours=node_hours, cost=node_hours * price,
+            all_day_cost=nodes * price * hours if occurrences[window.name] else 0.0))
     pools = []
     for pool in config.node_pools:
         pool_windows = [cost for cost in windows if cost.node_pool == pool.name]
@@ -137,6 +139,13 @@ def estimate_cost(config: CapacityConfig, timeline: Timeline) -> CostEstimate:
                               recurring_cost=sum(cost.cost for cost in pool_windows if cost.recurring),
                               peak_price_per_hour=peak, all_day_cost=peak * hours))
     return CostEstimate(days=hours / 24, windows=windows, pools=pools)
+
+
+def _holds(timeline: Timeline, fleets: dict[str, Fleet | None]) -> list[Hold]:
+    """Each estimated occurrence's fleet, from scale-up to the end."""
+    return [Hold(entry.window.name, entry.window.node_pool, fleet.shape.name, fleet.nodes,
+                 entry.occurrence.scale_up_utc, entry.occurrence.end_utc)
+            for entry in timeline.entries if (fleet := fleets[entry.window.name])]
 
 
 @dataclass(frozen=True)
@@ -165,26 +174,26 @@ def window_tails(config: CapacityConfig, cost: CostEstimate) -> list[WindowTail]
     return tails
 
 
-def node_lifetime(entry: Entry, pool: NodePoolConfig) -> Interval:
-    """From scale-up until the event and its freeze are over and consolidation has had its delay."""
-    occurrence = entry.occurrence
-    released = max(occurrence.end_utc, entry.freeze[1]) if entry.freeze else occurrence.end_utc
-    return occurrence.scale_up_utc, released + parse_duration(pool.consolidate_after)
-
-
 def _peak_price(timeline: Timeline, pool: NodePoolConfig, fleets: dict[str, Fleet | None]) -> float:
-    """The highest hourly price of the pool's fleets that are up at the same moment."""
+    """The highest hourly price of the pool's fleets whose placeholders are up at the same moment."""
     changes: list[tuple[datetime, float]] = []
     for entry in timeline.entries:
         fleet = fleets.get(entry.window.name)
         if entry.window.node_pool == pool.name and fleet:
-            start, end = node_lifetime(entry, pool)
-            changes += [(start, fleet.price_per_hour), (end, -fleet.price_per_hour)]
+            changes += [(entry.occurrence.scale_up_utc, fleet.price_per_hour),
+                        (entry.occurrence.end_utc, -fleet.price_per_hour)]
     peak = level = 0.0
     for _, change in sorted(changes):  # at equal instants a fleet leaving (negative) sorts first
         level += change
         peak = max(peak, level)
     return peak
+
+
+def window_candidates(config: CapacityConfig, window: EventWindow) -> list[InstanceShape]:
+    """The instance types a window's nodes may be: its pool's :func:`candidates`, or the type it reserves."""
+    reserved = instance_type(window.reserve.instance_type) if window.reserve else None
+    return [priced(reserved, config.pricing)] if reserved else candidates(config.node_pool(window.node_pool),
+                                                                          config.pricing)
 
 
 def candidates(pool: NodePoolConfig, pricing: PricingConfig) -> list[InstanceShape]:

@@ -2,8 +2,9 @@
 
 ``plan`` and ``schedule`` work offline (no cloud account, no Pulumi CLI): ``plan`` runs the real ``__main__.py``
 under Pulumi mocks with the stack's config; ``schedule`` reads the same config and asks the schedule
-maths the program deploys from. Exit codes: 0 ok, 1 the project or stack cannot be found or read, or the
-stack config is invalid (the message goes to stderr, without a traceback), 2 bad command-line usage.
+maths the program deploys from. Exit codes: 0 ok, 1 the project or stack cannot be found or read, the stack
+config is invalid, or an output cannot be written (one message on stderr, without a traceback), 2 bad
+command-line usage (shown with the usage of the command concerned).
 ``status`` reads the cluster: 0 ready, 1 not ready, 2 the config is invalid or the cluster cannot be read.
 """
 
@@ -11,10 +12,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -51,7 +53,8 @@ placeholder scale-up (start minus lead time), event start and end, the nodes or 
 held, the consolidation freeze covering it, windows that overlap on a NodePool, and the
 Karpenter disruption budgets (UTC). One-off events appear once, and not at all once they
 are over. Ends with a cost estimate compared with keeping the nodes all day, and what the
-capacity reservations of one-off windows cost and when the `pulumi up` that creates them must run."""
+capacity reservations of one-off windows cost and when the `pulumi up` that creates them must run.
+Repeats the warnings `pulumi up` would log."""
 
 _STATUS_DESCRIPTION = """\
 Ask the cluster whether each window running now or starting within --within is ready: its
@@ -83,25 +86,44 @@ _SCHEDULE_EXAMPLES = """examples:
 
 The cost estimate prices nodes from prescale:pricing (vcpuHour, default 0.05 USD; instanceTypes:
 {"c7i.xlarge": 0.1785, ...}). It assumes Karpenter picks the cheapest single instance type of the
-pool that holds the placeholders (one per node for `nodes:` windows), counts nodes from scale-up
-to the end of the consolidation freeze plus consolidateAfter, and compares with keeping the
-busiest moment's nodes all day. Details: prescale_cli/cost.py.
+pool that holds the placeholders (one per node for `nodes:` windows), counts each node once, from
+scale-up until its window ends or the consolidation freeze holding it ends, plus consolidateAfter
+(a later window on the pool takes over nodes still up), and compares with keeping the busiest
+moment's nodes all day. Details: prescale_cli/cost.py.
 """
 
 
+class CommandError(Exception):
+    """A problem the command reports in one line, without a traceback (exit code 1)."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_args(build_parser(), sys.argv[1:] if argv is None else list(argv))
     try:
         project = args.project or find_project(Path.cwd())
         return args.run(args, project, Output(sys.stdout))
-    except (ConfigError, StackFileError, FileNotFoundError) as error:
+    except (ConfigError, StackFileError, FileNotFoundError, CommandError) as error:
         print(f"prescale: {error}", file=sys.stderr)
-        return 1
+        return 2 if args.command == "status" else 1  # `status` keeps 1 for "not ready"
     except BrokenPipeError:
         # The reader stopped early (`prescale plan | head`): end quietly, as if killed by SIGPIPE like other
         # Unix tools, and keep Python from failing again while flushing the closed stdout at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 128 + signal.SIGPIPE
+
+
+def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """``parser.parse_args``, but a mistake after a command is shown with that command's usage (argparse names
+    an unknown option under the top-level usage), and a mistyped command with the one meant."""
+    commands = parser.commands
+    if argv and argv[0] not in commands and not argv[0].startswith("-"):
+        meant = difflib.get_close_matches(argv[0], commands, n=1)
+        if meant:
+            commands[meant[0]].error(f"{argv[0]!r} is not a command; did you mean {meant[0]!r}?")
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -111,7 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n  prescale plan --stack dev\n  prescale schedule --stack dev --days 14\n\n"
                "Run `prescale <command> --help` for a command's options.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(title="commands", required=True, metavar="{plan,schedule,status}")
+    commands = parser.add_subparsers(title="commands", dest="command", required=True,
+                                     metavar="{plan,schedule,status}")
 
     common = argparse.ArgumentParser(add_help=False)
     options = common.add_argument_group("stack options")
@@ -147,7 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
                           help="length of the range in days (default: 7)")
     schedule.add_argument("--json", action="store_true",
                           help='print {"occurrences": [{"window", "scaleUp", "start", "end", "nodes", "capacity", '
-                               '...}], "overlaps", "freezes", "cost"} with ISO-8601 instants carrying their offset')
+                               '...}], "overlaps", "freezes", "cost", "warnings"} with ISO-8601 instants carrying '
+                               'their offset')
     schedule.add_argument("--png", type=Path, metavar="FILE",
                           help="also draw the first week of the range to FILE (PNG): placeholders vs event windows "
                                "per NodePool")
@@ -166,6 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help='print {"stack", "now", "within", "ready", "windows": [{"window", "state", "ready", '
                              '"notReady", "scaledObject", "placeholders", "nodes", "nodeClaims", "freeze", ...}]}')
     status.set_defaults(run=_run_status)
+    parser.commands = commands.choices  # command name → its parser (for parse_args)
     return parser
 
 
@@ -208,19 +233,30 @@ def _now(args: argparse.Namespace) -> datetime:
 
 def _run_plan(args: argparse.Namespace, project: Path, output: Output) -> int:
     # The Pulumi SDK (and the program's provider SDKs) load only for `plan`: `schedule` needs none of them.
+    import pulumi
     from prescale.offline import run_program
 
     from .manifests import write_manifests
     from .plan import plan_document, show_plan
 
-    with contextlib.redirect_stdout(sys.stderr):  # the program's own prints must not corrupt --json
-        evaluation = run_program(project, args.stack, now=_now(args))
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # the program's own prints must not corrupt --json
+            evaluation = run_program(project, args.stack, now=_now(args))
+    except pulumi.ConfigMissingError as error:  # a library project's own `pulumi.Config().require(...)`
+        raise CommandError(f"{error.key}: required config is missing (the program reads it with "
+                           f"pulumi.Config.require); set it under `config:` in "
+                           f"{project / f'Pulumi.{args.stack}.yaml'}") from None
+    except pulumi.RunError as error:  # what Pulumi itself reports without a traceback
+        raise CommandError(" ".join(str(error).split())) from None
+    for warning in evaluation.warnings:  # as `pulumi up` would say them; stdout stays the plan (or its JSON)
+        print(f"warning: {warning}", file=sys.stderr)
     if args.json:
         output.json(plan_document(evaluation))
     else:
         show_plan(evaluation, f"{project_name(project)}-{args.stack}", output)
     if args.out:
-        rendered = write_manifests(evaluation, args.out, args.stack)
+        with _writing("the manifests", args.out):
+            rendered = write_manifests(evaluation, args.out, args.stack)
         stale = f" (removed {len(rendered.removed)} stale)" if rendered.removed else ""
         charts = ", ".join(f"{release.chart} {release.version}" for release in rendered.helm_releases)
         helm = f"; Helm releases to install first (see README.md there): {charts}" if charts else ""
@@ -241,7 +277,8 @@ def _run_schedule(args: argparse.Namespace, project: Path, output: Output) -> in
         show_reservations(config, timeline.plan, output)
     if args.png:
         from .picture import draw_week  # matplotlib takes a second to import: only when drawing
-        draw_week(config, timeline, args.png)
+        with _writing("the picture", args.png):
+            draw_week(config, timeline, args.png)
         _notes(args, output).line(f"Drew the week from {since:%Y-%m-%d %H:%M %Z} to {args.png}")
     return 0
 
@@ -260,6 +297,18 @@ def _run_status(args: argparse.Namespace, project: Path, output: Output) -> int:
     else:
         show_status(args.stack, now, args.within, statuses, output)
     return 0 if all_ready(statuses) else 1
+@contextlib.contextmanager
+def _writing(what: str, path: Path) -> Iterator[None]:
+    """A failure to write ``path`` as one line naming it and the reason, instead of ``[Errno 2] ...``."""
+    try:
+        yield
+    except OSError as error:
+        reason = error.strerror or str(error)
+        if isinstance(error, FileNotFoundError) and not path.parent.exists():
+            reason = f"its directory {path.parent} does not exist"
+        elif error.filename and Path(error.filename) != path:
+            reason += f" ({error.filename})"
+        raise CommandError(f"cannot write {what} to {path}: {reason}") from None
 
 
 def _notes(args: argparse.Namespace, output: Output) -> Output:

@@ -42,22 +42,29 @@ class Output:
             self.stream.write(f"{text}\n")
 
     def table(self, columns: Sequence[str], rows: Iterable[Sequence[str]], title: str | None = None) -> None:
-        rows = [[str(cell) for cell in row] for row in rows]
+        cells = [[str(cell) for cell in row] for row in rows]
         if title:
             self.heading(title)
         if self.terminal:
-            self._rich_table(columns, rows)
+            self._rich_table(columns, cells)
         else:
-            self._plain_table(columns, rows)
+            self._plain_table(columns, cells)
 
     def json(self, document: Any) -> None:
         """Machine-readable output: always plain, never styled (``--json`` is for pipes)."""
         self.stream.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
     def _rich_table(self, columns: Sequence[str], rows: list[list[str]]) -> None:
+        # Fitted to the terminal's width by wrapping cells at spaces, never inside a word (a name, a time, a
+        # price) while the longest words fit side by side (else rich folds the widest); the first column, which
+        # names the row or draws the resource tree, stays on one line.
         table = Table(box=box.SIMPLE_HEAD, header_style="bold cyan", pad_edge=False)
-        for column in columns:
-            table.add_column(column, overflow="fold")
+        words = [max(len(word) for cell in [column, *(row[index] for row in rows)] for word in cell.split() or [""])
+                 for index, column in enumerate(columns)]
+        whole_words = sum(words) + 2 * len(columns) <= self.console.width  # 2: the padding between columns
+        for index, column in enumerate(columns):
+            table.add_column(column, overflow="fold", no_wrap=index == 0,
+                             min_width=words[index] if whole_words else None)
         for row in rows:
             table.add_row(*(Text(cell) for cell in row))  # Text: no rich markup in names like "x[0]"
         self.console.print(table)

@@ -3,11 +3,12 @@
 One row per event window, grouped under its NodePool, over the week: a pale bar from scale-up to the
 event's start (the lead time, when the placeholders are already there), a solid bar for the event, a grey
 line under it while consolidation is frozen, and a red band across a pool's rows where its windows overlap
-(their placeholders add up). Each row is labelled with the window's own times, in its own zone, and what it
-holds, so a 15-minute window drawn wider than it is (every event bar is at least :data:`MIN_EVENT_WIDTH`
-of the week wide) still says exactly when it is. Hours are ticked and labelled in the windows' zone when all
-drawn windows share one, else in UTC, as the axis label says; the key below the plot lists only what is
-drawn. Drawn with matplotlib's Agg backend: no display needed.
+(their placeholders add up). Every bar is drawn to scale; an event shorter than :data:`RESOLUTION` of the
+week gets a marker above it, so it stays visible without looking longer than its freeze. Each row is
+labelled with the window's own times, each with its zone's abbreviation, and what it holds. A pool with more
+than :data:`MAX_ROWS_PER_POOL` windows is drawn on one row (its windows' times are in the table). Hours are
+ticked in the windows' zone when all drawn windows share one, else in UTC, as the axis label says; the key
+below the plot lists only what is drawn, in the colours drawn. Drawn with matplotlib's Agg backend.
 """
 
 from __future__ import annotations
@@ -27,20 +28,23 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch, Rectangle  # noqa: E402
 
+from prescale.model.budgets import unite  # noqa: E402
 from prescale.model.config import EventWindow, CapacityConfig  # noqa: E402
 
-from .schedule_report import _holds  # noqa: E402 - the same words as the table's Placeholders column
+from .schedule_report import _holds, zoned_times  # noqa: E402 - the table's words for what and when
 from .timeline import Entry, Timeline  # noqa: E402
 
 WEEK = timedelta(days=7)
-MIN_EVENT_WIDTH = 0.006  # of the drawn range: 15 minutes of a week would be a hairline, this is ~1 hour
-COLOURS = plt.get_cmap("tab10").colors  # one per NodePool: rows are labelled, colour only groups them
+RESOLUTION = 0.006  # of the drawn range (about an hour of a week, a few pixels): shorter events get a marker
+MAX_ROWS_PER_POOL = 12  # a pool with more windows is drawn on one row
+EVENT, LEAD_ALPHA = "tab:blue", 0.35  # event bars; the lead time in the same colour, paler
+FROZEN, NOT_FROZEN, OVERLAP, OVERLAP_ALPHA = "dimgray", "tab:red", "tab:red", 0.15
 BAR, FREEZE_OFFSET = 0.5, 0.34  # bar height and where the freeze line sits below a row's centre, in rows
 
 
 @dataclass(frozen=True)
 class _Row:
-    window: EventWindow
+    windows: list[EventWindow]
     entries: list[Entry]
     y: int
 
@@ -62,24 +66,15 @@ def week_figure(config: CapacityConfig, timeline: Timeline) -> Figure:
 
     figure = plt.figure(figsize=(14, 2.4 + 0.42 * (len(rows) + len(headers))), layout="constrained")
     axis = figure.add_subplot()
-    span = mdates.date2num(until) - mdates.date2num(since)
-    colours = {pool.name: COLOURS[index % len(COLOURS)] for index, pool in enumerate(config.node_pools)}
+    resolution = (mdates.date2num(until) - mdates.date2num(since)) * RESOLUTION
     for row in rows:
-        for entry in row.entries:
-            _draw_entry(axis, row.y, entry, colours[row.window.node_pool], span * MIN_EVENT_WIDTH)
-    for overlap in timeline.overlaps:
-        ys = [row.y for row in rows if row.window.node_pool == overlap.node_pool]
-        if ys and overlap.start < until and overlap.end > since:
-            axis.add_patch(Rectangle((mdates.date2num(overlap.start), min(ys) - 0.5),
-                                     mdates.date2num(overlap.end) - mdates.date2num(overlap.start),
-                                     max(ys) - min(ys) + 1, color="tab:red", alpha=0.15, linewidth=0,
-                                     zorder=0, gid="overlap"))
+        for entry in row.entries:  # on a pool's shared row, bars side by side need no marker
+            _draw_entry(axis, row.y, entry, resolution if len(row.windows) == 1 else 0)
+    _draw_overlaps(axis, timeline, rows, since, until)
 
     _label_rows(axis, rows, headers)
     _time_axis(axis, since, until, zone, multiple_zones=zone.key == "UTC" and bool(drawn))
-    figure.suptitle(f"Event windows, {since.astimezone(zone):%a %Y-%m-%d %H:%M} to "
-                    f"{until.astimezone(zone):%a %Y-%m-%d %H:%M} {_zone_name(zone, since)}",
-                    x=0.01, ha="left", fontsize=12)
+    figure.suptitle(f"Event windows, {_range(since, until, zone)}", x=0.01, ha="left", fontsize=12)
     if not drawn:
         axis.text(0.5, 0.5, "No window occurs in this week.", transform=axis.transAxes, ha="center")
     _key(figure, axis)
@@ -90,13 +85,23 @@ def _axis_zone(zones: set[str]) -> ZoneInfo:
     return ZoneInfo(zones.pop() if len(zones) == 1 else "UTC")
 
 
-def _zone_name(zone: ZoneInfo, at: datetime) -> str:
-    abbreviation = at.astimezone(zone).tzname()
-    return zone.key if abbreviation == zone.key else f"{abbreviation} ({zone.key})"
+def _zone_name(zone: ZoneInfo, *moments: datetime) -> str:
+    """``KST (Asia/Seoul)``; ``CET/CEST (Europe/Berlin)`` if the zone changes abbreviation between ``moments``."""
+    abbreviations = "/".join(dict.fromkeys(f"{moment.astimezone(zone):%Z}" for moment in moments))
+    return zone.key if abbreviations == zone.key else f"{abbreviations} ({zone.key})"
+
+
+def _range(since: datetime, until: datetime, zone: ZoneInfo) -> str:
+    """The drawn range in ``zone``, each end with its own abbreviation when they differ (a DST change)."""
+    start, end = since.astimezone(zone), until.astimezone(zone)
+    if start.tzname() == end.tzname():
+        return f"{start:%a %Y-%m-%d %H:%M} to {end:%a %Y-%m-%d %H:%M} {_zone_name(zone, since)}"
+    return f"{start:%a %Y-%m-%d %H:%M %Z} to {end:%a %Y-%m-%d %H:%M %Z} ({zone.key})"
 
 
 def _layout(config: CapacityConfig, drawn: list[Entry]) -> tuple[list[_Row], dict[int, str]]:
-    """Rows top to bottom: a header per NodePool with drawn windows, then its windows in config order."""
+    """Rows top to bottom: a header per NodePool with drawn windows, then its windows in config order (or
+    all of them on one row, past :data:`MAX_ROWS_PER_POOL`)."""
     rows, headers, y = [], {}, 0
     for pool in config.node_pools:
         windows = [window for window in config.event_windows if window.node_pool == pool.name
@@ -105,34 +110,53 @@ def _layout(config: CapacityConfig, drawn: list[Entry]) -> tuple[list[_Row], dic
             continue
         headers[y] = f"NodePool {pool.name}"
         y += 1
-        for window in windows:
-            rows.append(_Row(window, [entry for entry in drawn if entry.window is window], y))
+        groups = [windows] if len(windows) > MAX_ROWS_PER_POOL else [[window] for window in windows]
+        for group in groups:
+            rows.append(_Row(group, [entry for entry in drawn if any(entry.window is window for window in group)], y))
             y += 1
     return rows, headers
 
 
-def _draw_entry(axis, y: int, entry: Entry, colour, min_width: float) -> None:
+def _draw_entry(axis, y: int, entry: Entry, resolution: float) -> None:
     occurrence = entry.occurrence
     scale_up, start, end = (mdates.date2num(moment) for moment in
                             (occurrence.scale_up_utc, occurrence.start_utc, occurrence.end_utc))
     name = entry.window.name
     hatch = "///" if entry.not_armed else None
-    axis.barh(y, start - scale_up, left=scale_up, height=BAR, color=colour, alpha=0.35, linewidth=0,
-              hatch=hatch, gid=f"lead:{name}")
-    axis.barh(y, max(end - start, min_width), left=start, height=BAR, color=colour, linewidth=0,
-              hatch=hatch, gid=f"event:{name}")
+    _bar(axis, y, scale_up, start, f"lead:{name}", color=EVENT, alpha=LEAD_ALPHA, hatch=hatch)
+    _bar(axis, y, start, end, f"event:{name}", color=EVENT, hatch=hatch)
+    if end - start < resolution:
+        axis.plot((start + end) / 2, y - BAR / 2, marker="v", markersize=6, color=EVENT, linestyle="none",
+                  gid=f"short:{name}")
     if entry.freeze:
         low, high = (mdates.date2num(moment) for moment in entry.freeze)
-        axis.barh(y + FREEZE_OFFSET, high - low, left=low, height=0.08, color="dimgray", linewidth=0,
-                  gid=f"frozen:{name}")
+        _bar(axis, y + FREEZE_OFFSET, low, high, f"frozen:{name}", height=0.08, color=FROZEN)
     elif not entry.not_armed:
-        axis.barh(y + FREEZE_OFFSET, max(end - scale_up, min_width), left=scale_up, height=0.08,
-                  color="tab:red", linewidth=0, gid=f"not-frozen:{name}")
+        _bar(axis, y + FREEZE_OFFSET, scale_up, end, f"not-frozen:{name}", height=0.08, color=NOT_FROZEN)
+
+
+def _bar(axis, y: float, low: float, high: float, gid: str, height: float = BAR, **style) -> None:
+    """A bar exactly from ``low`` to ``high``: not snapped to whole pixels, where a short one would vanish."""
+    axis.barh(y, high - low, left=low, height=height, linewidth=0, snap=False, gid=gid, **style)
+
+
+def _draw_overlaps(axis, timeline: Timeline, rows: list[_Row], since: datetime, until: datetime) -> None:
+    """A band over each stretch where windows overlap, across their rows (touching stretches as one)."""
+    row_of = {window.name: row.y for row in rows for window in row.windows}
+    bands: dict[tuple[int, int], list[tuple[datetime, datetime]]] = {}
+    for overlap in timeline.overlaps:
+        ys = [row_of[window] for window in overlap.windows if window in row_of]
+        if ys and overlap.start < until and overlap.end > since:
+            bands.setdefault((min(ys), max(ys)), []).append((overlap.start, overlap.end))
+    for (top, bottom), stretches in bands.items():
+        for start, end in unite(stretches):
+            axis.add_patch(Rectangle((mdates.date2num(start), top - 0.5), mdates.date2num(end) - mdates.date2num(start),
+                                     bottom - top + 1, color=OVERLAP, alpha=OVERLAP_ALPHA, linewidth=0, zorder=0,
+                                     gid="overlap"))
 
 
 def _label_rows(axis, rows: list[_Row], headers: dict[int, str]) -> None:
-    labels = {**headers, **{row.y: f"{row.window.name}  ·  {_holds(row.entries[0])}\n{_times(row.entries)}"
-                            for row in rows}}
+    labels = {**headers, **{row.y: _row_label(row) for row in rows}}
     axis.set_yticks(sorted(labels), [labels[y] for y in sorted(labels)], fontsize=9)
     for y in headers:
         axis.get_yticklabels()[sorted(labels).index(y)].set_fontweight("bold")
@@ -142,20 +166,29 @@ def _label_rows(axis, rows: list[_Row], headers: dict[int, str]) -> None:
     axis.tick_params(axis="y", length=0)
 
 
+def _row_label(row: _Row) -> str:
+    if len(row.windows) == 1:
+        return f"{row.windows[0].name}  ·  {_holds(row.entries[0])}\n{_times(row.entries)}"
+    return f"{len(row.windows)} windows: {row.windows[0].name} … {row.windows[-1].name}\n(their times: the table)"
+
+
 def _times(entries: list[Entry]) -> str:
     """The window's own times in its zone, as the table shows them (a one-off with its date); times that
-    differ only by the zone's DST abbreviation are shown once (``08:30 → 09:00 – 17:00 EST/EDT``)."""
-    shown: dict[str, list[str]] = {}
+    differ only by the zone's DST abbreviation are shown once (``08:30 → 09:00 – 17:00 EST/EDT``), and an
+    occurrence across a DST change gives each time its own (``00:50 CET → 01:00 CET – 04:00 CEST``)."""
+    shown: dict[str, dict[str, None]] = {}  # times → their zones' abbreviations, both in order
     for entry in entries:
         occurrence = entry.occurrence
         day = f"{occurrence.scale_up:%a %m-%d} " if entry.window.is_one_off else ""
-        times = f"{day}{occurrence.scale_up:%H:%M} → {occurrence.start:%H:%M} – {occurrence.end:%H:%M}"
-        zones = shown.setdefault(times, [])
-        if occurrence.start.tzname() not in zones:
-            zones.append(occurrence.start.tzname())
-    texts = [f"{times} {'/'.join(zones)}" for times, zones in shown.items()]
+        clocks = (f"{day}{occurrence.scale_up:%H:%M}", f"{occurrence.start:%H:%M}", f"{occurrence.end:%H:%M}")
+        zones = {f"{moment:%Z}": None for moment in (occurrence.scale_up, occurrence.start, occurrence.end)}
+        if len(zones) == 1:
+            shown.setdefault("{} → {} – {}".format(*clocks), {}).update(zones)
+        else:
+            shown.setdefault(zoned_times(occurrence, clocks), {})
+    texts = [" ".join((times, "/".join(zones))).rstrip() for times, zones in shown.items()]
     not_armed = "  (not armed yet)" if any(entry.not_armed for entry in entries) else ""
-    return ", ".join(texts[:2]) + (", …" if len(texts) > 2 else "") + not_armed
+    return "\n".join(texts[:2]) + (" …" if len(texts) > 2 else "") + not_armed
 
 
 def _time_axis(axis, since: datetime, until: datetime, zone: ZoneInfo, multiple_zones: bool) -> None:
@@ -176,20 +209,24 @@ def _time_axis(axis, since: datetime, until: datetime, zone: ZoneInfo, multiple_
                    [f"{day:%a %m-%d}" for day in days if since <= day.replace(hour=12) < until], fontsize=10)
     top.tick_params(length=0)
     note = "; each window's own times are in its label" if multiple_zones else ""
-    axis.set_xlabel(f"hour of the day in {_zone_name(zone, since)}{note}")
+    axis.set_xlabel(f"hour of the day in {_zone_name(zone, since, until)}{note}")
 
 
 def _key(figure: Figure, axis) -> None:
     """What each mark means, only for marks that are drawn: below the plot, never over the title."""
-    gids = {(artist.get_gid() or "").split(":")[0] for artist in axis.patches}
-    kinds = [("lead", Patch(color="gray", alpha=0.35, label="placeholders up before the event (lead time)")),
-             ("event", Patch(color="gray", label="event window")),
-             ("frozen", Line2D([], [], color="dimgray", linewidth=3, label="consolidation frozen")),
-             ("not-frozen", Line2D([], [], color="tab:red", linewidth=3, label="NOT frozen")),
-             ("overlap", Patch(color="tab:red", alpha=0.15, label="windows overlap on the NodePool"))]
+    gids = {(artist.get_gid() or "").split(":")[0] for artist in (*axis.patches, *axis.lines)}
+    kinds = [("lead", Patch(color=EVENT, alpha=LEAD_ALPHA, linewidth=0,
+                            label="placeholders up before the event (lead time)")),
+             ("event", Patch(color=EVENT, linewidth=0, label="event window")),
+             ("short", Line2D([], [], marker="v", markersize=6, color=EVENT, linestyle="none",
+                              label="event shorter than the drawing's resolution (bar to scale)")),
+             ("frozen", Line2D([], [], color=FROZEN, linewidth=3, label="consolidation frozen")),
+             ("not-frozen", Line2D([], [], color=NOT_FROZEN, linewidth=3, label="NOT frozen")),
+             ("overlap", Patch(color=OVERLAP, alpha=OVERLAP_ALPHA, linewidth=0,
+                               label="windows overlap on the NodePool"))]
     if any(patch.get_hatch() for patch in axis.patches):
         gids.add("not-armed")
-        kinds.append(("not-armed", Patch(facecolor="white", edgecolor="gray", hatch="///",
+        kinds.append(("not-armed", Patch(facecolor=EVENT, linewidth=0, hatch="///",
                                          label="not armed yet (deployed by a later pulumi up)")))
     handles = [handle for gid, handle in kinds if gid in gids]
     if handles:

@@ -14,7 +14,7 @@ from prescale.model.config import CapacityConfig
 from prescale.model.cron import UTC
 from prescale.model.duration import format_duration
 from prescale.model.quantity import format_cpu, format_memory
-from prescale.model.windows import one_off_repeat_warning
+from prescale.model.schedule import Occurrence
 
 from .cost import CURRENCY, DRAIN, KEDA_COOLDOWN, CostEstimate, Fleet, window_tails
 from .output import Output
@@ -22,7 +22,8 @@ from .timeline import Entry, Interval, Timeline
 
 
 def schedule_document(stack: str, config: CapacityConfig, timeline: Timeline, cost: CostEstimate) -> dict[str, Any]:
-    """``--json``: occurrences, overlaps, freezes and the cost estimate of the range (with each window's tail)."""
+    """``--json``: occurrences, overlaps, freezes and the cost estimate of the range (with each window's tail), and
+    the plan's warnings (what ``pulumi up`` says)."""
     return {
         "stack": stack, "from": _iso(timeline.since), "until": _iso(timeline.until), "now": _iso(timeline.now),
         "occurrences": [_occurrence(entry) for entry in timeline.entries],
@@ -35,6 +36,7 @@ def schedule_document(stack: str, config: CapacityConfig, timeline: Timeline, co
             {"window": tail.window, "nodesStayAfterEnd": format_duration(tail.usual),
              "costPerEnd": _round(tail.usual_cost), "ifKedaFailsStay": format_duration(tail.without_keda),
              "ifKedaFailsCostPerEnd": _round(tail.without_keda_cost)} for tail in window_tails(config, cost)]},
+        "warnings": list(timeline.plan.warnings),
     }
 
 
@@ -43,7 +45,10 @@ def _occurrence(entry: Entry) -> dict[str, Any]:
     return {
         "window": window.name, "nodePool": window.node_pool, "timezone": window.timezone, "oneOff": window.is_one_off,
         "scaleUp": occurrence.scale_up.isoformat(), "start": occurrence.start.isoformat(),
-        "end": occurrence.end.isoformat(), "scaleUpUtc": _iso(occurrence.scale_up_utc),
+        "end": occurrence.end.isoformat(),
+        "zoneAbbreviations": {key: f"{moment:%Z}" for key, moment in
+                              (("scaleUp", occurrence.scale_up), ("start", occurrence.start), ("end", occurrence.end))},
+        "scaleUpUtc": _iso(occurrence.scale_up_utc),
         "startUtc": _iso(occurrence.start_utc), "endUtc": _iso(occurrence.end_utc),
         "nodes": window.nodes,
         "capacity": window.capacity.model_dump() if window.capacity else None,
@@ -91,17 +96,13 @@ def show_schedule(stack: str, config: CapacityConfig, timeline: Timeline, cost: 
                      [_entry_row(entry) for entry in timeline.entries], title="Occurrences")
         output.line(_zone_legend(timeline.entries))
         output.line()
-        for window, reason in {entry.window.name: entry.not_armed for entry in timeline.entries
-                               if entry.not_armed}.items():
-            output.line(f"Not armed yet: {window}: {reason}")
-            output.line()
     else:
         output.line("No window occurs in this range.")
         output.line()
-    for plan in timeline.plan.armed:
-        if repeats := one_off_repeat_warning(plan):
-            output.line(f"Deployed now: {plan.window.name}: {repeats}")
-            output.line()
+    for warning in timeline.plan.warnings:
+        output.line(f"warning: {warning}")
+    if timeline.plan.warnings:
+        output.line()
     _show_overlaps(timeline, output)
     freezes = [(pool, budget.schedule, budget.duration) for pool, budgets in timeline.freezes.items()
                for budget in budgets]
@@ -114,11 +115,25 @@ def show_schedule(stack: str, config: CapacityConfig, timeline: Timeline, cost: 
 
 def _entry_row(entry: Entry) -> list[str]:
     occurrence = entry.occurrence
-    local = span(occurrence.scale_up, occurrence.start, occurrence.end) + f" {occurrence.start:%Z}"
-    utc = span(occurrence.scale_up_utc, occurrence.start_utc, occurrence.end_utc)
+    local = local_times(occurrence)
+    utc = _span(occurrence.scale_up_utc, occurrence.start_utc, occurrence.end_utc)
     frozen = "not armed yet" if entry.not_armed else \
         "do-not-disrupt pods" if entry.existing_pool else _frozen(entry.freeze, occurrence.scale_up_utc)
     return [entry.window.name, entry.window.node_pool, local, utc, _holds(entry), frozen]
+
+
+def local_times(occurrence: Occurrence) -> str:
+    """``Tue 2026-12-01 07:45 → 08:00 – 11:00 KST``, in the window's zone, each time with its abbreviation."""
+    return zoned_times(occurrence, _clocks(occurrence.scale_up, occurrence.start, occurrence.end))
+
+
+def zoned_times(occurrence: Occurrence, clocks: tuple[str, str, str]) -> str:
+    """``scale-up → start – end`` from the three local ``clocks``, with the zone's abbreviation once if all three
+    share it, else after each (a window across a DST change: ``00:50 CET → 01:00 CET – 04:00 CEST``)."""
+    zones = [f"{moment:%Z}" for moment in (occurrence.scale_up, occurrence.start, occurrence.end)]
+    if len(set(zones)) == 1:
+        return f"{clocks[0]} → {clocks[1]} – {clocks[2]} {zones[0]}"
+    return f"{clocks[0]} {zones[0]} → {clocks[1]} {zones[1]} – {clocks[2]} {zones[2]}"
 
 
 def _zone_legend(entries: list[Entry]) -> str:
@@ -146,9 +161,12 @@ def _frozen(freeze: Interval | None, reference: datetime) -> str:
     return "NOT FROZEN" if freeze is None else f"{_clock(freeze[0], reference)} – {_clock(freeze[1], reference)}"
 
 
-def span(scale_up: datetime, start: datetime, end: datetime) -> str:
-    """``Tue 2026-12-01 07:45 → 08:00 – 11:00``: the start and end dated only where the day changes."""
-    return f"{scale_up:%a %Y-%m-%d %H:%M} → {_clock(start, scale_up)} – {_clock(end, scale_up)}"
+def _span(scale_up: datetime, start: datetime, end: datetime) -> str:
+    return "{} → {} – {}".format(*_clocks(scale_up, start, end))
+
+
+def _clocks(scale_up: datetime, start: datetime, end: datetime) -> tuple[str, str, str]:
+    return f"{scale_up:%a %Y-%m-%d %H:%M}", _clock(start, scale_up), _clock(end, scale_up)
 
 
 def _clock(moment: datetime, reference: datetime) -> str:
@@ -190,9 +208,10 @@ def _show_cost(config: CapacityConfig, cost: CostEstimate, output: Output) -> No
                     f"{_money(cost.per_week(pool.recurring_cost))}/week.")
     pricing = config.pricing
     priced = ", ".join(f"{name} ${price}/h" for name, price in pricing.instance_types.items())
-    output.line(f"Prices: {priced or f'${pricing.vcpu_hour} per vCPU-hour'} (prescale:pricing). Nodes count from "
-                "scale-up to the end of the freeze plus consolidateAfter; `prescale schedule --help` explains "
-                "the estimate.")
+    output.line(f"Prices: {priced or f'${pricing.vcpu_hour} per vCPU-hour'} (prescale:pricing). Each node counts "
+                "once, from scale-up until its window or the freeze holding it ends, plus consolidateAfter; a later "
+                "window on the pool pays for the nodes it takes over. `prescale schedule --help` explains the "
+                "estimate.")
     _show_tails(config, cost, output)
 
 

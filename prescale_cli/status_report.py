@@ -14,7 +14,7 @@ from prescale.model.cron import UTC
 from prescale.model.duration import format_duration
 
 from .output import Output
-from .schedule_report import span
+from .schedule_report import local_times
 from .status import LEAD, RUNNING, UPCOMING, WindowStatus
 
 _STATES = {LEAD: "in its lead time", RUNNING: "running", UPCOMING: "upcoming"}
@@ -86,7 +86,7 @@ def _row(status: WindowStatus, now: datetime) -> list[str]:
     state = {LEAD: f"lead, starts in {_until(occurrence.start_utc, now)}",
              RUNNING: f"running, ends in {_until(occurrence.end_utc, now)}",
              UPCOMING: f"upcoming, in {_until(occurrence.scale_up_utc, now)}"}[status.state]
-    local = f"{span(occurrence.scale_up, occurrence.start, occurrence.end)} {occurrence.start:%Z}"
+    local = local_times(occurrence)
     scaler = "not found" if not so.found else ", ".join(
         kind if so.holds(kind) else f"not {kind}" for kind in ("Ready", "Active"))
     if so.holds("Paused"):

@@ -18,9 +18,10 @@ render); this module only asks them about a range and lines the answers up:
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
@@ -74,6 +75,7 @@ class Timeline:
     entries: list[Entry]  # by scale-up instant
     overlaps: list[Overlap]
     freezes: dict[str, list[BudgetSchedule]]  # NodePool name → its fitted `nodes: "0"` budgets
+    frozen: dict[str, list[Interval]]  # NodePool name → when those budgets are active around the range (united)
     plan: CapacityPlan  # what the program deploys for each window and pool at `now`
 
 
@@ -97,7 +99,7 @@ def build_timeline(plan: CapacityPlan, since: datetime, until: datetime) -> Time
                                      _covering(frozen.get(window.node_pool, []), occurrence),
                                      existing_pool=existing_pool))
     entries.sort(key=lambda entry: (entry.occurrence.scale_up_utc, entry.window.name))
-    return Timeline(since, until, now, entries, overlaps(entries), freezes, plan)
+    return Timeline(since, until, now, entries, overlaps(entries), freezes, frozen, plan)
 
 
 def window_occurrences(plan: WindowPlan, since: datetime, until: datetime, now: datetime) -> list[Occurrence]:
@@ -124,8 +126,9 @@ def _frozen_intervals(budgets: list[BudgetSchedule], since: datetime, until: dat
 
 
 def _covering(frozen: list[Interval], occurrence: Occurrence) -> Interval | None:
-    return next((interval for interval in frozen
-                 if interval[0] <= occurrence.scale_up_utc and occurrence.end_utc <= interval[1]), None)
+    """The united interval holding the whole occurrence: the last one starting by its scale-up, if it lasts."""
+    index = bisect_right(frozen, occurrence.scale_up_utc, key=lambda interval: interval[0]) - 1
+    return frozen[index] if index >= 0 and occurrence.end_utc <= frozen[index][1] else None
 
 
 def overlaps(entries: list[Entry]) -> list[Overlap]:
@@ -144,9 +147,3 @@ def _overlap(pool: str, start: datetime, end: datetime, active: tuple[Entry, ...
                    pods=sum(plan.pods for plan in plans),
                    cpu=sum((plan.pods * parse_quantity(plan.cpu) for plan in plans), Decimal(0)),
                    memory=sum((plan.pods * parse_quantity(plan.memory) for plan in plans), Decimal(0)))
-
-
-def clipped_hours(interval: Interval, since: datetime, until: datetime) -> float:
-    """Hours of ``interval`` inside ``[since, until)``."""
-    overlap = min(interval[1], until) - max(interval[0], since)
-    return max(overlap, timedelta(0)) / timedelta(hours=1)

@@ -39,6 +39,8 @@ CRD_FILES = {
     ("keda.sh/v1alpha1", "ScaledObject"): CRD_DIR / "keda" / "keda.sh_scaledobjects.yaml",
     # Karpenter creates NodeClaims; prescale only reads them (`prescale status`), so the chart's copy serves.
     ("karpenter.sh/v1", "NodeClaim"): CRD_DIR.parent / "charts" / "karpenter" / "crds" / "karpenter.sh_nodeclaims.yaml",
+    ("monitoring.coreos.com/v1", "PrometheusRule"):
+        CRD_DIR / "prometheus-operator" / "monitoring.coreos.com_prometheusrules.yaml",
 }
 
 _INT_RANGES = {"int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1)}

@@ -87,19 +87,39 @@ def test_own_karpenter_pools_declare_what_every_v1_minor_accepts(own_karpenter):
 
 
 def test_own_karpenter_needs_the_node_role_name():
-    problems = refused(karpenter={"install": False})
+    problems = refused(cluster={"create": False}, karpenter={"install": False})
     assert any(p.startswith("prescale:karpenter.nodeRoleName: required key is missing") and "iam:PassRole" in p
                and "'event'" in p for p in problems), problems
 
 
 def test_own_karpenter_refuses_install_only_keys():
-    problems = refused(karpenter={"install": False, "nodeRoleName": "r", "version": "1.14.1"})
-    assert any(p.startswith("prescale:karpenter:") and "version only apply when install is true" in p
-               for p in problems), problems
+    problems = refused(cluster={"create": False}, karpenter={"install": False, "nodeRoleName": "r", "version": "1.14.1",
+                                                             "controllerAuth": "irsa"})
+    assert problems == [
+        f"prescale:karpenter.{key}: {value!r} applies only when install is true (prescale installs Karpenter); with "
+        "install: false the cluster's own Karpenter is used as it is; allowed: remove it"
+        for key, value in (("version", "1.14.1"), ("controllerAuth", "irsa"))]
+
+
+def test_a_new_cluster_cannot_use_its_own_karpenter():
+    """A new cluster has no Karpenter of its own: its NodePools would never get a node."""
+    problems = refused(karpenter={"install": False, "nodeRoleName": "r"})
+    assert problems == [
+        "prescale:karpenter.install: false with a new cluster (prescale:cluster.create is true): a new cluster has no "
+        "Karpenter of its own, so nothing would launch nodes for its node pools; allowed: true (prescale installs "
+        "Karpenter), prescale:cluster.create: false (an existing cluster whose Karpenter runs the pools), or "
+        "prescale:cluster.autoMode: true (AWS runs Karpenter)"]
+
+
+def test_own_karpenter_with_only_existing_pools_needs_no_node_role():
+    evaluation = program({"create": False}, karpenter={"install": False},
+                         nodePools=[{"name": "event", "existing": True}])
+    assert evaluation.of_type(NODE_CLASS) == [] and evaluation.of_type(NODE_POOL) == []
+    assert evaluation.of_type(SCALED_OBJECT)
 
 
 def test_own_karpenter_without_node_role_is_fine_when_no_node_class_is_created():
-    evaluation = program(karpenter={"install": False},
+    evaluation = program({"create": False}, karpenter={"install": False},
                          nodePools=[{**EVENT_POOL, "nodeClassName": "default"}])
     assert evaluation.of_type(NODE_CLASS) == []
     node_pool = evaluation.of_type(NODE_POOL)[0]
@@ -161,8 +181,8 @@ def test_cron_commas_need_keda_2_20(version, refused_):
         assert program(keda={"install": False, "version": version}, eventWindows=[weekdays]).of_type(SCALED_OBJECT)
         return
     problems = refused(keda={"install": False, "version": version}, eventWindows=[weekdays])
-    assert {p.split(":")[1] for p in problems} >= {"eventWindows[0].start", "eventWindows[0].end",
-                                                    "eventWindows[0].leadTime"}
+    # each comma once, under the key that holds it: the scale-up cron's comma is the start's
+    assert [p.split(":")[1] for p in problems] == ["eventWindows[0].start", "eventWindows[0].end"]
     assert all("kedacore/keda#7448" in p and "2.19.3" in p for p in problems), problems
 
 
@@ -233,7 +253,7 @@ def test_switching_to_own_karpenter_removes_only_prescales_karpenter():
 
 def test_switching_to_own_keda_removes_only_prescales_keda():
     before = program({"create": False})
-    after = program({"create": False}, keda={"install": False})
+    after = program({"create": False}, keda={"install": False, "version": "2.20.2"})
     added, removed, changed = changes(before, after)
     assert added == set()
     assert removed == owned(before, "prescale-keda", ["prescale:index:Keda"])

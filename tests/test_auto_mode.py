@@ -246,6 +246,23 @@ def test_an_existing_cluster_that_cannot_serve_auto_mode_stops_the_run_before_an
     assert not any(t.startswith("kubernetes:") or t == "pulumi:providers:kubernetes" for t in registered), registered
 
 
+class WithoutPodIdentityAgentOrOidcProvider(OfflineMocks):
+    """The fake account, where looking up the pod identity agent add-on or the cluster's OIDC provider fails."""
+
+    LOOKUPS = ("aws:eks/getAddon:getAddon", "aws:iam/getOpenIdConnectProvider:getOpenIdConnectProvider")
+
+    def call(self, args):
+        if args.token in self.LOOKUPS:
+            return {}, [("", "couldn't find resource")]
+        return super().call(args)
+
+
+def test_an_existing_auto_mode_cluster_needs_no_pod_identity_add_on_or_oidc_provider():
+    """Auto Mode has pod identity built in, and prescale installs no Karpenter that would need either."""
+    evaluation = run({"create": False}, mocks=WithoutPodIdentityAgentOrOidcProvider())
+    assert evaluation.of_type(NODE_POOL) and evaluation.of_type(SCALED_OBJECT)
+
+
 def test_the_fake_account_answers_with_an_auto_mode_cluster():
     """What the existing-cluster runs above rely on: the mock's answer, read as AWS would give it."""
     answer = fake_invoke(OfflineMocks(), "aws:eks/getCluster:getCluster", {"name": CLUSTER})
@@ -323,3 +340,10 @@ def test_the_deployed_expire_after():
     assert (pool.deployed_expire_after(False), pool.deployed_expire_after(True)) == ("Never", "480h")
     explicit = NodePoolConfig.model_validate({**POOLS[0], "expireAfter": "72h"})
     assert (explicit.deployed_expire_after(False), explicit.deployed_expire_after(True)) == ("72h", "72h")
+
+
+def test_an_expire_after_shorter_than_a_window_is_refused_without_offering_never():
+    (found,) = problems(pools=[POOLS[0], {**POOLS[1], "expireAfter": "6h"}])
+    assert found == ("prescale:nodePools[1].expireAfter: '6h' is shorter than the 6h10m window 'launch' "
+                     "(eventWindows[1]) holds its nodes, from scale-up to end: disruption budgets do not stop expiry, "
+                     "so nodes launched at scale-up would be replaced mid-event; allowed: at least 6h10m")

@@ -25,15 +25,15 @@ def raw(pools: list[dict], windows: list[dict], **more) -> dict:
 def test_nodes_times_node_size_above_the_cpu_limit():
     problem = only_problem(raw([pool()], [window("big", "0 8 * * *", "0 11 * * *", nodes=600)]))
     assert problem == ("prescale:eventWindows[0].nodes: 600 nodes × placeholders.nodeSize.cpu '1' = 600 CPU is above "
-                       "node pool 'event''s limit cpu '512'; allowed: at most 512 nodes, a smaller nodeSize, or a cpu "
-                       "limit of at least 600")
+                       "the cpu limit '512' of node pool 'event'; allowed: at most 512 nodes, a smaller nodeSize, or "
+                       "a cpu limit of at least 600")
 
 
 def test_nodes_times_node_size_above_the_memory_limit():
     problem = only_problem(raw([pool(limits={"memory": "100Gi"})], [window("big", "0 8 * * *", "0 11 * * *", nodes=3)],
                                placeholders={"nodeSize": {"cpu": "2", "memory": "40Gi"}}))
     assert problem.startswith("prescale:eventWindows[0].nodes: 3 nodes × placeholders.nodeSize.memory '40Gi' = 120Gi "
-                              "memory is above node pool 'event''s limit memory '100Gi'; allowed: at most 2 nodes")
+                              "memory is above the memory limit '100Gi' of node pool 'event'; allowed: at most 2 nodes")
 
 
 def test_a_window_exactly_at_the_limits_is_accepted():
@@ -84,6 +84,13 @@ def test_pairs_within_the_limit_but_three_at_once_above_it():
 
 def test_windows_adding_up_to_exactly_the_limit_are_accepted():
     windows = [window("a", "0 8 * * *", "0 12 * * *", nodes=256), window("b", "0 9 * * *", "0 13 * * *", nodes=256)]
+    assert load_stack_config(raw([pool(limits={"cpu": "512", "nodes": 512})], windows), NOW)
+
+
+def test_overlapping_windows_at_exactly_the_limit_are_accepted_when_all_windows_together_exceed_it():
+    """All three windows sum to 768 CPU, so the overlap sweep runs; the two that coincide hold exactly 512."""
+    windows = [window("a", "0 8 * * *", "0 12 * * *", nodes=256), window("b", "0 9 * * *", "0 13 * * *", nodes=256),
+               window("c", "0 15 * * *", "0 16 * * *", nodes=256)]
     assert load_stack_config(raw([pool(limits={"cpu": "512", "nodes": 512})], windows), NOW)
 
 

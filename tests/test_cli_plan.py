@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from datetime import datetime
@@ -200,6 +202,58 @@ def test_bad_usage_exits_2(argv, capsys):
     assert "usage: prescale" in capsys.readouterr().err
 
 
+def test_a_mistake_after_a_command_shows_that_commands_usage(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["schedule", "--stak", "dev"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2
+    assert err.startswith("usage: prescale schedule [-h]")
+    assert err.endswith("prescale schedule: error: unrecognized arguments: --stak dev\n")
+
+
+def test_a_mistyped_command_is_answered_with_the_usage_of_the_one_meant(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["shedule", "--days", "3"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and err.startswith("usage: prescale schedule [-h]")
+    assert err.endswith("error: 'shedule' is not a command; did you mean 'schedule'?\n")
+
+
+def test_an_out_that_cannot_be_written_names_the_path_and_the_reason(capsys, small_project, tmp_path):
+    (tmp_path / "file").write_text("")
+    target = tmp_path / "file" / "k8s"
+    code, _, err = plan(capsys, "--project", str(small_project), "--out", str(target))
+    assert code == 1
+    assert err == f"prescale: cannot write the manifests to {target}: Not a directory\n"
+
+
+def test_a_picture_that_cannot_be_written_names_the_path_and_the_reason(capsys, tmp_path):
+    target = tmp_path / "missing" / "week.png"
+    code = main(["schedule", "--project", str(ROOT), "--at", NOW, "--png", str(target)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err == f"prescale: cannot write the picture to {target}: its directory {target.parent} does not exist\n"
+
+
+def test_a_library_projects_missing_config_is_one_line_without_a_traceback(capsys, tmp_path):
+    project = shutil.copytree(ROOT / "examples" / "existing-cluster", tmp_path / "shop")
+    stack = project / "Pulumi.dev.yaml"
+    stack.write_text("".join(line for line in stack.read_text().splitlines(True) if "clusterName" not in line))
+    code, out, err = plan(capsys, "--project", str(project))
+    assert code == 1 and out == ""
+    assert err == ("prescale: shop-events:clusterName: required config is missing (the program reads it with "
+                   f"pulumi.Config.require); set it under `config:` in {stack}\n")
+
+
+def test_plan_says_the_programs_warnings_on_stderr_and_keeps_stdout_for_the_plan(capsys, tmp_path):
+    stack = DEV_STACK.replace("nodes: 5\n      leadTime: 10m", "nodes: 5\n      leadTime: 1m")
+    project = make_project(tmp_path, program=REAL_PROGRAM, stacks={"dev": stack})
+    code, out, err = plan(capsys, "--project", str(project), "--json")
+    assert code == 0 and json.loads(out)["resources"]
+    assert "warning: event window 'lunch-rush': leadTime '1m' is shorter than a node needs to become Ready" in err
+    assert err.count("warning: ") == 2  # and the one-off's yearly freeze
+
+
 def test_help_teaches_with_examples(capsys):
     with pytest.raises(SystemExit) as exited:
         main(["plan", "--help"])
@@ -227,3 +281,27 @@ def test_readme_opening_command_runs_with_the_installed_script():
     # No noise after a clean run: the SDK's worker-thread event loops are closed at exit, not left to the
     # garbage collector (which printed "Exception ignored in BaseEventLoop.__del__" in about a third of runs).
     assert "Exception ignored" not in result.stderr
+
+
+def test_the_dev_schedule_fits_a_100_column_terminal_without_splitting_a_word(capsys, monkeypatch):
+    args = ["schedule", "--project", str(ROOT), "--at", NOW]
+    assert main(args) == 0
+    piped = capsys.readouterr().out
+    stream = io.StringIO()
+    terminal = Output(stream, terminal=True)
+    terminal.console.width = 100
+    monkeypatch.setattr("prescale_cli.main.Output", lambda _: terminal)
+    assert main(args) == 0
+    text = re.sub(r"\x1b\[[0-9;]*m", "", stream.getvalue())
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert [word for word in piped.split() if word not in text] == []
+
+
+def test_a_resource_tree_wider_than_the_terminal_keeps_its_branches_on_one_line():
+    stream = io.StringIO()
+    terminal = Output(stream, terminal=True)
+    terminal.console.width = 100
+    row = ["│  └─ kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", f"{'w' * 40}-failsafe-binding"]
+    terminal.table(["Type", "Name"], [row])
+    text = re.sub(r"\x1b\[[0-9;]*m", "", stream.getvalue())
+    assert max(len(line) for line in text.splitlines()) <= 100 and row[0] in text

@@ -12,13 +12,14 @@ from zoneinfo import ZoneInfo
 
 import matplotlib.dates as mdates
 import matplotlib.pyplot as plt
+from matplotlib.colors import to_rgba
 import pytest
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from PIL import Image
 
 from prescale_cli.main import main
-from prescale_cli.picture import MIN_EVENT_WIDTH, week_figure
+from prescale_cli.picture import RESOLUTION, week_figure
 from prescale_cli.stack import load_config
 from prescale_cli.timeline import build_timeline
 from prescale.model.plan import plan_capacity
@@ -62,6 +63,15 @@ config:
     - {name: quarter-hour, nodePool: event, timezone: Asia/Seoul, start: "15 11 * * *", end: "30 11 * * *", nodes: 5}
     - {name: three-hours, nodePool: event, timezone: Asia/Seoul, start: "0 8 * * *", end: "0 11 * * *", nodes: 5}
 """
+BERLIN_STACK = """\
+config:
+  aws:region: eu-central-1
+  prescale:cluster: {name: prescale-test}
+  prescale:nodePools: [{name: event, limits: {cpu: "512", memory: 2048Gi}}]
+  prescale:eventWindows:
+    - {name: night, nodePool: event, timezone: Europe/Berlin, start: "0 1 * * *", end: "0 4 * * *", nodes: 3}
+    - {name: office, nodePool: event, timezone: Europe/Berlin, start: "0 9 * * *", end: "0 17 * * *", nodes: 10}
+"""
 PRICED = '  prescale:pricing: {instanceTypes: {"m7i.large": 0.1008, "c7i.large": 0.08925, "m7g.large": 0.0816}}\n'
 
 BEFORE = "2027-03-01T00:00:00+00:00"  # "now" for most tests: every window still to come
@@ -70,7 +80,7 @@ BEFORE = "2027-03-01T00:00:00+00:00"  # "now" for most tests: every window still
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
     return make_project(tmp_path_factory.mktemp("schedule"), program="", stacks={
-        "test": STACK, "cost": COST_STACK, "short": SHORT_STACK, "priced": COST_STACK + PRICED,
+        "test": STACK, "cost": COST_STACK, "short": SHORT_STACK, "berlin": BERLIN_STACK, "priced": COST_STACK + PRICED,
         "broken": STACK.replace("Asia/Tokyo", "Asia/Tokio"),
         "unparsable": STACK.replace("nodes: 2, leadTime: 30m}", "nodes: 2, leadTime: 30m")})
 
@@ -157,11 +167,13 @@ def test_one_off_more_than_a_year_ahead_is_listed_but_not_armed(capsys, project)
     assert "not armed yet" in launch["notArmedReason"]
     assert "40 0 13 3 *" not in {freeze["schedule"] for freeze in early["freezes"]}
     code, out, _ = schedule(capsys, project, "--from", "2027-03-12T00:00Z", "--days", "4", at="2026-01-01T00:00Z")
-    assert "Not armed yet: tokyo-launch: one-off event is not armed yet" in out
+    assert "warning: event window 'tokyo-launch': one-off event is not armed yet" in out
+    assert early["warnings"][0].startswith("event window 'tokyo-launch': one-off event is not armed yet")
 
 
 def test_json_shape_and_offsets(week_of_march):
-    assert list(week_of_march) == ["stack", "from", "until", "now", "occurrences", "overlaps", "freezes", "cost"]
+    assert list(week_of_march) == ["stack", "from", "until", "now", "occurrences", "overlaps", "freezes", "cost",
+                                   "warnings"]
     for occurrence in week_of_march["occurrences"]:
         assert {"window", "scaleUp", "start", "end", "nodes", "capacity"} <= set(occurrence)
         for key in ("scaleUp", "start", "end", "scaleUpUtc", "startUtc", "endUtc"):
@@ -204,6 +216,48 @@ def test_table_shows_local_and_utc_times(capsys, project):
             "CET = Europe/Berlin (berlin-friday-night); JST = Asia/Tokyo (tokyo-launch)") in out.splitlines()
     assert "NOT FROZEN" not in out and "Overlaps" in out and "Consolidation freezes" in out
     assert "Pool event:" in out and "\x1b[" not in out
+
+
+@pytest.mark.parametrize(("day", "row", "zones", "end"), [
+    # Sun 2027-03-28: 02:00 CET becomes 03:00 CEST; Sun 2027-10-31: 03:00 CEST becomes 02:00 CET.
+    ("2027-03-28", "Sun 2027-03-28 00:50 CET → 01:00 CET – 04:00 CEST", ("CET", "CET", "CEST"),
+     "2027-03-28T04:00:00+02:00"),
+    ("2027-10-31", "Sun 2027-10-31 00:50 CEST → 01:00 CEST – 04:00 CET", ("CEST", "CEST", "CET"),
+     "2027-10-31T04:00:00+01:00")])
+def test_each_local_time_carries_its_own_zone_abbreviation(capsys, project, day, row, zones, end):
+    options = {"stack": "berlin", "at": "2027-01-01T00:00Z"}
+    code, out, _ = schedule(capsys, project, "--from", f"{day}T00:00Z", "--days", "1", **options)
+    rows = [" ".join(line.split()) for line in out.splitlines()]
+    assert code == 0 and any(line.startswith(f"night event {row} ") for line in rows)
+    office = next(line for line in rows if line.startswith("office event"))  # all after the change: said once
+    assert f"09:00 – 17:00 {zones[2]} " in office
+    doc = document(capsys, project, "--from", f"{day}T00:00Z", "--days", "1", **options)
+    (night,) = [o for o in occurrences_of(doc, "night") if o["start"].startswith(day)]
+    assert night["end"] == end
+    assert night["zoneAbbreviations"] == dict(zip(("scaleUp", "start", "end"), zones))
+
+
+def test_png_gives_each_local_time_its_zone_across_a_dst_change(week):
+    figure, axis = week("2027-03-25T00:00Z", stack="berlin", at="2027-01-01T00:00Z")
+    assert figure.get_suptitle() == ("Event windows, Thu 2027-03-25 01:00 CET to Thu 2027-04-01 02:00 CEST "
+                                     "(Europe/Berlin)")
+    assert axis.get_xlabel() == "hour of the day in CET/CEST (Europe/Berlin)"
+    # Thu–Sat in CET and Mon–Wed in CEST, the same clock times; Sunday's night starts in CET and ends in CEST.
+    assert ("night  ·  3 nodes (1 CPU/2Gi free)\n"
+            "00:50 → 01:00 – 04:00 CET/CEST\n00:50 CET → 01:00 CET – 04:00 CEST") in row_labels(axis)
+
+
+def test_cost_counts_node_hours_to_the_freeze_end_when_it_outlasts_the_event(capsys, project):
+    # Summer in Berlin: 09:00–17:00 CEST is 07:00–15:00 UTC, but Karpenter's budget is UTC and must also cover
+    # winter's 08:00–16:00 UTC, so it runs from the 06:50 scale-up (lead time 10m) for 9h10m, to 16:00 UTC.
+    # The 10 nodes stay until then plus consolidateAfter (2m): 06:50 → 16:02 = 9h12m, 92 node-hours, not 82.
+    doc = document(capsys, project, "--from", "2027-07-01T00:00Z", "--days", "1", stack="berlin",
+                   at="2027-01-01T00:00Z")
+    (office,) = occurrences_of(doc, "office")
+    assert (office["scaleUpUtc"], office["endUtc"]) == ("2027-07-01T06:50:00+00:00", "2027-07-01T15:00:00+00:00")
+    assert office["frozen"] == {"from": "2027-07-01T06:50:00+00:00", "until": "2027-07-01T16:00:00+00:00"}
+    (cost,) = [window for window in doc["cost"]["windows"] if window["window"] == "office"]
+    assert (cost["nodesEstimated"], cost["nodeHours"]) == (10, 92.0)
 
 
 def test_cost_counts_node_hours_until_the_freeze_ends_plus_consolidation(capsys, project):
@@ -308,6 +362,21 @@ def test_png_key_lists_only_what_is_drawn_and_never_covers_the_title(week):
     assert "windows overlap on the NodePool" not in [text.get_text() for text in quiet.figure.legends[0].get_texts()]
 
 
+def test_png_key_shows_the_colours_of_the_bars(week):
+    figure, axis = week("2027-03-12T00:00Z")
+    (key,) = figure.legends
+    shown = {text.get_text(): handle for text, handle in zip(key.get_texts(), key.legend_handles)}
+
+    def drawn(kind: str) -> set[tuple[float, ...]]:
+        return {to_rgba(patch.get_facecolor()) for patch in axis.patches
+                if (patch.get_gid() or "").split(":")[0] == kind}
+
+    assert drawn("lead") == {to_rgba(shown["placeholders up before the event (lead time)"].get_facecolor())}
+    assert drawn("event") == {to_rgba(shown["event window"].get_facecolor())}
+    assert drawn("frozen") == {to_rgba(shown["consolidation frozen"].get_color())}
+    assert drawn("overlap") == {to_rgba(shown["windows overlap on the NodePool"].get_facecolor())}
+
+
 def test_png_hours_are_labelled_in_the_windows_zone_when_they_share_one(week):
     figure, axis = week("2027-03-20T00:00Z", stack="cost")  # Seoul only
     assert axis.get_xlabel() == "hour of the day in KST (Asia/Seoul)"
@@ -327,17 +396,24 @@ def test_png_hours_are_labelled_in_the_windows_zone_when_they_share_one(week):
                for label in row_labels(mixed))
 
 
-def test_png_short_windows_stay_visible_with_their_true_times(week):
+def test_png_short_windows_are_drawn_to_scale_with_a_marker(week):
     _, axis = week("2027-03-20T00:00Z", stack="short")
     span = axis.get_xlim()[1] - axis.get_xlim()[0]
-    bars = [patch for patch in axis.patches if patch.get_gid() == "event:quarter-hour"]
-    assert len(bars) == 7
     quarter_hour = 15 / (24 * 60)
-    assert all(bar.get_width() >= MIN_EVENT_WIDTH * span > 3 * quarter_hour for bar in bars)
+    assert quarter_hour < RESOLUTION * span
+    bars = [patch for patch in axis.patches if patch.get_gid() == "event:quarter-hour"]
+    assert len(bars) == 7 and all(bar.get_width() == pytest.approx(quarter_hour) for bar in bars)
+    # Never longer than its freeze (11:05–11:30, 25 minutes): the marker is a point above each bar, not a bar.
+    freezes = [patch for patch in axis.patches if patch.get_gid() == "frozen:quarter-hour"]
+    assert all(bar.get_width() < freeze.get_width() for bar, freeze in zip(bars, freezes))
+    markers = [line for line in axis.lines if line.get_gid() == "short:quarter-hour"]
+    assert sorted(line.get_xdata()[0] for line in markers) == pytest.approx(
+        sorted(bar.get_x() + bar.get_width() / 2 for bar in bars))
     (label,) = [label for label in row_labels(axis) if label.startswith("quarter-hour")]
     assert label.endswith("11:05 → 11:15 – 11:30 KST")
     long_bars = [patch for patch in axis.patches if patch.get_gid() == "event:three-hours"]
-    assert all(bar.get_width() == pytest.approx(3 / 24) for bar in long_bars)  # true width when wide enough
+    assert all(bar.get_width() == pytest.approx(3 / 24) for bar in long_bars)
+    assert not any(line.get_gid() == "short:three-hours" for line in axis.lines)
 
 
 def test_dev_stack_schedule(capsys):
@@ -383,12 +459,15 @@ def test_the_cost_estimate_says_what_the_tail_after_each_end_costs(capsys, proje
                           "ifKedaFailsStay": "18m", "ifKedaFailsCostPerEnd": 0.3} in json.loads(out)["cost"]["tails"]
 
 
-def test_an_armed_one_off_is_said_to_freeze_its_pool_every_year_until_the_next_pulumi_up(capsys, project):
+def test_schedule_repeats_the_one_off_warnings_of_pulumi_up(capsys, project):
     code, out, _ = schedule(capsys, project, "--from", "2027-03-12T00:00Z", "--days", "4")
     text = " ".join(out.split())
-    assert code == 0 and ("Deployed now: tokyo-launch: one-off event: its consolidation freeze on node pool 'event' "
-                          "(UTC budget '40 0 13 3 *' for 2h20m) has no year, so it freezes the pool again on the "
-                          "same date every year until a `pulumi up` after the event removes it; run `pulumi up` "
+    assert code == 0 and ("warning: event window 'tokyo-launch': one-off event: its consolidation freeze on node "
+                          "pool 'event' (UTC budget '40 0 13 3 *' for 2h20m) has no year, so it freezes the pool again "
+                          "on the same date every year until a `pulumi up` after the event removes it; run `pulumi up` "
                           "after 2027-03-13 12:00 JST (Asia/Tokyo)") in text
     code, later, _ = schedule(capsys, project, "--days", "1", at="2027-03-14T00:00:00+00:00")  # over: not deployed
-    assert code == 0 and "seoul-daily" in later and "Deployed now:" not in later
+    warnings = [line for line in later.splitlines() if line.startswith("warning:")]
+    assert code == 0 and "seoul-daily" in later and warnings == [  # as `pulumi up` says it: remove it from config
+        "warning: event window 'tokyo-launch': one-off event ended at 2027-03-13 12:00 JST (Asia/Tokyo); nothing is "
+        "deployed for it (its dated crons would fire again next year); remove it from prescale:eventWindows"]

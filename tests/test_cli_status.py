@@ -427,3 +427,11 @@ def test_only_status_loads_the_kubernetes_client():
               "print(code, 'kubernetes' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
     assert done.stdout == "0 False\n", done.stderr
+
+
+def test_no_pulumi_project_exits_2_for_status_and_1_for_the_others(capsys, monkeypatch, tmp_path):
+    """Not finding the project is a config problem: `status` says 2 (1 means "not ready"), plan and schedule 1."""
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["status", "--stack", "dev"]) == 2
+    assert "Pulumi.yaml" in capsys.readouterr().err
+    assert cli.main(["schedule", "--stack", "dev"]) == 1

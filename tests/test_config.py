@@ -117,11 +117,18 @@ def test_a_window_just_above_its_pools_limit_is_refused(window, limits, path):
     assert only_problem(with_changes(window=window, pool={"limits": limits})).startswith(path)
 
 
-def test_a_failsafe_grace_of_zero_runs_at_the_windows_end():
-    # The guard fires at the very instant KEDA closes the window, and must count as running after it.
-    config = load_stack_config(with_changes(prescale__placeholders={"failsafeGrace": "0m"}), NOW)
+@pytest.mark.parametrize("grace", ["0m", "1m"])
+def test_a_failsafe_grace_that_runs_before_kedas_own_scale_down_is_refused(grace):
+    # KEDA writes 0 up to 1m15s after the end: a failsafe before that would do its job at every end.
+    problem = only_problem(with_changes(prescale__placeholders={"failsafeGrace": grace}))
+    assert problem.startswith(f"prescale:placeholders.failsafeGrace: '{grace}' must be at least 2m: KEDA itself "
+                              "scales the placeholders to zero up to 1m15s after each end"), problem
+
+
+def test_the_shortest_failsafe_grace_runs_after_kedas_scale_down():
+    config = load_stack_config(with_changes(prescale__placeholders={"failsafeGrace": "2m"}), NOW)
     window = config.event_windows[0]
-    assert failsafe_schedule(window, parse_duration(config.placeholders.failsafe_grace)) == window.end == "30 11 * * *"
+    assert failsafe_schedule(window, parse_duration(config.placeholders.failsafe_grace)) == "32 11 * * *"
 
 
 @pytest.mark.parametrize("raw, path, fragments", [
@@ -216,7 +223,9 @@ def test_a_failsafe_grace_of_zero_runs_at_the_windows_end():
     (with_changes(window={"leadTime": "ten minutes"}), "prescale:eventWindows[0].leadTime:", ["'ten minutes'"]),
     (with_changes(window={"leadTime": "-10m"}), "prescale:eventWindows[0].leadTime:", ["'-10m'"]),
     (with_changes(window={"leadTime": "90s"}), "prescale:eventWindows[0].leadTime:", ["whole minutes"]),
-    (with_changes(window={"leadTime": 10}), "prescale:eventWindows[0].leadTime:", ['in quotes, like "10"']),
+    (with_changes(window={"leadTime": 10}), "prescale:eventWindows[0].leadTime:",
+     ['10 is a number, not a duration: write it in quotes with its unit, like "10m"']),
+    (with_changes(pool={"expireAfter": 720}), "prescale:nodePools[0].expireAfter:", ['like "720m" or "720h"']),
     # versions
     (with_changes(prescale__karpenter={"version": "v1.14.1"}), "prescale:karpenter.version:", ["'v1.14.1'"]),
     (with_changes(prescale__keda={"version": "2.20"}), "prescale:keda.version:", ["'2.20'", "MAJOR.MINOR.PATCH"]),
@@ -241,7 +250,10 @@ def test_a_failsafe_grace_of_zero_runs_at_the_windows_end():
     (with_changes(prescale__cluster={"name": "prescale-dev", "vpcId": "vpc-0123456789abcdef0"}),
      "prescale:cluster:", ["vpcId and privateSubnetIds go together"]),
     (with_changes(prescale__cluster={"name": "prescale-dev", "create": False, "vpcCidr": "10.1.0.0/16"}),
-     "prescale:cluster:", ["vpcCidr only apply when create is true"]),
+     "prescale:cluster:", ["vpcCidr applies only when create is true"]),
+    (with_changes(prescale__cluster={"name": "prescale-dev", "create": False, "vpcCidr": "10.1.0.0/16",
+                                     "natGateways": "single"}),
+     "prescale:cluster:", ["natGateways, vpcCidr apply only when create is true"]),
     (with_changes(prescale__cluster={"name": "prescale-dev", "publicAccessCidrs": ["10.0.0.0/33"]}),
      "prescale:cluster.publicAccessCidrs[0]:", ["'10.0.0.0/33'", "CIDR"]),
     (with_changes(prescale__cluster={"name": "prescale-dev", "systemNodeGroup": {"minSize": 1}}),
@@ -322,6 +334,43 @@ def test_every_problem_is_reported_at_once():
                      "prescale:eventWindows[1].start", "prescale:keda.version", "prescale:typo"]
     with pytest.raises(ConfigError, match=r"5 problems\); nothing was registered"):
         load_stack_config(raw, NOW)
+
+
+def paths(found: list[str]) -> list[str]:
+    return [problem.split(": ")[0] for problem in found]
+
+
+def test_a_refused_window_does_not_hide_the_rules_across_keys_of_the_others():
+    raw = with_changes(window={"timezone": "Asia/Seol"})
+    raw["prescale:eventWindows"] += [{"name": "big", "nodePool": "event", "timezone": "UTC", "start": "0 8 * * *",
+                                      "end": "0 9 * * *", "nodes": 600},
+                                     {"name": "typo", "nodePool": "events", "timezone": "UTC", "start": "0 8 * * *",
+                                      "end": "0 9 * * *", "nodes": 1}]
+    assert paths(problems(raw)) == ["prescale:eventWindows[0].timezone", "prescale:eventWindows[2].nodePool",
+                                    "prescale:eventWindows[1].nodes"]  # indices as written, the refused one skipped
+
+
+def test_a_refused_section_does_not_hide_the_rules_that_do_not_need_it():
+    raw = with_changes(prescale__cluster={"name": "prescale-dev", "create": False},
+                       prescale__karpenter={"install": False, "version": "1.14.1"},
+                       prescale__keda={"version": "2.16.1"}, prescale__placeholders={"failsafeGrace": "2h"},
+                       window={"nodes": 600})
+    assert paths(problems(raw)) == ["prescale:keda.version", "prescale:karpenter.version",
+                                    "prescale:karpenter.nodeRoleName", "prescale:eventWindows[0].nodes"]
+
+
+def test_rules_that_need_a_refused_value_are_skipped():
+    """A refused pool hides nothing about itself (windows on it are not 'on an unknown pool' nor above its
+    limits), refused placeholders leave sizes and the failsafe unchecked, a refused KEDA the cron commas."""
+    raw = with_changes(pool={"limits": {"cpu": "1"}, "weight": 0}, window={"nodes": 600, "start": "15 11 * * 1,3",
+                                                                         "end": "30 11 * * 1,3"},
+                       prescale__keda={"install": False, "version": "2.1"})
+    assert paths(problems(raw)) == ["prescale:keda.version", "prescale:nodePools[0].weight"]
+    raw = with_changes(pool={"name": "Event"}, prescale__placeholders={"nodeSize": {"cpu": "100"}},
+                       window={"nodes": 600})
+    assert paths(problems(raw)) == ["prescale:nodePools[0].name", "prescale:placeholders.nodeSize.memory"]
+    raw = with_changes(prescale__nodePools={"name": "event"})
+    assert paths(problems(raw)) == ["prescale:nodePools"]
 
 
 def test_weekend_window_and_cross_midnight_are_fine():

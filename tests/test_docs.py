@@ -57,3 +57,18 @@ def test_a_quote_whose_place_is_gone_fails_loudly(program, tmp_path: Path):
     (tmp_path / "README.md").write_text("# prescale\n\nNo sample here.\n")
     with pytest.raises(LookupError, match="README.md: no quote between"):
         differences(program, [QUOTES[0]], root=tmp_path)
+
+
+def test_the_dev_stack_describes_each_window_in_its_readers_words():
+    """Each window's comment says when it is, in the window's own zone, and nothing of the project's history."""
+    text = (ROOT / "Pulumi.dev.yaml").read_text()
+    assert not re.search(r"seed|scenario", text, re.IGNORECASE)
+    for comment, body in re.findall(r"((?:\n *#[^\n]*)+)\n *- name: [\w-]+\n((?: {6}[^\n]*\n)+)", text):
+        if "timezone:" not in body:
+            continue  # a pool
+        fields = dict(re.findall(r"(\w+): (.+)", body))
+        start = fields["start"].strip('"')
+        hour_minute = (start[11:16] if "T" in start
+                       else f"{int(start.split()[1]):02d}:{int(start.split()[0]):02d}")
+        city = fields["timezone"].split("/")[-1].replace("_", " ")
+        assert hour_minute in comment and city in comment, (comment, fields)

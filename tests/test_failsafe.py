@@ -180,3 +180,15 @@ def test_a_guard_that_would_misfire_is_refused(fields, grace, fragment):
 def test_a_tight_but_safe_grace_is_accepted():
     hourly = window(start="0 * * * *", end="45 * * * *", lead_time="5m")
     assert failsafe_problem(hourly, timedelta(minutes=4), NOW) is None  # 09:49 + 5m start deadline < 09:55
+
+
+def test_a_guard_whose_latest_start_lands_exactly_on_the_next_scale_up_is_refused():
+    hourly = window(start="0 * * * *", end="45 * * * *", lead_time="5m")
+    problem = failsafe_problem(hourly, timedelta(minutes=5), NOW)  # 09:50 + 5m start deadline = 09:55: too late
+    assert "(or up to 5m later), not before the next scale-up at Tue 2026-12-01 09:55 KST" in problem, problem
+    assert problem.endswith("allowed: a failsafeGrace from 2m to 4m"), problem
+
+
+def test_a_gap_too_short_for_any_guard_says_how_far_apart_occurrences_must_be():
+    problem = failsafe_problem(window(start="0 * * * *", end="50 * * * *", lead_time="5m"), timedelta(minutes=2), NOW)
+    assert problem.endswith("allowed: a next scale-up more than 7m after each end"), problem

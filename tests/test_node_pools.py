@@ -212,3 +212,15 @@ def test_one_freeze_more_than_fits_is_merged_so_the_standing_budgets_keep_their_
     budgets, warnings = budgets_and_warnings(one_off_sales(MAX_BUDGETS - 1))
     assert len(budgets) == MAX_BUDGETS and budgets[-2:] == STANDING
     assert len(warnings) == 1 and "need 49 consolidation freezes" in warnings[0]
+
+
+def test_an_unpinned_ami_alias_is_deployed_with_a_warning_that_every_release_rolls_the_pool():
+    evaluation, _ = run(stack_config([pool("event", amiAlias="al2023@latest"), pool("pinned")],
+                                     [window("w", "0 9 * * *", "0 10 * * *")]))
+    assert as_object(evaluation.named(NODE_CLASS, "event-node-class"))["spec"]["amiSelectorTerms"] == [
+        {"alias": "al2023@latest"}]
+    assert [w for w in evaluation.warnings if w.startswith("node pool")] == [
+        "node pool 'event': amiAlias 'al2023@latest' follows every AMI release: each one drifts all of the pool's "
+        "nodes, which Karpenter then replaces wherever no window's freeze holds, and nodes launched during an event "
+        "(for preempted placeholders) boot the newest AMI, possibly one released mid-event that nothing ran on yet. "
+        "Pin a release (al2023@vYYYYMMDD or bottlerocket@vX.Y.Z) to roll nodes only when you change it."]

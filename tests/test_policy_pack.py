@@ -136,6 +136,10 @@ VARIANTS = {
     "positive priority": (("kubernetes:scheduling.k8s.io/v1:PriorityClass", "prescale-placeholder-priority"),
                           lambda i: i.update(value=10),
                           "PriorityClass 'prescale-placeholder' must have a negative value"),
+    # 0 is the default priority: pods without a class could not preempt placeholders.
+    "zero priority": (("kubernetes:scheduling.k8s.io/v1:PriorityClass", "prescale-placeholder-priority"),
+                      lambda i: i.update(value=0),
+                      "Never and globalDefault false (got value 0, preemptionPolicy 'Never'"),
     "foreign priority class": (DEPLOYMENT, pod_fields(priorityClassName="system-cluster-critical"),
                                "priorityClassName 'system-cluster-critical' is not a PriorityClass of this stack"),
     "IMDSv1": (NODE_CLASS, metadata_options(httpTokens="optional"), "metadataOptions.httpTokens must be 'required'"),

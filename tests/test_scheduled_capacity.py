@@ -286,3 +286,15 @@ def test_adding_removing_and_editing_windows_leaves_the_others_untouched():
     names = {r.name for r in after.resources}
     assert {"flash-sale", "flash-sale-placeholders", "flash-sale-scaler"} <= names
     assert not {n for n in names if n.startswith("weekend")}
+
+
+def test_a_lead_time_shorter_than_nodes_need_to_be_ready_is_deployed_with_a_warning():
+    windows = [window("late", "0 9 * * *", "0 10 * * *", nodes=2, leadTime="1m"),
+               window("on-time", "0 9 * * *", "0 10 * * *", nodes=2, leadTime="2m")]
+    evaluation, built = run(stack_config([pool()], windows))
+    assert set(built[0].windows) == {"late", "on-time"}
+    assert evaluation.warnings == [
+        "event window 'late': leadTime '1m' is shorter than a node needs to become Ready: KEDA scales up within 15 s, "
+        "Karpenter batches pending pods for up to 10 s, and a new node takes about 30-80 s from launch to Ready "
+        "before the event's images are even pulled (docs/capacity.md, \"How long a lead time\"); give it at least 2m "
+        "(the default is 10m)"]

@@ -1,6 +1,7 @@
 """Stack files read the Pulumi CLI's way: keys without a namespace, the old ``ns:config:key`` form, keys the
 CLI refuses, ``secure:`` values, and files that are not YAML (one line: file, line, column, what was expected)."""
 
+import textwrap
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -107,3 +108,14 @@ def test_date_like_values_stay_text_as_the_cli_reads_them(tmp_path):
 
 def test_an_empty_file_is_an_empty_config(tmp_path):
     assert read_config_file(stack_file(tmp_path, "")) == {}
+
+
+def test_config_keys_without_the_config_map_are_named_as_such(tmp_path):
+    top_level = "aws:region: ap-northeast-2\nprescale:cluster: {name: shop}\n" + textwrap.dedent(WINDOWS)
+    path = stack_file(tmp_path, top_level)
+    with pytest.raises(StackFileError) as caught:
+        read_config_file(path)
+    assert str(caught.value) == (
+        f"{path}: aws:region, prescale:cluster, prescale:nodePools ... at the top level, outside `config:`: the "
+        "Pulumi CLI reads config keys only inside the `config:` map; put a `config:` line first and indent these "
+        "keys below it")

@@ -1,5 +1,5 @@
-"""Typed Karpenter, EKS Auto Mode and KEDA custom resources: ``NodePool``, ``EC2NodeClass``, ``NodeClass``
-and ``ScaledObject``.
+"""Typed Karpenter, EKS Auto Mode, KEDA and Prometheus Operator custom resources: ``NodePool``,
+``EC2NodeClass``, ``NodeClass``, ``ScaledObject`` and ``PrometheusRule``.
 
 pulumi-kubernetes ships no classes for these CRDs, and a bare ``CustomResource`` accepts any dict, so a
 misspelt field would only surface when the API server (or worse, the controller) rejects it. The
@@ -8,8 +8,9 @@ type checker catches typos and the dicts go to the wire unchanged; the tests val
 program builds against the upstream CRDs themselves (schema + CEL rules).
 
 Only the served API versions are modelled: ``karpenter.sh/v1``, ``karpenter.k8s.aws/v1``,
-``eks.amazonaws.com/v1`` and ``keda.sh/v1alpha1``. AWS publishes no CRD for Auto Mode's ``NodeClass``: the
-schema the tests hold it to is recorded in ``tests/crds/eks/`` with the source of each constraint. The
+``eks.amazonaws.com/v1``, ``keda.sh/v1alpha1`` and ``monitoring.coreos.com/v1``. AWS publishes no CRD for
+Auto Mode's ``NodeClass``: the schema the tests hold it to is recorded in ``tests/crds/eks/`` with the source
+of each constraint. The
 ``v1beta1`` Karpenter APIs that many blog posts still use were removed in Karpenter 1.0. Only the fields
 prescale sets are typed; the CRDs have more.
 """
@@ -53,6 +54,20 @@ class _ClusterScoped(CustomResource):
         # Refuse a namespace rather than let the provider or the API server guess what was meant.
         if "namespace" in metadata:
             raise ValueError(f"{metadata['name']!r} is cluster-scoped and cannot have a namespace")
+        super().__init__(resource_name, api_version=self.API_VERSION, kind=self.KIND,
+                         metadata=metadata, spec=spec, opts=opts)
+
+
+class _Namespaced(CustomResource):
+    """A custom resource of a namespaced kind: its ``API_VERSION``/``KIND`` from the subclass, a namespace required."""
+
+    API_VERSION: str
+    KIND: str
+
+    def __init__(self, resource_name: str, metadata: ObjectMeta, spec: object,
+                 opts: pulumi.ResourceOptions | None = None):
+        if "namespace" not in metadata:
+            raise ValueError(f"{self.KIND} {metadata['name']!r} needs a namespace: it is a namespaced resource")
         super().__init__(resource_name, api_version=self.API_VERSION, kind=self.KIND,
                          metadata=metadata, spec=spec, opts=opts)
 
@@ -265,7 +280,7 @@ class ScaledObjectSpec(TypedDict):
     triggers: list[CronTrigger]
 
 
-class ScaledObject(CustomResource):
+class ScaledObject(_Namespaced):
     """A ``keda.sh/v1alpha1`` ScaledObject: KEDA scales ``scaleTargetRef`` from its triggers through an HPA.
 
     Its name must stay within 54 characters: KEDA names the HPA ``keda-hpa-<name>`` (a 63-character limit),
@@ -281,8 +296,34 @@ class ScaledObject(CustomResource):
         if len(metadata["name"]) > self.MAX_NAME_LENGTH:
             raise ValueError(f"ScaledObject name {metadata['name']!r} is longer than {self.MAX_NAME_LENGTH} "
                              "characters; KEDA's HPA name keda-hpa-<name> would exceed 63")
-        if "namespace" not in metadata:
-            raise ValueError(f"ScaledObject {metadata['name']!r} needs a namespace: it is a namespaced resource")
-        super().__init__(resource_name, api_version=self.API_VERSION, kind=self.KIND,
-                         metadata=metadata, spec=spec, opts=opts)
+        super().__init__(resource_name, metadata, spec, opts)
+
+
+# --- monitoring.coreos.com/v1 PrometheusRule -----------------------------------------------------------
+
+
+# `for` is a Python keyword, hence the functional form.
+AlertingRule = TypedDict("AlertingRule", {"alert": str, "expr": str, "for": NotRequired[str],
+                                          "labels": dict[str, str], "annotations": dict[str, str]})
+
+
+class RuleGroup(TypedDict):
+    name: str  # unique in the PrometheusRule (the CRD's list-map key)
+    rules: list[AlertingRule]
+
+
+class PrometheusRuleSpec(TypedDict):
+    groups: list[RuleGroup]
+
+
+class PrometheusRule(_Namespaced):
+    """A ``monitoring.coreos.com/v1`` PrometheusRule: rule groups the Prometheus Operator loads into each Prometheus
+    whose ``ruleSelector`` and ``ruleNamespaceSelector`` select it."""
+
+    API_VERSION = "monitoring.coreos.com/v1"
+    KIND = "PrometheusRule"
+
+    def __init__(self, resource_name: str, metadata: ObjectMeta, spec: PrometheusRuleSpec,
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__(resource_name, metadata, spec, opts)
 

@@ -6,7 +6,8 @@ and renders it: the pieces shared by all windows (the placeholders' namespace an
 reservations one-off windows hold now (:class:`~prescale.capacity.reservations.WindowReservations`), one
 :class:`~prescale.capacity.node_pools.EventNodePool` per pool prescale owns (selecting those reservations), and one
 :class:`~prescale.capacity.scheduled_capacity.ScheduledCapacity` per window armed now, each guarded by a
-:class:`~prescale.capacity.failsafe.Failsafe` that scales it to zero after the window even if KEDA cannot.
+:class:`~prescale.capacity.failsafe.Failsafe` that scales it to zero after the window even if KEDA cannot; with
+``prescale:alerts.prometheusRule``, an :class:`~prescale.capacity.alerts.EventAlerts` watching them.
 
 Every Pulumi name derives from a pool's or a window's own name, never from its position in the config, so
 adding, removing, reordering or editing one window leaves every other window's resources untouched.
@@ -28,6 +29,7 @@ from ..model.cron import UTC
 from ..model.plan import CapacityPlan, plan_capacity
 from ..model.reservations import next_up
 from ..names import PLACEHOLDER_LABELS, PLACEHOLDER_NAMESPACE, PRIORITY_CLASS_NAME
+from .alerts import EventAlerts, EventAlertsArgs
 from .failsafe import Failsafe, FailsafeArgs
 from .node_pools import EventNodePool, EventNodePoolArgs
 from .reservations import WindowReservations, WindowReservationsArgs, end_date
@@ -44,6 +46,7 @@ class DeployedCapacity:
     node_pools: dict[str, EventNodePool]  # the pools prescale owns
     windows: dict[str, ScheduledCapacity]  # armed windows only
     failsafes: dict[str, Failsafe]  # one per armed window
+    alerts: EventAlerts | None = None  # with `prescale:alerts.prometheusRule` only
     reservations: dict[str, WindowReservations] = field(default_factory=dict)  # windows holding them now
 
     @property
@@ -114,4 +117,6 @@ def deploy_capacity(config: CapacityConfig, platform: Platform, now: datetime,
         priority_class.metadata.name, platform), opts) for armed in plan.armed}
     failsafes = {name: Failsafe(name, FailsafeArgs(window, config.placeholders.failsafe_image, platform), opts)
                  for name, window in windows.items()}
-    return DeployedCapacity(plan, namespace, priority_class, node_pools, windows, failsafes, reservations)
+    alerts = EventAlerts("alerts", EventAlertsArgs(plan, namespace.metadata.name, platform), opts) \
+        if config.alerts.prometheus_rule else None
+    return DeployedCapacity(plan, namespace, priority_class, node_pools, windows, failsafes, alerts, reservations)

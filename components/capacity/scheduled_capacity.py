@@ -10,8 +10,10 @@ so windows never interfere: overlapping windows on one pool hold the **sum** of 
 KEDA sets the count itself: idle-replica mode
 ---------------------------------------------
 The ScaledObject has ``idleReplicaCount: 0`` and ``minReplicaCount = maxReplicaCount = N`` (the window's
-placeholder count; idle mode since KEDA 2.4, kedacore/keda#1958). KEDA's executor (``pkg/scaling/executor/scale_scaledobjects.go``, the same from 2.18 to
-2.20) then writes the scale subresource itself at both ends of the window, without the HPA:
+placeholder count; idle mode since KEDA 2.4, kedacore/keda#1958). KEDA's executor
+(``pkg/scaling/executor/scale_scaledobjects.go``; reworked between 2.18.0 and 2.20.2, with the same idle-mode
+decisions, ``docs/capacity.md``) then writes the scale subresource itself at both ends of the window, without the
+HPA:
 
 * trigger active and fewer than N replicas → ``scaleFromZeroOrIdle`` writes N at once (and restores N if
   anything lowered it during the window);
@@ -57,6 +59,7 @@ node is up, or after real pods preempt them), and awaiting their rollout would m
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -67,10 +70,11 @@ from ..model.windows import ArmedWindow
 from ..model.labels import INSTANCE_TYPE, ZONE
 from ..names import (DO_NOT_DISRUPT, ONE_PER_NODE_LABEL, PLACEHOLDER_LABELS, POOL_LABEL, WINDOW_LABEL, placeholder_name,
                      pool_node_selector)
-from .crds import ScaledObject, ScaledObjectSpec
+from .crds import ObjectMeta, ScaledObject, ScaledObjectSpec
+from .prepull import prepull_pod_fields
 from ..model.keda_timing import COOLDOWN_SECONDS, IDLE_REPLICAS, INITIAL_COOLDOWN_SECONDS, POLLING_INTERVAL_SECONDS
 
-PAUSE_USER = 65535  # the pause image's own non-root user
+PAUSE_USER = 65535  # the pause image's own non-root user; every container of the pod runs as it
 
 
 @dataclass(frozen=True)
@@ -80,7 +84,7 @@ class ScheduledCapacityArgs:
     # The window's pool: prescale's own are selected by their `prescale.io/node-pool` label, an `existing` one by
     # `karpenter.sh/nodepool` (and the placeholders carry `do-not-disrupt`).
     pool: NodePoolConfig
-    placeholders: PlaceholderConfig  # the pause image
+    placeholders: PlaceholderConfig  # the pause image, pull secrets, the prepull tool image
     namespace: pulumi.Input[str]  # where the placeholders run (pod security "restricted")
     priority_class_name: pulumi.Input[str]  # their (negative) priority
     platform: Platform  # its Kubernetes provider (every object goes through it) and `keda_ready`
@@ -102,11 +106,11 @@ class ScheduledCapacity(pulumi.ComponentResource):
         self.armed = armed
         self.namespace = namespace
         self.deployment_name = placeholder_name(armed.window.name)
-        metadata = {"name": self.deployment_name, "namespace": namespace, "labels": labels(armed)}
+        metadata: ObjectMeta = {"name": self.deployment_name, "namespace": namespace, "labels": labels(armed)}
         self.deployment = k8s.apps.v1.Deployment(
             f"{name}-placeholders",
             metadata={**metadata, "annotations": {"pulumi.com/skipAwait": "true"}},
-            spec=deployment_spec(armed, pool, args.placeholders.image, args.priority_class_name),
+            spec=deployment_spec(armed, pool, args.placeholders, args.priority_class_name),
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=["spec.replicas"]))
         self.scaled_object = ScaledObject(
             f"{name}-scaler", metadata, scaled_object_spec(armed, self.deployment_name),
@@ -119,13 +123,19 @@ def labels(armed: ArmedWindow) -> dict[str, str]:
     return {**PLACEHOLDER_LABELS, WINDOW_LABEL: armed.window.name, POOL_LABEL: armed.window.node_pool}
 
 
-def deployment_spec(armed: ArmedWindow, pool: NodePoolConfig, image: str,
+def deployment_spec(armed: ArmedWindow, pool: NodePoolConfig, placeholders: PlaceholderConfig,
                     priority_class_name: pulumi.Input[str]) -> dict:
-    """Zero pods until KEDA says otherwise; pause containers that meet the "restricted" pod security standard."""
+    """Zero pods until KEDA says otherwise; pause containers (after the window's prepull init containers, if any)
+    that meet the "restricted" pod security standard."""
     pod_labels = labels(armed)
     if armed.placeholders.one_per_node:
         pod_labels[ONE_PER_NODE_LABEL] = pool.name
     requests = {"cpu": armed.placeholders.cpu, "memory": armed.placeholders.memory}
+    container = {  # what every container of the pod has
+        "resources": {"requests": requests, "limits": requests},
+        "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
+                            "runAsNonRoot": True, "capabilities": {"drop": ["ALL"]}},
+    }
     pod_spec = {
         "priorityClassName": priority_class_name,
         "automountServiceAccountToken": False,
@@ -140,15 +150,12 @@ def deployment_spec(armed: ArmedWindow, pool: NodePoolConfig, image: str,
         }],
         "securityContext": {"runAsNonRoot": True, "runAsUser": PAUSE_USER, "runAsGroup": PAUSE_USER,
                             "seccompProfile": {"type": "RuntimeDefault"}},
-        "containers": [{
-            "name": "pause",
-            "image": image,
-            "resources": {"requests": requests, "limits": requests},
-            "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
-                                "runAsNonRoot": True, "capabilities": {"drop": ["ALL"]}},
-        }],
+        "containers": [{"name": "pause", "image": placeholders.image, **container}],
+        **prepull_pod_fields(armed.window.prepull_images, placeholders.prepull_tool_image, container),
     }
-    affinity = {}
+    if placeholders.image_pull_secrets:
+        pod_spec["imagePullSecrets"] = [{"name": secret} for secret in placeholders.image_pull_secrets]
+    affinity: dict[str, Any] = {}
     if armed.placeholders.one_per_node:
         affinity["podAntiAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [{
             "labelSelector": {"matchLabels": {ONE_PER_NODE_LABEL: pool.name}},

@@ -20,6 +20,7 @@ from .cron import UTC, epoch_seconds
 from .instances import fit_problem, narrows, pool_launchable
 from .overlaps import boundaries
 from .quantity import format_cpu, format_memory, parse_quantity
+from .refused import Refused
 from .requirements import pool_requirements
 from .sizing import PlaceholderPlan, plan_placeholders
 
@@ -61,11 +62,11 @@ def occupied_spans(window: EventWindow, now: datetime) -> list[Span]:
     return [(start, end) for start, end in spans if end > first and start < last]
 
 
-def capacity_problems(config: CapacityConfig, spans: Mapping[int, list[Span]]) -> list[str]:
+def capacity_problems(config: CapacityConfig, spans: Mapping[int, list[Span]], refused: Refused) -> list[str]:
     """Every capacity problem; ``spans`` maps the index of each window whose timing is valid to its
-    :func:`occupied_spans` (other windows get no overlap check)."""
-    pools = {pool.name: (index, pool) for index, pool in enumerate(config.node_pools)}
-    problems, demands = _plans(config, pools)
+    :func:`occupied_spans` (other windows get no overlap check); ``refused``: the entries left out of ``config``."""
+    pools = {pool.name: (index, pool) for index, pool in refused.entries("node_pools", config.node_pools)}
+    problems, demands = _plans(config, pools, refused)
     by_pool: dict[str, list[_Demand]] = defaultdict(list)
     for demand in demands:
         by_pool[demand.window.node_pool].append(demand)
@@ -82,13 +83,13 @@ def capacity_problems(config: CapacityConfig, spans: Mapping[int, list[Span]]) -
     return problems
 
 
-def _plans(config: CapacityConfig,
-           pools: Mapping[str, tuple[int, NodePoolConfig]]) -> tuple[list[str], list[_Demand]]:
+def _plans(config: CapacityConfig, pools: Mapping[str, tuple[int, NodePoolConfig]],
+           refused: Refused) -> tuple[list[str], list[_Demand]]:
     problems: dict[str, str] = {}  # one per maxPodSize that cannot split a capacity
     demands = []
-    for index, window in enumerate(config.event_windows):
+    for index, window in refused.entries("event_windows", config.event_windows):
         if window.node_pool not in pools:
-            continue  # reported with the pool names allowed
+            continue  # reported with the pool names allowed, or its pool was refused
         placeholders = config.placeholders_for(window.node_pool)
         try:
             demands.append(_Demand(index, window, plan_placeholders(window, placeholders)))
@@ -114,20 +115,19 @@ def _window_limit_problems(demand: _Demand, pool_index: int, pool: NodePoolConfi
         if window.capacity is not None:
             wanted = getattr(window.capacity, resource)
             if parse_quantity(wanted) > parse_quantity(limit):
-                problems.append(f"{demand.path}.capacity.{resource}: {wanted!r} is above node pool {pool.name!r}'s "
-                                f"limit {limit!r}; allowed: at most {limit!r} (raise the pool's limit)")
+                problems.append(f"{demand.path}.capacity.{resource}: {wanted!r} is above the limit {limit!r} of "
+                                f"node pool {pool.name!r}; allowed: at most {limit!r} (raise the pool's limit)")
         elif demand.amount(resource) > parse_quantity(limit):
             size, total = getattr(demand.plan, resource), demand.amount(resource)
             fitting = int(parse_quantity(limit) / parse_quantity(size))
             fewer = f"at most {_count(fitting)}, " if fitting else ""
             problems.append(f"{demand.path}.nodes: {_count(window.nodes)} × {_size_path(pool_index, pool, 'nodeSize')}"
-                            f".{resource} {size!r} "
-                            f"= {_show(resource, total)} is above node pool {pool.name!r}'s limit {resource} "
-                            f"{limit!r}; allowed: {fewer}a smaller nodeSize, or a {resource} limit of at least "
-                            f"{_show(resource, total, bare=True)}")
+                            f".{resource} {size!r} = {_show(resource, total)} is above the {resource} limit "
+                            f"{limit!r} of node pool {pool.name!r}; allowed: {fewer}a smaller nodeSize, or a "
+                            f"{resource} limit of at least {_show(resource, total, bare=True)}")
     if window.nodes is not None and limits.nodes is not None and window.nodes > limits.nodes:
-        problems.append(f"{demand.path}.nodes: {window.nodes} is above node pool {pool.name!r}'s limit of "
-                        f"{limits.nodes} nodes; allowed: 1 to {limits.nodes}")
+        problems.append(f"{demand.path}.nodes: {window.nodes} is above the limit of {limits.nodes} nodes of "
+                        f"node pool {pool.name!r}; allowed: 1 to {limits.nodes}")
     return problems
 
 

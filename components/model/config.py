@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Annotated, Literal
 
@@ -89,14 +90,34 @@ def _duration_or_never(value: str) -> str:
     return value if value == "Never" else _duration(value)
 
 
+def _list_as_tuple(value: object) -> object:
+    """A YAML list, kept as a tuple so that the model stays hashable (windows are dictionary keys)."""
+    if not isinstance(value, list | tuple):
+        raise _fail("list_type", "must be a list")
+    return tuple(value)
+
+
+def _distinct(values: Sequence[str]) -> Sequence[str]:
+    duplicates = sorted({v for v in values if values.count(v) > 1})
+    if duplicates:
+        raise _fail("unique", f"lists {', '.join(duplicates)} more than once")
+    return values
+def _number_for_duration(value: object) -> object:
+    """YAML reads ``leadTime: 10`` as the number 10: say which duration to write (the unit is what is missing)."""
+    if type(value) is int:
+        raise _fail("duration", f'is a number, not a duration: write it in quotes with its unit, like "{value}m" '
+                                f'or "{value}h" (m for minutes, h for hours)')
+    return value
+
+
 # Window names become parts of Kubernetes object names (`prescale-<window>` ScaledObject → HPA
 # `keda-hpa-prescale-<window>` must stay within 63 characters), hence the tighter limit.
 WindowName = Annotated[StrictStr, _dns_label(40)]
 PoolName = Annotated[StrictStr, _dns_label(40)]
 Version = Annotated[StrictStr, AfterValidator(_semver)]
 Quantity = Annotated[StrictStr, AfterValidator(_quantity)]
-Duration = Annotated[StrictStr, AfterValidator(_duration)]
-DurationOrNever = Annotated[StrictStr, AfterValidator(_duration_or_never)]
+Duration = Annotated[StrictStr, BeforeValidator(_number_for_duration), AfterValidator(_duration)]
+DurationOrNever = Annotated[StrictStr, BeforeValidator(_number_for_duration), AfterValidator(_duration_or_never)]
 
 
 class Model(BaseModel):
@@ -185,8 +206,8 @@ class ClusterConfig(Model):
                         "publicAccessCidrs", "endpointPrivateAccess", "adminRoleArns"}
             given = sorted(new_only & {to_camel(f) for f in self.model_fields_set})
             if given:
-                raise _fail("model", f"{', '.join(given)} only apply when create is true; an existing "
-                                        "cluster is used as it is")
+                raise _fail("model", f"{', '.join(given)} appl{'y' if len(given) > 1 else 'ies'} only when create is "
+                                     "true; an existing cluster is used as it is")
         if self.auto_mode and "system_node_group" in self.model_fields_set:
             raise _fail("model", "systemNodeGroup does not apply with autoMode: true; Auto Mode's built-in "
                                  "system node pool runs the add-ons, KEDA and CoreDNS (docs/auto-mode.md)")
@@ -216,6 +237,10 @@ def karpenter_policy_problem(version: str) -> str | None:
             "and another release may need permissions that policy lacks")
 
 
+# Keys that only shape a Karpenter prescale installs (refused beside install: false, prescale.model.config_checks).
+KARPENTER_INSTALL_KEYS = ("version", "controller_auth", "create_spot_service_linked_role")
+
+
 class KarpenterConfig(Model):
     """``prescale:karpenter``: whether prescale installs Karpenter, its version, how the controller gets AWS
     credentials, and the node role EC2NodeClasses name.
@@ -237,15 +262,6 @@ class KarpenterConfig(Model):
         if int(value.split(".")[0]) < 1:
             raise _fail("version", "must be 1.0.0 or newer: prescale declares karpenter.sh/v1 resources")
         return value
-
-    @model_validator(mode="after")
-    def _install_keys(self):
-        given = sorted({"version", "controllerAuth", "createSpotServiceLinkedRole"}
-                       & {to_camel(f) for f in self.model_fields_set})
-        if not self.install and given:
-            raise _fail("model", f"{', '.join(given)} only apply when install is true (prescale installs "
-                                 "Karpenter); with install: false the cluster's own Karpenter is used as it is")
-        return self
 
     @field_validator("version")
     @classmethod
@@ -575,10 +591,25 @@ class NodePoolConfig(Model):
     @field_validator("capacity_types", "instance_categories", "architectures")
     @classmethod
     def _unique(cls, values: list[str]) -> list[str]:
-        duplicates = sorted({v for v in values if values.count(v) > 1})
-        if duplicates:
-            raise _fail("unique", f"lists {', '.join(duplicates)} more than once")
-        return values
+        return _distinct(values)
+
+
+# --- images -------------------------------------------------------------------------------------------
+
+# distribution/reference's grammar (reference.go): [host[:port]/]path[:tag][@digest], path components in
+# lowercase; a registry given by an IPv6 address is not accepted.
+_HOST_PART = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+_PATH_PART = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_IMAGE_REFERENCE = (rf"(?:{_HOST_PART}(?:\.{_HOST_PART})*(?::[0-9]+)?/)?{_PATH_PART}(?:/{_PATH_PART})*"
+                    r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?"
+                    r"(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?")
+ImageReference = Annotated[StrictStr, Field(max_length=512), _shaped(
+    _IMAGE_REFERENCE, 'an image reference like "123456789012.dkr.ecr.ap-northeast-2.amazonaws.com/shop/api:v1.4.2": '
+                      "an optional registry host, a lowercase path, then a :tag and/or an @sha256: digest")]
+SecretName = Annotated[StrictStr, Field(max_length=253), _shaped(
+    r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*",
+    'a Secret name like "registry-credentials" (DNS-1123): lowercase letters, digits, \'-\' and \'.\', starting '
+    "and ending with a letter or digit")]
 
 
 # --- event windows ------------------------------------------------------------------------------------
@@ -607,18 +638,10 @@ class ReserveConfig(Model):
                                                 'an EC2 instance type like "m7i.xlarge" (lowercase)')]
     # Unset: the nodes the window needs (nodes: N → N; capacity → its placeholders over what one node holds).
     count: StrictInt | None = Field(default=None, ge=1, le=1000)
-    # Unset: the zones of the pool's topology.kubernetes.io/zone requirement. A tuple, so that windows stay hashable
-    # (a YAML list becomes one).
-    availability_zones: Annotated[tuple[AvailabilityZone, ...], Field(strict=False, min_length=1)] | None = None
+    # Unset: the zones of the pool's topology.kubernetes.io/zone requirement.
+    availability_zones: Annotated[tuple[AvailabilityZone, ...], BeforeValidator(_list_as_tuple),
+                                  AfterValidator(_distinct), Field(min_length=1)] | None = None
     hold_from: Duration = "24h"
-
-    @field_validator("availability_zones")
-    @classmethod
-    def _unique_zones(cls, values: tuple[str, ...] | None) -> tuple[str, ...] | None:
-        duplicates = sorted({v for v in values or () if values.count(v) > 1})
-        if duplicates:
-            raise _fail("unique", f"lists {', '.join(duplicates)} more than once")
-        return values
 
     @field_validator("hold_from")
     @classmethod
@@ -650,6 +673,9 @@ class EventWindow(Model):
     nodes: StrictInt | None = Field(default=None, ge=1, le=1000)
     capacity: CapacityRequest | None = None
     lead_time: Duration = "10m"
+    # Images the window's placeholders pull onto their nodes during the lead time (prescale.capacity.prepull).
+    prepull_images: Annotated[tuple[ImageReference, ...], BeforeValidator(_list_as_tuple),
+                              AfterValidator(_distinct)] = ()
     # One-off windows only: EC2 capacity reserved for the event (targeted On-Demand Capacity Reservations).
     reserve: ReserveConfig | None = None
 
@@ -722,6 +748,13 @@ class PlaceholderConfig(Model):
     # The failsafe's kubectl: upstream's own image (registry.k8s.io, published with every Kubernetes release
     # since 1.28), pinned to the default cluster version; point it at a mirror for air-gapped clusters.
     failsafe_image: Annotated[StrictStr, Field(min_length=1)] = "registry.k8s.io/kubectl:v1.34.3"
+    # Secrets (in namespace `prescale`, created by you) the placeholder pods pull with, for registries the
+    # node role cannot read; ECR in the account needs none.
+    image_pull_secrets: Annotated[tuple[SecretName, ...], BeforeValidator(_list_as_tuple),
+                                  AfterValidator(_distinct)] = ()
+    # Windows with prepullImages: the image whose static `/bin/true` each pulled image runs (busybox's musl build,
+    # from the Docker official image's ECR Public mirror); point it at a mirror for air-gapped clusters.
+    prepull_tool_image: ImageReference = "public.ecr.aws/docker/library/busybox:1.37.0-musl"
 
 
 class PricingConfig(Model):
@@ -731,6 +764,14 @@ class PricingConfig(Model):
     vcpu_hour: Annotated[float, Field(gt=0, strict=False)] = 0.05
     # USD per hour for given instance types, e.g. {"c7i.xlarge": 0.1785}.
     instance_types: dict[StrictStr, Annotated[float, Field(gt=0, strict=False)]] = {}
+
+
+class AlertsConfig(Model):
+    """``prescale:alerts``: alerting rules for the windows, for a cluster that already runs the Prometheus Operator
+    and kube-state-metrics (docs/alerts.md). Off by default."""
+
+    # A `monitoring.coreos.com/v1` PrometheusRule in namespace `prescale` watching every armed window.
+    prometheus_rule: StrictBool = False
 
 
 # --- the whole stack ----------------------------------------------------------------------------------
@@ -749,6 +790,7 @@ class CapacityConfig(Model):
     placeholders: PlaceholderConfig = PlaceholderConfig()
     pricing: PricingConfig = PricingConfig()
     tags: dict[StrictStr, StrictStr] = {}
+    alerts: AlertsConfig = AlertsConfig()
 
     def node_pool(self, name: str) -> NodePoolConfig:
         return next(pool for pool in self.node_pools if pool.name == name)

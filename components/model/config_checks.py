@@ -2,7 +2,9 @@
 
 The models in :mod:`prescale.model.config` check each value on its own. The rules here need several values
 at once (a window and its node pool; a window's start, end, time zone and lead time over a year of
-occurrences) and name the exact key they blame, with its value and what would be accepted.
+occurrences) and name the exact key they blame, with its value and what would be accepted. They run on every
+part of the config that validated on its own: a rule is skipped only when a value it needs was refused
+(:class:`~prescale.model.refused.Refused`), so one run reports every problem.
 """
 
 from __future__ import annotations
@@ -14,42 +16,62 @@ from pydantic.alias_generators import to_camel
 
 from . import capacity_checks, failsafe_timing, pool_checks, reservation_checks, schedule
 from .config import (AUTO_MODE_EXPIRE_AFTER, AUTO_MODE_MAX_NODE_LIFETIME, LOCAL_DATETIME, CONFIG_NAMESPACE, CapacityConfig,
-                     EventWindow, KedaConfig, StackConfig)
+                     EventWindow, KARPENTER_INSTALL_KEYS, KedaConfig, StackConfig)
 from .duration import format_duration, parse_duration
+from .refused import Refused
 
 
-def stack_problems(config: StackConfig, now: datetime) -> list[str]:
+def stack_problems(config: StackConfig, now: datetime, refused: Refused = Refused()) -> list[str]:
     """Every cross-key problem of a parsed stack config, as ``key path: message`` lines."""
-    return (_endpoint_problems(config) + _node_role_problems(config) + _auto_mode_problems(config)
-            + capacity_problems(config, now, auto_mode=config.cluster.auto_mode, region=config.region))
+    cluster, karpenter = ("cluster" not in refused.sections), ("karpenter" not in refused.sections)
+    problems = _endpoint_problems(config) if cluster else []
+    if cluster and karpenter:
+        problems += _karpenter_problems(config) + _node_role_problems(config)
+    if cluster:
+        problems += _auto_mode_problems(config, refused, karpenter)
+        if "alerts" not in refused.sections:
+            problems += _alerts_problems(config)
+    region = None if "region" in refused.sections else config.region
+    return problems + capacity_problems(config, now, refused, auto_mode=config.cluster.auto_mode if cluster else None,
+                                        region=region)
 
 
-def capacity_problems(config: CapacityConfig, now: datetime, auto_mode: bool | None = None,
-                      region: str | None = None) -> list[str]:
+def capacity_problems(config: CapacityConfig, now: datetime, refused: Refused = Refused(),
+                      auto_mode: bool | None = None, region: str | None = None) -> list[str]:
     """Every cross-key problem of the node pools and event windows (with or without a platform around them);
-    ``auto_mode``: whether the pools run on EKS Auto Mode, ``None`` when that is the platform's to say; ``region``:
-    the stack's AWS region, when known."""
-    problems = _duplicate_names(config) + pool_checks.pool_problems(config, auto_mode)
-    grace_problems = _grace_problems(config)
-    problems += grace_problems
-    grace = parse_duration(config.placeholders.failsafe_grace)
+    ``auto_mode``: the pools are EKS Auto Mode's (their label keys and ``expireAfter`` default differ), ``None``
+    when that is not known here (a library program's platform decides it); ``region``: the stack's AWS region,
+    when known."""
+    problems = _duplicate_names(config, refused) + pool_checks.pool_problems(config, refused, auto_mode)
+    keda = None if "keda" in refused.sections else config.keda
+    grace = None  # the failsafe grace, once it is known to be valid
+    if keda is not None:
+        problems += _keda_version_problems(keda)
+    if "placeholders" not in refused.sections:
+        grace_problems = _grace_problems(config)
+        problems += grace_problems
+        grace = None if grace_problems else parse_duration(config.placeholders.failsafe_grace)
     owned = {pool.name: pool.owned for pool in config.node_pools}  # pool name → whether prescale writes its freezes
     spans: dict[int, list[capacity_checks.Span]] = {}  # window index → when it holds placeholders
-    for index, window in enumerate(config.event_windows):
+    for index, window in refused.entries("event_windows", config.event_windows):
         path = f"{CONFIG_NAMESPACE}:eventWindows[{index}]"
-        if window.node_pool not in owned:
+        unknown = refused.pool(window.node_pool)  # its pool was refused: nothing is known about it
+        if window.node_pool not in owned and not unknown:
             allowed = ", ".join(repr(name) for name in owned) or "none (prescale:nodePools is empty)"
             problems.append(f"{path}.nodePool: {window.node_pool!r} is not a node pool; allowed: {allowed}")
-        time_problems = window_time_problems(path, window, now, freeze=owned.get(window.node_pool, True))
-        if not time_problems:
-            time_problems = _cron_comma_problems(path, window, config.keda)
+        time_problems = window_time_problems(path, window, now, freeze=owned.get(window.node_pool, not unknown))
+        if not time_problems and keda is not None:
+            time_problems = _cron_comma_problems(path, window, keda)
         problems += time_problems
         if not time_problems:
             spans[index] = capacity_checks.occupied_spans(window, now)  # now, while its occurrences are cached
-            if not grace_problems:
+            if grace is not None:
                 problems += _failsafe_problems(path, window, grace, now)
-    return (problems + capacity_checks.capacity_problems(config, spans)
-            + reservation_checks.reservation_problems(config, region))
+    problems += _expiry_problems(config, refused, spans, bool(auto_mode))
+    problems += reservation_checks.reservation_problems(config, refused, region)
+    if "placeholders" in refused.sections:  # every placeholder's size is unknown
+        return problems
+    return problems + capacity_checks.capacity_problems(config, spans, refused)
 
 
 def _endpoint_problems(config: StackConfig) -> list[str]:
@@ -76,11 +98,32 @@ def _endpoint_problems(config: StackConfig) -> list[str]:
     return []
 
 
+def _karpenter_problems(config: StackConfig) -> list[str]:
+    """``karpenter.install: false`` hands the pools to a Karpenter already running in the cluster: a new cluster
+    has none, and the keys that shape an install would mean nothing. (On Auto Mode every karpenter key is refused
+    on its own.)"""
+    karpenter, path = config.karpenter, f"{CONFIG_NAMESPACE}:karpenter"
+    if karpenter.install or config.cluster.auto_mode:
+        return []
+    problems = []
+    if config.cluster.create:
+        problems.append(f"{path}.install: false with a new cluster (prescale:cluster.create is true): a new cluster "
+                        "has no Karpenter of its own, so nothing would launch nodes for its node pools; allowed: "
+                        "true (prescale installs Karpenter), prescale:cluster.create: false (an existing cluster "
+                        "whose Karpenter runs the pools), or prescale:cluster.autoMode: true (AWS runs Karpenter)")
+    problems += [f"{path}.{to_camel(key)}: {getattr(karpenter, key)!r} applies only when install is true (prescale "
+                 "installs Karpenter); with install: false the cluster's own Karpenter is used as it is; allowed: "
+                 "remove it" for key in KARPENTER_INSTALL_KEYS if key in karpenter.model_fields_set]
+    return problems
+
+
 def _node_role_problems(config: StackConfig) -> list[str]:
     """EC2NodeClasses that prescale creates name a node role; without its own Karpenter, prescale has none."""
-    karpenter = config.karpenter
+    karpenter, cluster = config.karpenter, config.cluster
+    if karpenter.install or karpenter.node_role_name is not None or cluster.create or cluster.auto_mode:
+        return []  # (a new cluster or Auto Mode with install: false is refused by its own rule)
     needing = [pool.name for pool in config.node_pools if pool.owned and pool.node_class_name is None]
-    if karpenter.install or karpenter.node_role_name is not None or not needing:
+    if not needing:
         return []
     return [f"{CONFIG_NAMESPACE}:karpenter.nodeRoleName: required key is missing: with karpenter.install false, the "
             f"EC2NodeClasses prescale creates (node pools {', '.join(map(repr, needing))}) need the IAM role name "
@@ -89,12 +132,25 @@ def _node_role_problems(config: StackConfig) -> list[str]:
             "existing EC2NodeClass) or existing: true (an existing NodePool)"]
 
 
+def _keda_version_problems(keda: KedaConfig) -> list[str]:
+    """With ``install: false`` the version is the running KEDA's, and it decides which crons are safe."""
+    if keda.install or "version" in keda.model_fields_set:
+        return []
+    return [f"{CONFIG_NAMESPACE}:keda.version: required key is missing: with keda.install false it is the version of "
+            "the KEDA already running in the cluster (the tag of its keda-operator image), which decides the crons "
+            "it runs correctly (commas need 2.20.0, kedacore/keda#7448); allowed: that exact version, 2.18.0 or "
+            "newer, e.g. \"2.20.2\""]
+
+
 def _cron_comma_problems(path: str, window: EventWindow, keda: KedaConfig) -> list[str]:
-    """KEDA before 2.20 turns a comma in a cron into an invalid metric name: the ScaledObject never works."""
+    """KEDA before 2.20 turns a comma in a cron into an invalid metric name: the ScaledObject never works.
+
+    Each comma is blamed on the key that holds it: the scale-up cron's on ``leadTime`` only when moving the start
+    earlier made it (the start's own comma is reported once, under ``start``)."""
     if keda.cron_commas_work or window.is_one_off:
         return []
     crons = [("start", window.start), ("end", window.end)]
-    if window.lead:
+    if window.lead and "," not in window.start:
         crons.append(("leadTime", schedule.shift_cron(window.start, -window.lead)))
     return [f"{path}.{key}: {expr!r} has a comma, which KEDA {keda.version} (prescale:keda.version) turns into an "
             "invalid metric name (kedacore/keda#7448, fixed in 2.20.0); allowed: ranges such as '1-5' instead of "
@@ -102,17 +158,18 @@ def _cron_comma_problems(path: str, window: EventWindow, keda: KedaConfig) -> li
             for key, expr in crons if "," in expr]
 
 
-def _auto_mode_problems(config: StackConfig) -> list[str]:
+def _auto_mode_problems(config: StackConfig, refused: Refused, karpenter: bool) -> list[str]:
     """With ``cluster.autoMode`` AWS runs Karpenter: self-managed settings would be silently ignored, and
-    Auto Mode's own limits (no custom AMI, at most 21 days per node) apply to every pool."""
+    Auto Mode's own limits (no custom AMI, at most 21 days per node) apply to every pool. ``karpenter``: whether
+    ``prescale:karpenter`` validated (else its keys are not looked at)."""
     if not config.cluster.auto_mode:
         return []
     why = f"does not apply with {CONFIG_NAMESPACE}:cluster.autoMode: true"
-    problems = [f"{CONFIG_NAMESPACE}:karpenter.{to_camel(key)}: {getattr(config.karpenter, key)!r} {why}: AWS runs Karpenter "
-                "(its version, credentials and service-linked roles are AWS's); allowed: remove it"
-                for key in sorted(config.karpenter.model_fields_set)]
+    problems = [f"{CONFIG_NAMESPACE}:karpenter.{to_camel(key)}: {getattr(config.karpenter, key)!r} {why}: AWS runs "
+                "Karpenter (its version, credentials and service-linked roles are AWS's); allowed: remove it"
+                for key in sorted(config.karpenter.model_fields_set)] if karpenter else []
     lifetime = f"{format_duration(AUTO_MODE_MAX_NODE_LIFETIME)} (21 days)"
-    for index, pool in enumerate(config.node_pools):
+    for index, pool in refused.entries("node_pools", config.node_pools):
         path = f"{CONFIG_NAMESPACE}:nodePools[{index}]"
         if not pool.owned:  # a built-in pool (system, general-purpose) or another owner's: used as it is
             continue
@@ -131,6 +188,40 @@ def _auto_mode_problems(config: StackConfig) -> list[str]:
     return problems
 
 
+def _alerts_problems(config: StackConfig) -> list[str]:
+    """Alerts need the Prometheus Operator (its PrometheusRule CRD) and kube-state-metrics, which a cluster
+    prescale creates does not run: the rule could not even be applied there (docs/alerts.md)."""
+    if not (config.alerts.prometheus_rule and config.cluster.create):
+        return []
+    return [f"{CONFIG_NAMESPACE}:alerts.prometheusRule: true needs a cluster that already runs the Prometheus Operator "
+            f"and kube-state-metrics, and a cluster prescale creates ({CONFIG_NAMESPACE}:cluster.create: true) runs "
+            "neither, so there would be no PrometheusRule CRD to apply it to and nothing to evaluate it; allowed: "
+            f"false here, or true with {CONFIG_NAMESPACE}:cluster.create: false on a cluster that runs both"]
+def _expiry_problems(config: CapacityConfig, refused: Refused, spans: dict[int, list[capacity_checks.Span]],
+                     auto_mode: bool) -> list[str]:
+    """A pool's ``expireAfter`` must outlast every window on it, from scale-up to end: disruption budgets do not
+    stop expiry (Karpenter's disruption docs), so a node launched at scale-up that expires earlier goes mid-event."""
+    longest: dict[str, tuple[int, EventWindow, int]] = {}  # pool → the window holding nodes longest, in seconds
+    for index, window in refused.entries("event_windows", config.event_windows):
+        held = max((end - begin for begin, end in spans.get(index, ())), default=0)
+        if held > longest.get(window.node_pool, (0, window, 0))[2]:
+            longest[window.node_pool] = (index, window, held)
+    problems = []
+    for pool_index, pool in refused.entries("node_pools", config.node_pools):
+        expire_after = pool.deployed_expire_after(auto_mode)
+        if not pool.owned or pool.name not in longest or expire_after == "Never":
+            continue
+        index, window, seconds = longest[pool.name]
+        held = format_duration(timedelta(seconds=seconds))
+        if parse_duration(expire_after).total_seconds() < seconds:
+            problems.append(
+                f"{CONFIG_NAMESPACE}:nodePools[{pool_index}].expireAfter: {expire_after!r} is shorter than the {held} "
+                f"window {window.name!r} (eventWindows[{index}]) holds its nodes, from scale-up to end: disruption "
+                "budgets do not stop expiry, so nodes launched at scale-up would be replaced mid-event; allowed: "
+                f"at least {held}" + ("" if auto_mode else ", or Never (the default)"))
+    return problems
+
+
 def _grace_problems(config: CapacityConfig) -> list[str]:
     grace = config.placeholders.failsafe_grace
     problem = failsafe_timing.grace_problem(parse_duration(grace))
@@ -146,15 +237,14 @@ def _failsafe_problems(path: str, window: EventWindow, grace: timedelta, now: da
             f"{format_duration(grace)}; the failsafe is explained in docs/guardrails.md)"]
 
 
-def _duplicate_names(config: CapacityConfig) -> list[str]:
+def _duplicate_names(config: CapacityConfig, refused: Refused) -> list[str]:
     problems = []
-    for key, names in (("nodePools", [p.name for p in config.node_pools]),
-                       ("eventWindows", [w.name for w in config.event_windows])):
+    for key, field in (("nodePools", "node_pools"), ("eventWindows", "event_windows")):
         first: dict[str, int] = {}  # name → index of its first use (one pass: stacks hold hundreds of windows)
-        for index, name in enumerate(names):
-            if first.setdefault(name, index) != index:
-                problems.append(f"{CONFIG_NAMESPACE}:{key}[{index}].name: {name!r} is already used by "
-                                f"{CONFIG_NAMESPACE}:{key}[{first[name]}]; names must be unique")
+        for index, entry in refused.entries(field, getattr(config, field)):
+            if first.setdefault(entry.name, index) != index:
+                problems.append(f"{CONFIG_NAMESPACE}:{key}[{index}].name: {entry.name!r} is already used by "
+                                f"{CONFIG_NAMESPACE}:{key}[{first[entry.name]}]; names must be unique")
     return problems
 
 

@@ -16,14 +16,19 @@ from __future__ import annotations
 from bisect import bisect_left
 from datetime import datetime, timedelta
 from itertools import pairwise
+from math import ceil
 
 from . import schedule
 from .config import EventWindow
 from .cron import dated_cron, fire_timestamps, parse_cron
 from .duration import format_duration
+from .keda_timing import COOLDOWN_SECONDS, POLLING_INTERVAL_SECONDS
 
 # The longest failsafeGrace: a scale-down that waits longer than a day guards nothing.
 MAX_GRACE = timedelta(days=1)
+# The shortest: KEDA itself writes 0 up to one poll plus its cooldown after the end (keda_timing); a failsafe that
+# runs before that, in whole minutes, would do KEDA's job at every end instead of standing in when KEDA fails.
+MIN_GRACE = timedelta(minutes=ceil((POLLING_INTERVAL_SECONDS + COOLDOWN_SECONDS) / 60))
 _YEAR = timedelta(days=366)
 
 
@@ -52,6 +57,11 @@ def grace_problem(grace: timedelta) -> str | None:
     """What is wrong with ``placeholders.failsafeGrace`` on its own, or ``None``."""
     if grace % timedelta(minutes=1):
         return "must be whole minutes: a CronJob schedule has no seconds field"
+    if grace < MIN_GRACE:
+        return (f"must be at least {format_duration(MIN_GRACE)}: KEDA itself scales the placeholders to zero up to "
+                f"{format_duration(timedelta(seconds=POLLING_INTERVAL_SECONDS + COOLDOWN_SECONDS))} after each end "
+                f"(its cooldownPeriod of {COOLDOWN_SECONDS}s after its last poll, {POLLING_INTERVAL_SECONDS}s apart), "
+                "so an earlier failsafe would do KEDA's job at every end instead of standing in when KEDA fails")
     if grace > MAX_GRACE:
         return f"must be at most {format_duration(MAX_GRACE)}: a failsafe that waits longer guards nothing"
     return None
@@ -87,10 +97,11 @@ def _reaches_next_window(window: EventWindow, cron: str, now: datetime) -> str |
     for (_, _, ended), (next_scale_up, _, _) in pairwise(occurrences):
         index = bisect_left(fires, ended)  # a fire at the end instant itself counts
         fire = fires[index] if index < len(fires) else None
-        if fire is None or fire + latest.total_seconds() >= next_scale_up:
-            room = timedelta(seconds=next_scale_up - ended) - latest
-            allowed = (f"a failsafeGrace shorter than {format_duration(room)}" if room > timedelta(0)
-                       else f"occurrences more than {format_duration(latest)} apart")
+        if fire is None or fire + latest.total_seconds() >= next_scale_up:  # landing on the scale-up is too late
+            longest = timedelta(seconds=next_scale_up - ended) - latest - timedelta(minutes=1)
+            allowed = (f"a failsafeGrace from {format_duration(MIN_GRACE)} to {format_duration(longest)}"
+                       if longest >= MIN_GRACE else
+                       f"a next scale-up more than {format_duration(MIN_GRACE + latest)} after each end")
             return (f"would run at {_show(fire, window)} (or up to {format_duration(latest)} later), not before the "
                     f"next scale-up at {_show(next_scale_up, window)}, and remove the placeholders of an "
                     f"open window; allowed: {allowed}")

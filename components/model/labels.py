@@ -51,7 +51,6 @@ _KNOWN = {
 _NORMALIZED = {"failure-domain.beta.kubernetes.io/zone": ZONE, "beta.kubernetes.io/arch": ARCH,
                "beta.kubernetes.io/os": OS, "beta.kubernetes.io/instance-type": INSTANCE_TYPE,
                "failure-domain.beta.kubernetes.io/region": "topology.kubernetes.io/region"}
-_UPSTREAM_SUFFIXES = ("kubernetes.io", "k8s.io", "k8s.aws", "karpenter.sh", "amazonaws.com")
 
 
 def _domain(key: str) -> str:
@@ -77,8 +76,8 @@ def key_problem(key: str) -> str | None:
                 f"allowed: {', '.join(KARPENTER_AWS_KEYS)}")
     known = _KNOWN.get(_domain(key))
     if known is not None and key not in known:
-        return (f"is no label Karpenter or EKS sets in {_domain(key)}, so a requirement on it would narrow nothing"
-                f"{_suggestion(key, known)}; allowed there: {', '.join(known)}")
+        return (f"is not a label Karpenter or EKS sets in {_domain(key)}{_suggestion(key, known)}, so a requirement "
+                f"on it would narrow nothing; allowed there: {', '.join(known)}")
     return None
 
 
@@ -91,18 +90,18 @@ def mode_key_problem(key: str, auto_mode: bool) -> str | None:
         instead = f"; allowed: {karpenter_key}" if karpenter_key in KARPENTER_AWS_KEYS else ""
         return (f"is an EKS Auto Mode label, and this cluster runs its own Karpenter, which would take it for a "
                 f"label of your own and narrow nothing{instead}")
-    if key in AUTO_MODE_KEYS or not _domain(key).endswith(_UPSTREAM_SUFFIXES):
+    if key in AUTO_MODE_KEYS or _domain(key) not in _KNOWN:
         return None
     auto_key = f"{AUTO_MODE_DOMAIN}/{key.split('/', 1)[1]}"
-    hint = f"; did you mean {auto_key!r}?" if auto_key in AUTO_MODE_KEYS else _suggestion(key, AUTO_MODE_KEYS)
-    return (f"is not a label EKS Auto Mode supports (EKS user guide, \"Create a Node Pool for EKS Auto Mode\": "
-            f"Auto Mode spells AWS's labels {AUTO_MODE_DOMAIN}/… and runs only Linux){hint}; allowed: "
+    hint = f" (did you mean {auto_key!r}?)" if auto_key in AUTO_MODE_KEYS else _suggestion(key, AUTO_MODE_KEYS)
+    return (f"is not a label EKS Auto Mode supports{hint}: Auto Mode spells AWS's labels {AUTO_MODE_DOMAIN}/… and "
+            "runs only Linux (EKS user guide, \"Create a Node Pool for EKS Auto Mode\"); allowed: "
             f"{', '.join(AUTO_MODE_KEYS)}, or a label of your own domain")
 
 
 def _suggestion(key: str, known: Iterable[str]) -> str:
     close = difflib.get_close_matches(key, list(known), n=1)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def table_key(key: str) -> str:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from .budgets import MAX_BUDGETS, STANDING_BUDGETS, FittedFreezes, fit_freezes
-from .config import CapacityConfig, NodePoolConfig
+from .config import CapacityConfig, EventWindow, NodePoolConfig
+from .duration import format_duration
+from .keda_timing import POLLING_INTERVAL_SECONDS
 from .reservations import ReservationPlan
 from .schedule import BudgetSchedule
 from .windows import ArmedWindow, IdleWindow, WindowPlan, plan_windows, requested_freezes
@@ -34,12 +36,21 @@ class PoolPlan:
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        if not self.fitted.merged:
-            return ()
-        return (f"node pool {self.pool.name!r}: its windows need {self.fitted.requested} consolidation freezes but "
-                f"a NodePool holds {MAX_BUDGETS} budgets ({len(STANDING_BUDGETS)} of them standing); they were merged into {len(self.fitted.freezes)} covering ones, so "
-                "consolidation stays frozen longer than the windows (no window loses its freeze). Spread windows "
-                "over more node pools to avoid this.",)
+        found = []
+        if self.fitted.merged:
+            found.append(f"node pool {self.pool.name!r}: its windows need {self.fitted.requested} consolidation "
+                         f"freezes but a NodePool holds {MAX_BUDGETS} budgets ({len(STANDING_BUDGETS)} of them "
+                         f"standing); they were merged into {len(self.fitted.freezes)} covering ones, so "
+                         "consolidation stays frozen longer than the windows (no window loses its freeze). Spread "
+                         "windows over more node pools to avoid this.")
+        alias = self.pool.ami_alias
+        if self.pool.owned and self.pool.node_class_name is None and alias.endswith("@latest"):
+            found.append(f"node pool {self.pool.name!r}: amiAlias {alias!r} follows every AMI release: each one "
+                         "drifts all of the pool's nodes, which Karpenter then replaces wherever no window's freeze "
+                         "holds, and nodes launched during an event (for preempted placeholders) boot the newest "
+                         "AMI, possibly one released mid-event that nothing ran on yet. Pin a release "
+                         "(al2023@vYYYYMMDD or bottlerocket@vX.Y.Z) to roll nodes only when you change it.")
+        return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -71,8 +82,26 @@ class CapacityPlan:
     def warnings(self) -> tuple[str, ...]:
         """Every warning, windows first (in config order), then pools: what ``pulumi up`` and ``prescale
         schedule`` both say."""
-        return (*(warning for plan in self.windows for warning in plan.warnings),
+        return (*(warning for plan in self.windows for warning in (*plan.warnings, *lead_time_warnings(plan.window))),
                 *(warning for pool in self.pools.values() for warning in pool.warnings))
+
+
+# The least lead time that lets nodes be Ready at a window's start, before any image pull: KEDA acts within one
+# poll (keda_timing), Karpenter batches pending pods for up to 10 s (BATCH_MAX_DURATION) and a node needs about
+# 30-80 s from launch to Ready. Sources and reasoning: docs/capacity.md, "How long a lead time".
+READY_LEAD = timedelta(minutes=2)
+
+
+def lead_time_warnings(window: EventWindow) -> tuple[str, ...]:
+    """A lead time too short for nodes to be Ready when the event starts (allowed, since some events only need
+    nodes soon after their start)."""
+    if window.lead >= READY_LEAD:
+        return ()
+    return (f"event window {window.name!r}: leadTime {window.lead_time!r} is shorter than a node needs to become "
+            f"Ready: KEDA scales up within {POLLING_INTERVAL_SECONDS} s, Karpenter batches pending pods for up to "
+            "10 s, and a new node takes about 30-80 s from launch to Ready before the event's images are even "
+            f"pulled (docs/capacity.md, \"How long a lead time\"); give it at least {format_duration(READY_LEAD)} "
+            "(the default is 10m)",)
 
 
 def plan_capacity(config: CapacityConfig, now: datetime) -> CapacityPlan:

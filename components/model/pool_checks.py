@@ -21,8 +21,9 @@ from __future__ import annotations
 from pydantic.alias_generators import to_camel
 
 from .config import CONFIG_NAMESPACE, CapacityConfig, NodePoolConfig
-from .instances import Launchable, launchable, narrows
+from .instances import Launchable, instance_types, launchable, narrows
 from .labels import CAPACITY_TYPE, CAPACITY_TYPES, mode_key_problem, table_key
+from .refused import Refused
 from .requirements import PoolRequirement, pool_requirements, shorthand_field
 
 MAX_REQUIREMENTS = 100  # requirements and template labels of one NodePool
@@ -30,15 +31,18 @@ _TEMPLATE_LABELS = 1  # prescale.io/node-pool
 _SHOWN_VALUES = 12
 
 
-def pool_problems(config: CapacityConfig, auto_mode: bool | None = None) -> list[str]:
-    """Every problem of the pools prescale creates; ``auto_mode`` None: the mode is not known here."""
+def pool_problems(config: CapacityConfig, refused: Refused = Refused(), auto_mode: bool | None = None) -> list[str]:
+    """Every problem of the pools prescale creates (``refused``: the entries left out of ``config``); ``auto_mode``
+    None: the mode is not known here."""
     problems = []
+    # Pools a window reserves on (a refused window may be one of them: then none is known not to be).
     reserving = {window.node_pool for window in config.event_windows if window.reserve is not None}
-    for index, pool in enumerate(config.node_pools):
+    windows_unknown = bool(refused.event_windows) or "event_windows" in refused.sections
+    for index, pool in refused.entries("node_pools", config.node_pools):
         if pool.owned:
             path = f"{CONFIG_NAMESPACE}:nodePools[{index}]"
             found = (_written_twice(path, pool) + _mode_problems(path, pool, auto_mode)
-                     + _reservation_problems(path, pool, pool.name in reserving)
+                     + _reservation_problems(path, pool, windows_unknown or pool.name in reserving)
                      + _count_problems(path, pool, auto_mode))
             problems += found or _launch_problems(path, pool)
     return problems
@@ -72,8 +76,8 @@ def _reservation_problems(path: str, pool: NodePoolConfig, reserving: bool) -> l
             f"asks for reserved capacity, but node pool {pool.name!r} has no capacityReservationSelectorTerms, so its "
             "EC2NodeClass selects no reservation and Karpenter never launches reserved capacity (it does not use "
             "open On-Demand Capacity Reservations unselected); allowed: capacityReservationSelectorTerms (an id, or "
-            "tags with an optional ownerID) beside it, a one-off window on the pool with reserve, or only on-demand and "
-            "spot"
+            "tags with an optional ownerID) beside it, a one-off window on the pool with reserve, or only "
+            "on-demand and spot"
             for requirement in pool_requirements(pool)
             if requirement.key == CAPACITY_TYPE and requirement.operator == "In" and "reserved" in requirement.values]
 
@@ -115,9 +119,13 @@ def _emptied(path: str, pool: NodePoolConfig, requirements: tuple[PoolRequiremen
     key = table_key(culprit.key)
     earlier = [r.describe() for r in requirements[:requirements.index(culprit)] if narrows(r)]
     after = f" left after {', '.join(earlier)}" if earlier else ""
+    unknown = ""
+    if culprit.operator == "In" and not any(culprit.allows(t.labels[key]) for t in instance_types()):
+        unknown = (f" (Karpenter 1.14's list has no {key} {', '.join(culprit.values)}: a type EC2 added later is not "
+                   "known here until prescale's table is regenerated)")
     return (f"{path}.{culprit.source}: {_shown(culprit)} leaves node pool {pool.name!r} no instance type to launch: "
-            f"none of the {len(found.before)} types of Karpenter's list{after} meets it, so its windows would "
-            f"never get a node; those types have {key} {_summary({t.labels[key] for t in found.before})}; "
+            f"none of the {len(found.before)} types of Karpenter's list{after} meets it{unknown}, so its windows "
+            f"would never get a node; those types have {key} {_summary({t.labels[key] for t in found.before})}; "
             "allowed: a requirement some of them meet")
 
 

@@ -27,24 +27,27 @@ from .config import CONFIG_NAMESPACE, CapacityConfig, EventWindow, NodePoolConfi
 from .instances import InstanceType, instance_type, instance_types, pool_launchable
 from .labels import CAPACITY_TYPE, ZONE
 from .quantity import MIB, format_memory, parse_quantity
+from .refused import Refused
 from .requirements import pool_requirements
 from .reservations import reservation_zones, reserved_count
 from .sizing import plan_placeholders
 
 
-def reservation_problems(config: CapacityConfig, region: str | None = None) -> list[str]:
-    """Every problem of the windows' ``reserve`` settings; ``region``: the stack's, when known, for the zones."""
-    pools = {pool.name: (index, pool) for index, pool in enumerate(config.node_pools)}
+def reservation_problems(config: CapacityConfig, refused: Refused, region: str | None = None) -> list[str]:
+    """Every problem of the windows' ``reserve`` settings (``refused``: the entries left out of ``config``);
+    ``region``: the stack's, when known, for the zones."""
+    pools = {pool.name: (index, pool) for index, pool in refused.entries("node_pools", config.node_pools)}
+    sized = "placeholders" not in refused.sections  # the placeholders' sizes are known
     problems = []
-    for index, window in enumerate(config.event_windows):
+    for index, window in refused.entries("event_windows", config.event_windows):
         if window.reserve is not None and window.node_pool in pools:  # an unknown pool is reported on its own
             path = f"{CONFIG_NAMESPACE}:eventWindows[{index}].reserve"
-            problems += _window_problems(path, window, *pools[window.node_pool], config, region)
+            problems += _window_problems(path, window, *pools[window.node_pool], config, region, sized)
     return problems
 
 
 def _window_problems(path: str, window: EventWindow, pool_index: int, pool: NodePoolConfig, config: CapacityConfig,
-                     region: str | None) -> list[str]:
+                     region: str | None, sized: bool) -> list[str]:
     reserve = window.reserve
     assert reserve is not None
     shown = f"{{instanceType: {reserve.instance_type}, ...}}"
@@ -64,7 +67,7 @@ def _window_problems(path: str, window: EventWindow, pool_index: int, pool: Node
     problems = (_type_problems(path, reserve.instance_type, instance, pool)
                 or _capacity_type_problems(path, pool_index, pool)
                 or _zone_problems(path, window, pool, region))
-    if problems or instance is None:
+    if problems or instance is None or not sized:
         return problems
     return _fit_problems(path, window, instance, config) or _limit_problems(path, window, instance, pool, config)
 
@@ -105,9 +108,9 @@ def _zone_problems(path: str, window: EventWindow, pool: NodePoolConfig, region:
                 "zone without them is paid and never used; allowed: availabilityZones (zones of the pool's subnets, "
                 f"e.g. [{example}a, {example}c]), or a requirement {{key: {ZONE}, operator: In, values: [...]}} on "
                 "the pool"]
-    given = window.reserve.availability_zones or ()
+    given = window.reserve.availability_zones if window.reserve else None
     problems = []
-    for index, zone in enumerate(given):
+    for index, zone in enumerate(given or ()):
         where = f"{path}.availabilityZones[{index}]"
         if region is not None and not zone.startswith(region):
             problems.append(f"{where}: {zone!r} is not a zone of the stack's region {region!r} (aws:region); "
@@ -139,25 +142,27 @@ def _fit_problems(path: str, window: EventWindow, instance: InstanceType, config
 def _limit_problems(path: str, window: EventWindow, instance: InstanceType, pool: NodePoolConfig,
                     config: CapacityConfig) -> list[str]:
     """More reserved instances than the pool's limits let Karpenter launch at once: the rest would be paid unused."""
-    limits = pool.limits
+    reserve, limits = window.reserve, pool.limits
+    if reserve is None or limits is None:
+        return []
     try:
         count = reserved_count(window, plan_placeholders(window, config.placeholders_for(pool.name)))
     except ValueError:
         return []  # a maxPodSize too small to split the capacity: refused by prescale.model.capacity_checks
-    key = f"{path}.count" if window.reserve.count is not None else path
-    checks = [("nodes", Decimal(count), Decimal(limits.nodes) if limits.nodes is not None else None, str),
-              ("cpu", Decimal(count * instance.vcpus), _limit(limits.cpu), lambda v: f"{v} vCPUs"),
-              ("memory", Decimal(count * instance.memory_mib * MIB), _limit(limits.memory), format_memory)]
-    for resource, wanted, limit, show in checks:
-        if limit is not None and wanted > limit:
-            per = {"nodes": Decimal(1), "cpu": Decimal(instance.vcpus),
-                   "memory": Decimal(instance.memory_mib * MIB)}[resource]
-            return [f"{key}: {count} × {instance.name} ({show(wanted)}) is above node pool {pool.name!r}'s limit "
-                    f"{resource} {getattr(limits, resource)!r}, so Karpenter could never launch into all of them and "
-                    f"the rest would be paid unused; allowed: at most {int(limit // per)} instances (reserve.count), "
-                    f"or a higher {resource} limit"]
+    key = f"{path}.count" if reserve.count is not None else path
+    per_instance = {"nodes": Decimal(1), "cpu": Decimal(instance.vcpus), "memory": Decimal(instance.memory_mib * MIB)}
+    for resource, per in per_instance.items():
+        given = getattr(limits, resource)
+        if given is None or count * per <= parse_quantity(str(given)):
+            continue
+        return [f"{key}: {count} × {instance.name} ({_amount(resource, count * per)}) is above node pool "
+                f"{pool.name!r}'s limit {resource} {given!r}, so Karpenter could never launch into all of them and the "
+                f"rest would be paid unused; allowed: at most {int(parse_quantity(str(given)) // per)} instances "
+                f"(reserve.count), or a higher {resource} limit"]
     return []
 
 
-def _limit(value: str | None) -> Decimal | None:
-    return parse_quantity(value) if value is not None else None
+def _amount(resource: str, amount: Decimal) -> str:
+    if resource == "memory":
+        return format_memory(amount)
+    return f"{amount} {'vCPUs' if resource == 'cpu' else 'nodes'}"

@@ -67,11 +67,11 @@ class ReservationPlan:
                     f"(the end plus {format_duration(self.end - self.window_end)} for its nodes to go); EC2 "
                     "bills every reserved instance each hour, used or not; a `pulumi up` after the event cancels "
                     "them sooner",)
+        hold = format_duration(self.scale_up - self.hold_from)
         return (f"event window {name!r}: its capacity reservations {self.describe()} are not created yet: EC2 bills a "
                 f"reservation every hour it exists, so only a `pulumi up` from {_at(self.hold_from, zone)} "
-                f"(reserve.holdFrom {self.window.reserve.hold_from} before the scale-up) creates them; run `pulumi up` "
-                f"between then and the scale-up at {_at(self.scale_up, zone)}, early enough to react if EC2 has no "
-                "capacity to reserve",)
+                f"(reserve.holdFrom {hold} before the scale-up) creates them; run `pulumi up` between then and the "
+                f"scale-up at {_at(self.scale_up, zone)}, early enough to react if EC2 has no capacity to reserve",)
 
 
 def plan_reservation(window: EventWindow, pool: NodePoolConfig, placeholders: PlaceholderPlan, now: datetime,

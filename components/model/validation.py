@@ -20,8 +20,9 @@ from typing import Annotated, Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 
-from .config import CONFIG_NAMESPACE, CapacityConfig, StackConfig
+from .config import CONFIG_NAMESPACE, CapacityConfig, PoolName, StackConfig
 from .config_checks import capacity_problems, stack_problems
+from .refused import Refused
 
 
 class ConfigError(ValueError):
@@ -70,32 +71,53 @@ def load_stack_config(raw: Mapping[str, Any], now: datetime) -> StackConfig:
     with every problem; keys outside the ``prescale`` namespace (``pulumi:*``, ``aws:profile``...) are
     left to their owners.
     """
-    return _load(StackConfig, KEYS, _REQUIRED, raw, lambda config: stack_problems(config, now))
+    return _load(StackConfig, KEYS, _REQUIRED, raw, lambda config, refused: stack_problems(config, now, refused))
 
 
 def load_capacity_config(raw: Mapping[str, Any], now: datetime) -> CapacityConfig:
     """Validate the ``prescale:`` keys of a program that uses prescale as a library (node pools, event windows,
     placeholders, KEDA version, tags; no cluster or Karpenter keys), all or nothing, exactly as
     :func:`load_stack_config` validates them in prescale's own program."""
-    return _load(CapacityConfig, CAPACITY_KEYS, (), raw, lambda config: capacity_problems(config, now))
+    return _load(CapacityConfig, CAPACITY_KEYS, (), raw,
+                 lambda config, refused: capacity_problems(config, now, refused))
 
 
 def _load(model, keys: Mapping[str, str], required: tuple[str, ...], raw: Mapping[str, Any], cross_key_problems):
-    """Each section on its own first (so every bad value is reported), then the rules across sections."""
+    """Each section on its own (so every bad value is reported), then the rules across sections on every part
+    that validated: a refused section or list entry only skips the rules that need it (:class:`Refused`)."""
     problems = _unknown_keys(raw, keys) + [f"{key}: required key is missing; see the README's config reference"
                                            for key in required if key not in raw]
-    values = {}
+    values: dict[str, Any] = {}
+    sections = {keys[key] for key in required if key not in raw}  # the fields refused, or missing
+    left_out: dict[str, set[int]] = {"node_pools": set(), "event_windows": set()}  # the list entries refused
     for key, field in keys.items():
         if key in raw:
-            values[field], section_problems = _validate_section(model, key, field, raw[key])
+            value, section_problems, entries = _validate_section(model, key, field, raw[key])
             problems += section_problems
-    if problems:
-        raise ConfigError(problems)
-    config = model.model_validate(values)
-    problems = cross_key_problems(config)
+            if value is None and section_problems:
+                sections.add(field)
+            else:
+                values[field] = value
+            if entries:
+                left_out[field] = entries
+    # Built from the parts that validated, their own rules passed; missing fields keep their defaults.
+    config = model.model_construct(**values) if problems else model.model_validate(values)
+    refused = Refused(frozenset(sections), frozenset(left_out["node_pools"]), frozenset(left_out["event_windows"]),
+                      frozenset(_pool_name(raw[f"{CONFIG_NAMESPACE}:nodePools"][index])
+                                for index in left_out["node_pools"]))
+    problems += cross_key_problems(config, refused)
     if problems:
         raise ConfigError(problems)
     return config
+
+
+def _pool_name(entry: Any) -> str | None:
+    """The name written in a refused ``nodePools`` entry, or None if that is not a valid name either."""
+    name = entry.get("name") if isinstance(entry, dict) else None
+    try:
+        return _adapter(PoolName).validate_python(name)
+    except ValidationError:
+        return None
 
 
 def _unknown_keys(raw: Mapping[str, Any], keys: Mapping[str, str]) -> list[str]:
@@ -111,22 +133,24 @@ def _suggest(word: str, choices: list[str]) -> str:
     return f"did you mean {close[0]!r}? " if close else ""
 
 
-def _validate_section(model, key: str, field: str, value: Any) -> tuple[Any, list[str]]:
-    """Validate one top-level key; lists item by item so one bad window does not hide the others."""
+def _validate_section(model, key: str, field: str, value: Any) -> tuple[Any, list[str], set[int]]:
+    """Validate one top-level key: its value (``None`` if refused), the problems, and the indices of the list
+    entries refused (a list is validated entry by entry, so one bad window does not hide the others)."""
     info = model.model_fields[field]
     annotation = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
     if getattr(annotation, "__origin__", None) is list and isinstance(value, list):
-        item_type, parsed, problems = annotation.__args__[0], [], []
+        item_type, parsed, problems, left_out = annotation.__args__[0], [], [], set()
         for index, item in enumerate(value):
             try:
                 parsed.append(_adapter(item_type).validate_python(item))
             except ValidationError as error:
                 problems += _describe(error, f"{key}[{index}]", item_type)
-        return parsed, problems
+                left_out.add(index)
+        return parsed, problems, left_out
     try:
-        return _adapter(annotation).validate_python(value), []
+        return _adapter(annotation).validate_python(value), [], set()
     except ValidationError as error:
-        return None, _describe(error, key, annotation)
+        return None, _describe(error, key, annotation), set()
 
 
 @cache
@@ -182,7 +206,7 @@ def _what_to_write(kind: str, value: Any, context: dict, root: Any, loc: list) -
             "; Pulumi's YAML 1.2 reads yes, no, on and off as text" if yaml_1_1 else "")
     if kind == "string_type":
         return _text(value)
-    if kind in ("list_type", "tuple_type"):  # tuples: lists a frozen model keeps hashable
+    if kind == "list_type":
         if isinstance(value, dict):
             return "must be a list: start each entry with '- ' on its own line, or write [entry, ...]"
         return f"must be a list, like [{value}]" if isinstance(value, str) else "must be a list, like [a, b]"

@@ -160,10 +160,11 @@ class Cluster(pulumi.ComponentResource):
                 node_instance_types=config.system_node_group.instance_types),
                 opts=pulumi.ResourceOptions(parent=self))
             return network.vpc_id, network.private_subnet_ids, network.public_subnet_ids
-        for subnet_id in config.private_subnet_ids:
+        private = config.private_subnet_ids or []  # the config requires them with vpcId
+        for subnet_id in private:
             aws.ec2.Tag(f"{self._name}-{subnet_id}-discovery", resource_id=subnet_id, key=DISCOVERY_TAG,
                         value=config.name, opts=pulumi.ResourceOptions(parent=self))
-        return config.vpc_id, config.private_subnet_ids, config.public_subnet_ids or []
+        return config.vpc_id, list(private), list(config.public_subnet_ids or [])
 
     def _admin_access_entries(self) -> dict[str, eks.AccessEntryArgs]:
         """Cluster-admin access for the configured roles, keyed by role name so reordering changes nothing.
@@ -178,7 +179,7 @@ class Cluster(pulumi.ComponentResource):
                                           CLUSTER_ADMIN_POLICY)
         return {
             f"admin-{arn.rsplit('/', 1)[-1]}": eks.AccessEntryArgs(
-                principal_arn=checked.apply(lambda _, arn=arn: arn),
+                principal_arn=pulumi.Output.all(checked, arn).apply(lambda checked_arn: str(checked_arn[1])),
                 type=eks.AccessEntryType.STANDARD,
                 access_policies={"cluster-admin": eks.AccessPolicyAssociationArgs(
                     policy_arn=policy_arn,

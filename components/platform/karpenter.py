@@ -159,6 +159,7 @@ class Karpenter(pulumi.ComponentResource):
     def _controller_role(self, tags: dict[str, str]) -> tuple[aws.iam.Role, list[pulumi.Resource]]:
         """The controller's role, and what binds it to the ``kube-system/karpenter`` service account."""
         args = self._args
+        trust: pulumi.Input[dict[str, Any]]
         if args.config.controller_auth == "irsa":
             trust = pulumi.Output.all(args.oidc_provider_arn, args.oidc_issuer).apply(
                 lambda oidc: irsa_trust_policy(*oidc))

@@ -88,9 +88,11 @@ class Network(pulumi.ComponentResource):
             filters=[aws.ec2.GetInstanceTypeOfferingsFilterArgs(name="instance-type",
                                                                 values=list(args.node_instance_types))],
             opts=pulumi.InvokeOutputOptions(parent=self))
-        chosen = pulumi.Output.all(available.names, available.zone_ids, offered.locations).apply(
-            lambda found: choose_zones(*found, wanted=zones, instance_types=args.node_instance_types))
-        zone_names = [chosen.apply(lambda names, i=i: names[i]) for i in range(zones)]
+        def usable(found: list[list[str]]) -> list[str]:
+            return choose_zones(*found, wanted=zones, instance_types=args.node_instance_types)
+
+        chosen = pulumi.Output.all(available.names, available.zone_ids, offered.locations).apply(usable)
+        zone_names = [chosen[i] for i in range(zones)]
 
         vpc = aws.ec2.Vpc(name, cidr_block=args.cidr, enable_dns_hostnames=True, enable_dns_support=True,
                           tags=self._tagged("vpc"), opts=self._child())
