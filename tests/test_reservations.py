@@ -16,7 +16,7 @@ from prescale.model.plan import plan_capacity
 from prescale.model.quantity import parse_quantity
 from prescale.model.reservations import ZoneShare, next_up, split
 from prescale.model.sizing import pods_per_node
-from prescale.model.validation import ConfigError
+from prescale.model.validation import ConfigError, load_stack_config
 from prescale.offline import evaluate, run_program
 
 from prescale_cli.cost import estimate_cost
@@ -329,3 +329,13 @@ def test_schedule_lists_each_reservation_with_its_cost_from_the_earliest_up_that
     assert row.split()[1:3] == ["5", "×"] and "Sun 2027-02-28 23:50" in row and "Tue 2027-03-02 03:04" in row
     assert state in row and "27.2" in row and "$1.01" in row and f"${5 * 0.2016 * (27 + 14 / 60):.2f}" in row
     assert ("Run `pulumi up` from Sun 2027-02-28 23:50 UTC" in section) == next_up_line
+
+
+def test_a_refused_window_leaves_a_pools_reserved_capacity_type_unjudged():
+    """The refused window may be the one that reserves on the pool: no problem is made up for the pool."""
+    bad = {**launch(), "timezone": "Asia/Seol"}
+    raw = {"aws:region": "ap-northeast-2", "prescale:cluster": {"name": "prescale-test"},
+           "prescale:nodePools": [RESERVED_POOL], "prescale:eventWindows": [bad]}
+    with pytest.raises(ConfigError) as caught:
+        load_stack_config(raw, HOLDING)
+    assert [problem.split(":")[1] for problem in caught.value.problems] == ["eventWindows[0].timezone"]

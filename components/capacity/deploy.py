@@ -85,12 +85,12 @@ def deploy_capacity(config: CapacityConfig, platform: Platform, now: datetime,
     for warning in plan.warnings:
         pulumi.log.warn(warning)
 
-    reservations = {held.window.name: WindowReservations(held.window.name, WindowReservationsArgs(held, config.tags),
-                                                         opts)
-                    for held in plan.reservations if held.held}
-    reservation_ids: dict[str, list[pulumi.Output[str]]] = defaultdict(list)
-    for name, held in reservations.items():
-        reservation_ids[plan.window(name).window.node_pool] += held.ids
+    reservations: dict[str, WindowReservations] = {}
+    reservation_ids: dict[str, list[pulumi.Output[str]]] = defaultdict(list)  # by node pool
+    for held in (reservation for reservation in plan.reservations if reservation.held):
+        window = held.window
+        reservations[window.name] = WindowReservations(window.name, WindowReservationsArgs(held, config.tags), opts)
+        reservation_ids[window.node_pool] += reservations[window.name].ids
     node_pools = {name: EventNodePool(name, EventNodePoolArgs(pool_plan.pool, pool_plan.freezes, platform,
                                                               config.tags, reservation_ids.get(name, ())), opts)
                   for name, pool_plan in plan.pools.items() if pool_plan.pool.owned}
