@@ -22,3 +22,6 @@ for name, value in platform.exports.items():
 pulumi.export("nodePools", sorted(capacity.node_pools))
 pulumi.export("armedWindows", sorted(capacity.windows))
 pulumi.export("idleWindows", capacity.idle_windows)
+if capacity.plan.reservations:  # one-off windows with `reserve`
+    pulumi.export("reservations", capacity.reservation_outputs)
+    pulumi.export("nextUpForReservations", capacity.next_up_for_reservations)

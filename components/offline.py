@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import gc
+import hashlib
 import json
 import os
 import runpy
@@ -31,6 +32,7 @@ from pulumi.runtime.proto import alias_pb2, resource_pb2
 from .stack_file import project_name, read_stack_file
 
 ACCOUNT_ID = "123456789012"
+CAPACITY_RESERVATION = "aws:ec2/capacityReservation:CapacityReservation"
 SECRET = "[secret]"  # how a secret is shown (stack outputs, plans, manifests): its value never leaves the program
 # A resource reference on the wire (the SDK has no public name for its signature).
 _RESOURCE_REF = {rpc._special_sig_key: rpc._special_resource_sig}
@@ -171,7 +173,7 @@ class OfflineMocks(pulumi.runtime.Mocks):
             return args.resource_id, fake_read(self, args)
         self.current.args = args
         outputs = {**args.inputs, **fake_outputs(self, args)}
-        return f"{args.name}-id", outputs
+        return fake_id(args), outputs
 
     def call(self, args: pulumi.runtime.MockCallArgs):
         _keep_thread_loop()
@@ -205,6 +207,14 @@ def _close_thread_loops() -> None:
             loop.close()
 
 
+def fake_id(args: pulumi.runtime.MockResourceArgs) -> str:
+    """The physical id AWS would give: ``<name>-id``, or where its shape is checked downstream (a capacity
+    reservation's ``cr-…``, which the EC2NodeClass CRD's id pattern requires) one derived from the name."""
+    if args.typ == CAPACITY_RESERVATION:
+        return f"cr-{hashlib.sha256(args.name.encode()).hexdigest()[:17]}"
+    return f"{args.name}-id"
+
+
 class ResourceNotFound(LookupError):
     """A read of an object the cluster does not have; its message is the Pulumi engine's for a failed read."""
 
@@ -231,6 +241,8 @@ def fake_outputs(mocks: OfflineMocks, args: pulumi.runtime.MockResourceArgs) -> 
                 "url": f"https://sqs.{mocks.region}.amazonaws.com/{ACCOUNT_ID}/{name}"}
     if args.typ == "eks:index:Cluster":
         return _fake_eks_cluster(mocks, args)
+    if args.typ == CAPACITY_RESERVATION:
+        return {"arn": arn.format("ec2", f"capacity-reservation/{fake_id(args)}"), "ownerId": ACCOUNT_ID}
     if args.typ == "eks:index:ManagedNodeGroup":
         return {"nodeGroup": mocks.resource_ref(args.typ, "aws:eks/nodeGroup:NodeGroup", f"{args.name}-nodeGroup",
                                                 {"nodeGroupName": args.name, "status": "ACTIVE"})}

@@ -15,7 +15,7 @@ How the estimate works, per window (each step is a stated assumption, not a meas
    types are the ones the pool can launch (:func:`prescale.model.instances.pool_launchable`: Karpenter's list
    narrowed by the pool's requirements): those with a price in ``instanceTypes``; without any, all of them at
    ``vcpuHour`` × their vCPUs. Types of equal price are told apart by the newest generation, then the least
-   memory, then the name.
+   memory, then the name. A window that reserves capacity (``reserve``) runs on the reserved type.
 2. **What a node keeps for itself.** Allocatable room = Karpenter's own figure for the type (after its
    kubelet/system reservations, eviction threshold and VM overhead) minus ~0.2 vCPU / 256 MiB of DaemonSets
    (VPC CNI, kube-proxy, Pod Identity agent...).
@@ -44,21 +44,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from prescale.model.config import CapacityConfig, NodePoolConfig, PricingConfig
+from prescale.model.config import CapacityConfig, EventWindow, NodePoolConfig, PricingConfig
 from prescale.model.duration import parse_duration
-from prescale.model.instances import InstanceType, pool_launchable
-from prescale.model.quantity import MIB, parse_quantity
+from prescale.model.instances import InstanceType, instance_type, pool_launchable
 from prescale.model.sizing import PlaceholderPlan, plan_placeholders
-from prescale.model.keda_timing import COOLDOWN_SECONDS
+from prescale.model.sizing import pods_per_node as fitting_pods
+from prescale.model.tails import DRAIN, KEDA_COOLDOWN
 
 from .node_hours import Hold, paid_node_hours
 from .timeline import Timeline
 
 CURRENCY = "USD"
-_DAEMONSET_CPU = Decimal("0.2")
-_DAEMONSET_MEMORY = 256 * Decimal(MIB)
-KEDA_COOLDOWN = timedelta(seconds=COOLDOWN_SECONDS)  # the placeholders outlive the end by this much
-DRAIN = timedelta(minutes=1)  # an emptied node's drain and termination: nothing to evict (an assumption)
 
 
 @dataclass(frozen=True)
@@ -120,7 +116,7 @@ def estimate_cost(config: CapacityConfig, timeline: Timeline) -> CostEstimate:
     """Node-hours and USD per window and NodePool over the timeline's range (see the module docstring)."""
     hours = (timeline.until - timeline.since) / timedelta(hours=1)
     fleets = {window.name: cheapest_fleet(plan_placeholders(window, config.placeholders_for(window.node_pool)),
-                                          candidates(config.node_pool(window.node_pool), config.pricing))
+                                          window_candidates(config, window))
               for window in config.event_windows}
     paid = paid_node_hours(_holds(timeline, fleets), timeline.frozen,
                            {pool.name: parse_duration(pool.consolidate_after) for pool in config.node_pools},
@@ -193,15 +189,27 @@ def _peak_price(timeline: Timeline, pool: NodePoolConfig, fleets: dict[str, Flee
     return peak
 
 
+def window_candidates(config: CapacityConfig, window: EventWindow) -> list[InstanceShape]:
+    """The instance types a window's nodes may be: its pool's :func:`candidates`, or the type it reserves."""
+    reserved = instance_type(window.reserve.instance_type) if window.reserve else None
+    return [priced(reserved, config.pricing)] if reserved else candidates(config.node_pool(window.node_pool),
+                                                                          config.pricing)
+
+
 def candidates(pool: NodePoolConfig, pricing: PricingConfig) -> list[InstanceShape]:
     """Instance types the estimate may pick for ``pool``, in the order that breaks ties (step 1 of the module
     docstring)."""
     types = sorted(pool_launchable(pool).types, key=lambda instance: (
         -int(instance.labels["karpenter.k8s.aws/instance-generation"]), instance.memory_mib, instance.name))
-    priced = [InstanceShape(instance, pricing.instance_types[instance.name], per_vcpu=False)
-              for instance in types if instance.name in pricing.instance_types]
-    return priced or [InstanceShape(instance, instance.vcpus * pricing.vcpu_hour, per_vcpu=True)
-                      for instance in types]
+    shapes = [priced(instance, pricing) for instance in types]
+    return [shape for shape in shapes if not shape.per_vcpu] or shapes
+
+
+def priced(instance: InstanceType, pricing: PricingConfig) -> InstanceShape:
+    """``instance`` at its price in ``instanceTypes``, or else at ``vcpuHour`` × its vCPUs."""
+    if instance.name in pricing.instance_types:
+        return InstanceShape(instance, pricing.instance_types[instance.name], per_vcpu=False)
+    return InstanceShape(instance, instance.vcpus * pricing.vcpu_hour, per_vcpu=True)
 
 
 def cheapest_fleet(placeholders: PlaceholderPlan, shapes: list[InstanceShape]) -> Fleet | None:
@@ -217,12 +225,9 @@ def cheapest_fleet(placeholders: PlaceholderPlan, shapes: list[InstanceShape]) -
 
 
 def pods_per_node(placeholders: PlaceholderPlan, shape: InstanceShape) -> int:
-    cpu, memory = allocatable(shape)
-    fit = min(int(cpu // parse_quantity(placeholders.cpu)), int(memory // parse_quantity(placeholders.memory)))
-    return min(fit, 1) if placeholders.one_per_node else max(fit, 0)
+    return fitting_pods(placeholders, allocatable(shape))
 
 
 def allocatable(shape: InstanceShape) -> tuple[Decimal, Decimal]:
     """CPU cores and memory bytes left for pods on a node of ``shape`` (step 2 of the module docstring)."""
-    return (shape.instance.allocatable_cpu - _DAEMONSET_CPU,
-            shape.instance.allocatable_memory - _DAEMONSET_MEMORY)
+    return shape.instance.room

@@ -28,6 +28,7 @@ from prescale.stack_file import StackFileError, project_name
 from .cluster_reader import ClusterError, connect
 from .cost import estimate_cost
 from .output import Output
+from .reservation_report import show_reservations
 from .schedule_report import schedule_document, show_schedule
 from .stack import find_project, load_config
 from .status import check_windows
@@ -51,8 +52,9 @@ List every event-window occurrence in a range, in the window's time zone and in 
 placeholder scale-up (start minus lead time), event start and end, the nodes or capacity
 held, the consolidation freeze covering it, windows that overlap on a NodePool, and the
 Karpenter disruption budgets (UTC). One-off events appear once, and not at all once they
-are over. Ends with a cost estimate compared with keeping the nodes all day. Repeats the
-warnings `pulumi up` would log."""
+are over. Ends with a cost estimate compared with keeping the nodes all day, and what the
+capacity reservations of one-off windows cost and when the `pulumi up` that creates them must run.
+Repeats the warnings `pulumi up` would log."""
 
 _STATUS_DESCRIPTION = """\
 Ask the cluster whether each window running now or starting within --within is ready: its
@@ -272,6 +274,7 @@ def _run_schedule(args: argparse.Namespace, project: Path, output: Output) -> in
         output.json(schedule_document(args.stack, config, timeline, cost))
     else:
         show_schedule(args.stack, config, timeline, cost, output)
+        show_reservations(config, timeline.plan, output)
     if args.png:
         from .picture import draw_week  # matplotlib takes a second to import: only when drawing
         with _writing("the picture", args.png):

@@ -180,3 +180,18 @@ def test_irsa_trust_is_limited_to_karpenters_service_account_and_the_sts_audienc
         "Effect": "Allow", "Principal": {"Federated": provider}, "Action": "sts:AssumeRoleWithWebIdentity",
         "Condition": {"StringEquals": {f"{issuer}:aud": "sts.amazonaws.com",
                                        f"{issuer}:sub": "system:serviceaccount:kube-system:karpenter"}}}
+
+
+def test_the_policy_already_allows_what_karpenter_needs_for_capacity_reservations():
+    """Karpenter 1.14 discovers reservations with DescribeCapacityReservations and launches into one by naming it in
+    CreateFleet/RunInstances, on the `capacity-reservation/*` resource (v1.14 getting-started CloudFormation, the
+    same statements as UPSTREAM above): windows' `reserve` needs no new permission for the controller, and none of
+    prescale's roles creates reservations (the `pulumi up` credentials do)."""
+    by_sid = statements()
+    assert "ec2:DescribeCapacityReservations" in by_sid["AllowRegionalReadActions"]["Action"]
+    launch = by_sid["AllowScopedEC2InstanceAccessActions"]
+    assert {"ec2:RunInstances", "ec2:CreateFleet"} <= set(launch["Action"])
+    assert f"{EC2}:*:capacity-reservation/*" in launch["Resource"] and "Condition" not in launch
+    every_action = {action for statement in document()["Statement"] for action in statement["Action"]}
+    assert not {"ec2:CreateCapacityReservation", "ec2:ModifyCapacityReservation",
+                "ec2:CancelCapacityReservation"} & every_action

@@ -183,7 +183,7 @@ class CapacityReservationSelectorTerm(TypedDict, total=False):
     """Reservations by ``id`` alone, or by ``tags`` (``*``: any value) and the owning account ``ownerID``
     (``owner`` in an Auto Mode NodeClass); terms are ORed."""
 
-    id: str  # "cr-…"
+    id: pulumi.Input[str]  # "cr-…" (a reservation the program creates: its output)
     tags: dict[str, str]
     ownerID: str  # 12 digits
     owner: str

@@ -2,8 +2,9 @@
 
 :func:`deploy_capacity` is the one entry point ``__main__.py`` (or a library user's program) calls once the
 platform exists. It plans the config once (:func:`prescale.model.plan.plan_capacity`), says the plan's warnings,
-and renders it: the pieces shared by all windows (the placeholders' namespace and PriorityClass), one
-:class:`~prescale.capacity.node_pools.EventNodePool` per pool prescale owns, and one
+and renders it: the pieces shared by all windows (the placeholders' namespace and PriorityClass), the capacity
+reservations one-off windows hold now (:class:`~prescale.capacity.reservations.WindowReservations`), one
+:class:`~prescale.capacity.node_pools.EventNodePool` per pool prescale owns (selecting those reservations), and one
 :class:`~prescale.capacity.scheduled_capacity.ScheduledCapacity` per window armed now, each guarded by a
 :class:`~prescale.capacity.failsafe.Failsafe` that scales it to zero after the window even if KEDA cannot; with
 ``prescale:alerts.prometheusRule``, an :class:`~prescale.capacity.alerts.EventAlerts` watching them.
@@ -14,19 +15,24 @@ adding, removing, reordering or editing one window leaves every other window's r
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
 
 from ..contract import Platform
 from ..model.config import CapacityConfig
+from ..model.cron import UTC
 from ..model.plan import CapacityPlan, plan_capacity
+from ..model.reservations import next_up
 from ..names import PLACEHOLDER_LABELS, PLACEHOLDER_NAMESPACE, PRIORITY_CLASS_NAME
 from .alerts import EventAlerts, EventAlertsArgs
 from .failsafe import Failsafe, FailsafeArgs
 from .node_pools import EventNodePool, EventNodePoolArgs
+from .reservations import WindowReservations, WindowReservationsArgs, end_date
 from .scheduled_capacity import ScheduledCapacity, ScheduledCapacityArgs
 
 
@@ -41,11 +47,31 @@ class DeployedCapacity:
     windows: dict[str, ScheduledCapacity]  # armed windows only
     failsafes: dict[str, Failsafe]  # one per armed window
     alerts: EventAlerts | None = None  # with `prescale:alerts.prometheusRule` only
+    reservations: dict[str, WindowReservations] = field(default_factory=dict)  # windows holding them now
 
     @property
     def idle_windows(self) -> dict[str, str]:
         """Window name → why nothing is deployed for it now."""
         return {plan.window.name: plan.reason for plan in self.plan.idle}
+
+    @property
+    def reservation_outputs(self) -> dict[str, dict[str, Any]]:
+        """Window name → its capacity reservations, held now or not yet (the stack output ``reservations``)."""
+        return {plan.window.name: {
+            "instanceType": plan.instance_type, "zones": {share.zone: share.count for share in plan.zones},
+            "holdFrom": _iso(plan.hold_from), "scaleUp": _iso(plan.scale_up), "endDate": end_date(plan),
+            "held": plan.held, "ids": self.reservations[plan.window.name].ids if plan.held else []}
+            for plan in self.plan.reservations}
+
+    @property
+    def next_up_for_reservations(self) -> str | None:
+        """When the next ``pulumi up`` must run to create reservations not held yet (UTC), if any."""
+        moment = next_up(self.plan.reservations)
+        return _iso(moment) if moment else None
+
+
+def _iso(moment: datetime) -> str:
+    return f"{moment.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}"
 
 
 def deploy_capacity(config: CapacityConfig, platform: Platform, now: datetime,
@@ -59,8 +85,14 @@ def deploy_capacity(config: CapacityConfig, platform: Platform, now: datetime,
     for warning in plan.warnings:
         pulumi.log.warn(warning)
 
+    reservations: dict[str, WindowReservations] = {}
+    reservation_ids: dict[str, list[pulumi.Output[str]]] = defaultdict(list)  # by node pool
+    for held in (reservation for reservation in plan.reservations if reservation.held):
+        window = held.window
+        reservations[window.name] = WindowReservations(window.name, WindowReservationsArgs(held, config.tags), opts)
+        reservation_ids[window.node_pool] += reservations[window.name].ids
     node_pools = {name: EventNodePool(name, EventNodePoolArgs(pool_plan.pool, pool_plan.freezes, platform,
-                                                              config.tags), opts)
+                                                              config.tags, reservation_ids.get(name, ())), opts)
                   for name, pool_plan in plan.pools.items() if pool_plan.pool.owned}
 
     shared = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=platform.kubernetes_provider))
@@ -87,4 +119,4 @@ def deploy_capacity(config: CapacityConfig, platform: Platform, now: datetime,
                  for name, window in windows.items()}
     alerts = EventAlerts("alerts", EventAlertsArgs(plan, namespace.metadata.name, platform), opts) \
         if config.alerts.prometheus_rule else None
-    return DeployedCapacity(plan, namespace, priority_class, node_pools, windows, failsafes, alerts)
+    return DeployedCapacity(plan, namespace, priority_class, node_pools, windows, failsafes, alerts, reservations)

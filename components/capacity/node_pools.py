@@ -30,7 +30,9 @@ platform, subnets and security groups from the pool's selector terms or else the
 credentials), and encrypted gp3 volumes. With ``nodeClassName`` the pool uses an existing node class instead.
 
 Requirements: :func:`prescale.model.requirements.pool_requirements`; capacity reservations go to the node class
-(Karpenter launches ``reserved`` capacity only into reservations its node class selects).
+(Karpenter launches ``reserved`` capacity only into reservations its node class selects): the pool's own
+``capacityReservationSelectorTerms``, then one ``{id}`` term per reservation its one-off windows hold now
+(:mod:`prescale.capacity.reservations`).
 
 On EKS Auto Mode (``platform.node_classes``) AWS runs Karpenter: the pool references an Auto Mode
 ``NodeClass`` (``eks.amazonaws.com/v1``: the node role, the same selectors and reservations; AMI, disks and
@@ -79,6 +81,8 @@ class EventNodePoolArgs:
     freezes: Sequence[BudgetSchedule]
     platform: Platform  # its provider, node role, node class flavour, and what Karpenter's install waits for
     tags: Mapping[str, str] = field(default_factory=dict)  # on the EC2 instances (EC2NodeClass `tags`)
+    # The reservations its windows hold now (`WindowReservations.ids`), selected by id beside the pool's own terms.
+    reservation_ids: Sequence[pulumi.Input[str]] = ()
 
 
 class EventNodePool(pulumi.ComponentResource):
@@ -112,10 +116,12 @@ class EventNodePool(pulumi.ComponentResource):
             node_class_name = object_name
             if platform.node_classes.kind == NodeClass.KIND:
                 self.node_class = NodeClass(f"{name}-node-class", {"name": object_name},
-                                            auto_mode_node_class_spec(pool, platform), opts=children)
+                                            auto_mode_node_class_spec(pool, platform, args.reservation_ids),
+                                            opts=children)
             else:
                 self.node_class = EC2NodeClass(f"{name}-node-class", {"name": object_name},
-                                               node_class_spec(pool, platform, args.tags), opts=children)
+                                               node_class_spec(pool, platform, args.tags, args.reservation_ids),
+                                               opts=children)
             # After its node class, so that deleting the pool removes its nodes before the class they launch from.
             children = pulumi.ResourceOptions.merge(children, pulumi.ResourceOptions(depends_on=[self.node_class]))
         self.node_pool = NodePool(f"{name}-node-pool", {"name": object_name},
@@ -124,9 +130,11 @@ class EventNodePool(pulumi.ComponentResource):
         self.register_outputs({"nodeClassName": node_class_name, "nodePoolName": object_name})
 
 
-def node_class_spec(pool: NodePoolConfig, platform: Platform, tags: Mapping[str, str]) -> EC2NodeClassSpec:
+def node_class_spec(pool: NodePoolConfig, platform: Platform, tags: Mapping[str, str],
+                    reservation_ids: Sequence[pulumi.Input[str]] = ()) -> EC2NodeClassSpec:
     """The pool's EC2NodeClass: subnets and security groups from the pool's selector terms, or else those tagged
-    ``karpenter.sh/discovery: <cluster>`` (as in Karpenter's getting-started guide)."""
+    ``karpenter.sh/discovery: <cluster>`` (as in Karpenter's getting-started guide); reservations from the pool's
+    terms and ``reservation_ids``."""
     discovery = [{"tags": {DISCOVERY_TAG: platform.cluster_name}}]
     spec: EC2NodeClassSpec = {
         "role": platform.node_role_name,
@@ -138,24 +146,27 @@ def node_class_spec(pool: NodePoolConfig, platform: Platform, tags: Mapping[str,
         "blockDeviceMappings": _BLOCK_DEVICES[pool.ami_alias.split("@")[0]],
         "tags": {**tags, POOL_LABEL: pool.name},
     }
-    if pool.capacity_reservation_selector_terms:
-        spec["capacityReservationSelectorTerms"] = reservation_terms(pool)
+    if terms := reservation_terms(pool, reservation_ids=reservation_ids):
+        spec["capacityReservationSelectorTerms"] = terms
     return spec
 
 
-def reservation_terms(pool: NodePoolConfig, owner_key: str = "ownerID") -> list[CapacityReservationSelectorTerm]:
+def reservation_terms(pool: NodePoolConfig, owner_key: str = "ownerID",
+                      reservation_ids: Sequence[pulumi.Input[str]] = ()) -> list[CapacityReservationSelectorTerm]:
     """The reservations the pool's node class selects, in Karpenter's shape (Auto Mode's NodeClass spells the
-    owning account ``owner``: ``owner_key``)."""
+    owning account ``owner``: ``owner_key``): the pool's terms, then ``reservation_ids`` one term each."""
     terms = [term.model_dump(by_alias=True, exclude_none=True)
              for term in pool.capacity_reservation_selector_terms or ()]
-    return [{owner_key if key == "ownerID" else key: value for key, value in term.items()} for term in terms]
+    return ([{owner_key if key == "ownerID" else key: value for key, value in term.items()} for term in terms]
+            + [{"id": reservation_id} for reservation_id in reservation_ids])
 
 
 def _terms(terms: Sequence[SubnetSelectorTerm | SecurityGroupSelectorTerm] | None) -> list[dict]:
     return [term.model_dump(exclude_none=True) for term in terms or ()]
 
 
-def auto_mode_node_class_spec(pool: NodePoolConfig, platform: Platform) -> NodeClassSpec:
+def auto_mode_node_class_spec(pool: NodePoolConfig, platform: Platform,
+                              reservation_ids: Sequence[pulumi.Input[str]] = ()) -> NodeClassSpec:
     """Auto Mode's NodeClass: the platform's node role, subnets and security groups from the pool's selector terms
     or else the discovery tag, and the pool's capacity reservations if it selects any.
 
@@ -166,8 +177,8 @@ def auto_mode_node_class_spec(pool: NodePoolConfig, platform: Platform) -> NodeC
     spec: NodeClassSpec = {"role": platform.node_role_name,
                            "subnetSelectorTerms": _terms(pool.subnet_selector_terms) or discovery,
                            "securityGroupSelectorTerms": _terms(pool.security_group_selector_terms) or discovery}
-    if pool.capacity_reservation_selector_terms:
-        spec["capacityReservationSelectorTerms"] = reservation_terms(pool, owner_key="owner")
+    if terms := reservation_terms(pool, owner_key="owner", reservation_ids=reservation_ids):
+        spec["capacityReservationSelectorTerms"] = terms
     return spec
 
 

@@ -47,6 +47,10 @@ apply, so a ``pulumi up`` in the middle of a window must not send a ``replicas``
 GitOps tools have no "set on create only": ``prescale plan --out`` leaves ``replicas`` out of these
 Deployments instead (:mod:`prescale_cli.manifests`, ``docs/gitops.md``).
 
+A window that reserves capacity (``reserve``) selects the reserved instance type and the reservations' zones, so
+its placeholders wait for the reserved instances instead of any other type Karpenter finds cheaper; the selection
+depends only on the config, never on whether this run holds the reservations.
+
 The Deployment also carries ``pulumi.com/skipAwait``: placeholders are Pending by design (until their
 node is up, or after real pods preempt them), and awaiting their rollout would make any mid-event
 ``pulumi up`` hang until its timeout.
@@ -55,6 +59,7 @@ node is up, or after real pods preempt them), and awaiting their rollout would m
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -62,6 +67,7 @@ import pulumi_kubernetes as k8s
 from ..contract import Platform
 from ..model.config import NodePoolConfig, PlaceholderConfig
 from ..model.windows import ArmedWindow
+from ..model.labels import INSTANCE_TYPE, ZONE
 from ..names import (DO_NOT_DISRUPT, ONE_PER_NODE_LABEL, PLACEHOLDER_LABELS, POOL_LABEL, WINDOW_LABEL, placeholder_name,
                      pool_node_selector)
 from .crds import ObjectMeta, ScaledObject, ScaledObjectSpec
@@ -135,7 +141,7 @@ def deployment_spec(armed: ArmedWindow, pool: NodePoolConfig, placeholders: Plac
         "automountServiceAccountToken": False,
         "enableServiceLinks": False,
         "terminationGracePeriodSeconds": 0,  # pause holds nothing: let preempting pods in at once
-        "nodeSelector": pool_node_selector(pool.name, pool.owned),
+        "nodeSelector": {**pool_node_selector(pool.name, pool.owned), **_reserved_type(armed)},
         "tolerations": tolerations(pool),
         "topologySpreadConstraints": [{
             # Spread over zones when Karpenter can; never stay Pending because one zone has no capacity.
@@ -149,11 +155,17 @@ def deployment_spec(armed: ArmedWindow, pool: NodePoolConfig, placeholders: Plac
     }
     if placeholders.image_pull_secrets:
         pod_spec["imagePullSecrets"] = [{"name": secret} for secret in placeholders.image_pull_secrets]
+    affinity: dict[str, Any] = {}
     if armed.placeholders.one_per_node:
-        pod_spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        affinity["podAntiAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [{
             "labelSelector": {"matchLabels": {ONE_PER_NODE_LABEL: pool.name}},
             "topologyKey": "kubernetes.io/hostname",
-        }]}}
+        }]}
+    if armed.reservation is not None:
+        affinity["nodeAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": ZONE, "operator": "In", "values": list(armed.reservation.zone_names)}]}]}}
+    if affinity:
+        pod_spec["affinity"] = affinity
     return {
         "replicas": 0,  # KEDA's from creation on; see the module docstring
         # Recreate: a template change never runs old and new placeholders side by side (twice the nodes).
@@ -161,6 +173,11 @@ def deployment_spec(armed: ArmedWindow, pool: NodePoolConfig, placeholders: Plac
         "selector": {"matchLabels": {WINDOW_LABEL: armed.window.name}},
         "template": {"metadata": {"labels": pod_labels, **_protection(pool)}, "spec": pod_spec},
     }
+
+
+def _reserved_type(armed: ArmedWindow) -> dict[str, str]:
+    """The reserved instance type, for a window with capacity reservations (see the module docstring)."""
+    return {INSTANCE_TYPE: armed.reservation.instance_type} if armed.reservation is not None else {}
 
 
 def _protection(pool: NodePoolConfig) -> dict[str, dict[str, str]]:

@@ -624,6 +624,39 @@ def _time_zone(value: str) -> str:
     return value
 
 
+AvailabilityZone = Annotated[StrictStr, _shaped(r"[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9][a-z]",
+                                                'an availability zone name like "ap-northeast-2a" (the region and a '
+                                                "letter)")]
+
+
+class ReserveConfig(Model):
+    """``eventWindows[].reserve``: targeted On-Demand Capacity Reservations that hold EC2 capacity for a one-off
+    window, created only by a ``pulumi up`` within ``holdFrom`` of its scale-up (:mod:`prescale.model.reservations`;
+    docs/capacity.md, "Capacity reservations for one-off events")."""
+
+    instance_type: Annotated[StrictStr, _shaped(r"[a-z][a-z0-9-]*\.[a-z0-9]+",
+                                                'an EC2 instance type like "m7i.xlarge" (lowercase)')]
+    # Unset: the nodes the window needs (nodes: N → N; capacity → its placeholders over what one node holds).
+    count: StrictInt | None = Field(default=None, ge=1, le=1000)
+    # Unset: the zones of the pool's topology.kubernetes.io/zone requirement.
+    availability_zones: Annotated[tuple[AvailabilityZone, ...], BeforeValidator(_list_as_tuple),
+                                  AfterValidator(_distinct), Field(min_length=1)] | None = None
+    hold_from: Duration = "24h"
+
+    @field_validator("hold_from")
+    @classmethod
+    def _positive_whole_minutes(cls, value: str) -> str:
+        hold = parse_duration(value)
+        if not hold or hold.total_seconds() % 60:
+            raise _fail("lead", "must be whole minutes and more than zero: the reservation is created by a "
+                                "`pulumi up` that long before the scale-up or later")
+        return value
+
+    @property
+    def hold(self) -> timedelta:
+        return parse_duration(self.hold_from)
+
+
 class EventWindow(Model):
     """One ``prescale:eventWindows`` entry: when capacity must be ready, where, and how much.
 
@@ -643,6 +676,8 @@ class EventWindow(Model):
     # Images the window's placeholders pull onto their nodes during the lead time (prescale.capacity.prepull).
     prepull_images: Annotated[tuple[ImageReference, ...], BeforeValidator(_list_as_tuple),
                               AfterValidator(_distinct)] = ()
+    # One-off windows only: EC2 capacity reserved for the event (targeted On-Demand Capacity Reservations).
+    reserve: ReserveConfig | None = None
 
     @property
     def is_one_off(self) -> bool:

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 
 from pydantic.alias_generators import to_camel
 
-from . import capacity_checks, failsafe_timing, pool_checks, schedule
+from . import capacity_checks, failsafe_timing, pool_checks, reservation_checks, schedule
 from .config import (AUTO_MODE_EXPIRE_AFTER, AUTO_MODE_MAX_NODE_LIFETIME, LOCAL_DATETIME, CONFIG_NAMESPACE, CapacityConfig,
                      EventWindow, KARPENTER_INSTALL_KEYS, KedaConfig, StackConfig)
 from .duration import format_duration, parse_duration
@@ -31,14 +31,17 @@ def stack_problems(config: StackConfig, now: datetime, refused: Refused = Refuse
         problems += _auto_mode_problems(config, refused, karpenter)
         if "alerts" not in refused.sections:
             problems += _alerts_problems(config)
-    return problems + capacity_problems(config, now, refused, auto_mode=config.cluster.auto_mode if cluster else None)
+    region = None if "region" in refused.sections else config.region
+    return problems + capacity_problems(config, now, refused, auto_mode=config.cluster.auto_mode if cluster else None,
+                                        region=region)
 
 
 def capacity_problems(config: CapacityConfig, now: datetime, refused: Refused = Refused(),
-                      auto_mode: bool | None = None) -> list[str]:
+                      auto_mode: bool | None = None, region: str | None = None) -> list[str]:
     """Every cross-key problem of the node pools and event windows (with or without a platform around them);
     ``auto_mode``: the pools are EKS Auto Mode's (their label keys and ``expireAfter`` default differ), ``None``
-    when that is not known here (a library program's platform decides it)."""
+    when that is not known here (a library program's platform decides it); ``region``: the stack's AWS region,
+    when known."""
     problems = _duplicate_names(config, refused) + pool_checks.pool_problems(config, refused, auto_mode)
     keda = None if "keda" in refused.sections else config.keda
     grace = None  # the failsafe grace, once it is known to be valid
@@ -65,6 +68,7 @@ def capacity_problems(config: CapacityConfig, now: datetime, refused: Refused = 
             if grace is not None:
                 problems += _failsafe_problems(path, window, grace, now)
     problems += _expiry_problems(config, refused, spans, bool(auto_mode))
+    problems += reservation_checks.reservation_problems(config, refused, region)
     if "placeholders" in refused.sections:  # every placeholder's size is unknown
         return problems
     return problems + capacity_checks.capacity_problems(config, spans, refused)

@@ -23,6 +23,11 @@ from .config import NodePoolConfig
 from .labels import ARCH, INSTANCE_TYPE, KARPENTER_DOMAIN, table_key
 from .requirements import PoolRequirement, pool_requirements
 
+# What the DaemonSets of a node (VPC CNI, kube-proxy, Pod Identity agent...) typically request: an assumption, as a
+# cluster's own DaemonSets are unknown here.
+DAEMONSET_CPU = Decimal("0.2")
+DAEMONSET_MEMORY = 256 * Decimal(MIB)
+
 # Karpenter's reading of a type's name: category and generation ("u-6tb1.metal": u, 1; "m7i-flex.large": m, 7).
 _NAME_SCHEME = re.compile(r"^([a-z]+)(-[0-9]+tb)?([0-9]+).*\.")
 
@@ -52,6 +57,11 @@ class InstanceType:
     def holds(self, cpu: Decimal, memory: Decimal) -> bool:
         return cpu <= self.allocatable_cpu and memory <= self.allocatable_memory
 
+    @property
+    def room(self) -> tuple[Decimal, Decimal]:
+        """CPU cores and memory bytes left for pods beside typical DaemonSets (:data:`DAEMONSET_CPU`/``_MEMORY``)."""
+        return self.allocatable_cpu - DAEMONSET_CPU, self.allocatable_memory - DAEMONSET_MEMORY
+
     def describe(self) -> str:
         return (f"{self.name} ({self.vcpus} vCPU, {format_memory(Decimal(self.memory_mib * MIB))}; "
                 f"{format_cpu(self.allocatable_cpu)} CPU and {format_memory(self.allocatable_memory)} allocatable)")
@@ -63,6 +73,16 @@ def instance_types() -> tuple[InstanceType, ...]:
     return tuple(InstanceType(name, category, architecture, vcpus, memory, Decimal(millicores) / 1000,
                               Decimal(allocatable_mib * MIB))
                  for name, category, architecture, vcpus, memory, millicores, allocatable_mib in INSTANCE_TYPES)
+
+
+def instance_type(name: str) -> InstanceType | None:
+    """The type of the table called ``name``, if any."""
+    return _by_name().get(name)
+
+
+@cache
+def _by_name() -> dict[str, InstanceType]:
+    return {instance.name: instance for instance in instance_types()}
 
 
 # The keys the table answers (every listed name follows the scheme, so every type has a generation).

@@ -16,6 +16,7 @@ from .budgets import MAX_BUDGETS, STANDING_BUDGETS, FittedFreezes, fit_freezes
 from .config import CapacityConfig, EventWindow, NodePoolConfig
 from .duration import format_duration
 from .keda_timing import POLLING_INTERVAL_SECONDS
+from .reservations import ReservationPlan
 from .schedule import BudgetSchedule
 from .windows import ArmedWindow, IdleWindow, WindowPlan, plan_windows, requested_freezes
 
@@ -68,6 +69,11 @@ class CapacityPlan:
     @property
     def idle(self) -> tuple[IdleWindow, ...]:
         return tuple(plan for plan in self.windows if isinstance(plan, IdleWindow))
+
+    @property
+    def reservations(self) -> tuple[ReservationPlan, ...]:
+        """The capacity reservations of every one-off window that has not ended, held by this run or not yet."""
+        return tuple(plan.reservation for plan in self.windows if plan.reservation is not None)
 
     def window(self, name: str) -> WindowPlan:
         return next(plan for plan in self.windows if plan.window.name == name)

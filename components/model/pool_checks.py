@@ -7,8 +7,9 @@ creates (an existing pool's NodePool is its owner's):
   ``requirements``: which one would hold is not what the user can see;
 * a key the cluster's mode cannot use (Auto Mode's labels on self-managed Karpenter, or the reverse), once the mode
   is known (a library program's platform decides it; :mod:`prescale.capacity.node_pools` checks it there);
-* ``reserved`` capacity without ``capacityReservationSelectorTerms`` in the node class prescale writes: Karpenter
-  launches reserved capacity only into reservations its EC2NodeClass selects, and never open-matches one;
+* ``reserved`` capacity without ``capacityReservationSelectorTerms`` in the node class prescale writes, nor a window
+  that reserves capacity on the pool (``reserve``): Karpenter launches reserved capacity only into reservations its
+  EC2NodeClass selects, and never open-matches one;
 * more than a NodePool holds: 100 requirements and template labels together (Karpenter docs, "NodePools");
 * requirements that no instance type of Karpenter's list meets (naming the one that left none, and what the types
   before it offer), a ``minValues`` the types left cannot meet (Karpenter's default ``MIN_VALUES_POLICY``,
@@ -34,11 +35,15 @@ def pool_problems(config: CapacityConfig, refused: Refused = Refused(), auto_mod
     """Every problem of the pools prescale creates (``refused``: the entries left out of ``config``); ``auto_mode``
     None: the mode is not known here."""
     problems = []
+    # Pools a window reserves on (a refused window may be one of them: then none is known not to be).
+    reserving = {window.node_pool for window in config.event_windows if window.reserve is not None}
+    windows_unknown = bool(refused.event_windows) or "event_windows" in refused.sections
     for index, pool in refused.entries("node_pools", config.node_pools):
         if pool.owned:
             path = f"{CONFIG_NAMESPACE}:nodePools[{index}]"
             found = (_written_twice(path, pool) + _mode_problems(path, pool, auto_mode)
-                     + _reservation_problems(path, pool) + _count_problems(path, pool, auto_mode))
+                     + _reservation_problems(path, pool, windows_unknown or pool.name in reserving)
+                     + _count_problems(path, pool, auto_mode))
             problems += found or _launch_problems(path, pool)
     return problems
 
@@ -62,15 +67,17 @@ def _mode_problems(path: str, pool: NodePoolConfig, auto_mode: bool | None) -> l
             if (problem := mode_key_problem(requirement.key, auto_mode))]
 
 
-def _reservation_problems(path: str, pool: NodePoolConfig) -> list[str]:
-    """``reserved`` asked for (an In requirement listing it) with no reservation selected by prescale's node class."""
-    if pool.node_class_name is not None or pool.capacity_reservation_selector_terms:
+def _reservation_problems(path: str, pool: NodePoolConfig, reserving: bool) -> list[str]:
+    """``reserved`` asked for (an In requirement listing it) with no reservation selected by prescale's node class,
+    now or by a window's ``reserve`` (``reserving``)."""
+    if pool.node_class_name is not None or pool.capacity_reservation_selector_terms or reserving:
         return []  # an existing node class may select reservations itself
     return [f"{path}.{requirement.source}{'' if requirement.shorthand else '.values'}: {list(requirement.values)!r} "
             f"asks for reserved capacity, but node pool {pool.name!r} has no capacityReservationSelectorTerms, so its "
             "EC2NodeClass selects no reservation and Karpenter never launches reserved capacity (it does not use "
             "open On-Demand Capacity Reservations unselected); allowed: capacityReservationSelectorTerms (an id, or "
-            "tags with an optional ownerID) beside it, or only on-demand and spot"
+            "tags with an optional ownerID) beside it, a one-off window on the pool with reserve, or only "
+            "on-demand and spot"
             for requirement in pool_requirements(pool)
             if requirement.key == CAPACITY_TYPE and requirement.operator == "In" and "reserved" in requirement.values]
 

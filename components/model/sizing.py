@@ -16,16 +16,22 @@ or the placeholder stays Pending.
   whole millicores and MiB), each requesting ``cpu / n`` and ``memory / n`` rounded *up* to a millicore and
   a MiB, so the total never falls short and exceeds the capacity by under 1m CPU and 1 MiB per pod. Equal
   pods pack evenly, and Karpenter is free to put several on one node.
+* a ``capacity`` window that reserves an instance type (``reserve``) tiles that type instead: ``k`` pods per
+  instance, the fewest whose share of the type's room beside DaemonSets
+  (:attr:`prescale.model.instances.InstanceType.room`) is no bigger than ``max_pod_size``, on the fewest instances
+  ``r`` that hold the capacity, so ``k × r`` pods of the capacity's ``1 / (k × r)`` each fill exactly the ``r``
+  reserved instances (:func:`prescale.model.reservations.reserved_count`).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from decimal import Decimal
 
 from .config import EventWindow, PlaceholderConfig
+from .instances import instance_type
 from .quantity import MIB, format_cpu, format_memory, parse_quantity
-
 
 
 @dataclass(frozen=True)
@@ -54,5 +60,29 @@ def plan_placeholders(window: EventWindow, placeholders: PlaceholderConfig) -> P
         raise ValueError("must be at least 1m CPU and 1Mi memory to split a capacity into pods")
     # ⌈total / pods⌉ ≤ max  ⇔  pods ≥ total / max, so this is the fewest pods that fit after rounding up.
     pods = max(math.ceil(cpu / max_cpu), math.ceil(memory / max_memory), 1)
+    reserved = instance_type(window.reserve.instance_type) if window.reserve else None
+    if reserved is not None:  # an unknown type is refused by the config checks
+        pods = _tiled_pods(cpu, memory, max_cpu, max_memory, reserved.room) or pods
     return PlaceholderPlan(pods=pods, cpu=format_cpu(cpu / pods / 1000), memory=format_memory(memory / pods * MIB),
                            one_per_node=False)
+
+
+def _tiled_pods(cpu: Decimal, memory: Decimal, max_cpu: int, max_memory: int,
+                room: tuple[Decimal, Decimal]) -> int | None:
+    """How many pods tile instances of ``room`` (see the module docstring), all sizes in millicores and MiB; ``None``
+    if a pod's share of the room would be under 1m or 1Mi (a type too small, refused by the config checks)."""
+    room_cpu, room_memory = math.floor(room[0] * 1000), math.floor(room[1] / MIB)
+    per_node = max(math.ceil(room_cpu / max_cpu), math.ceil(room_memory / max_memory), 1)
+    share_cpu, share_memory = room_cpu // per_node, room_memory // per_node  # what each pod may request
+    if share_cpu < 1 or share_memory < 1:
+        return None
+    nodes = max(math.ceil(cpu / (per_node * share_cpu)), math.ceil(memory / (per_node * share_memory)), 1)
+    return nodes * per_node
+
+
+def pods_per_node(plan: PlaceholderPlan, room: tuple[Decimal, Decimal]) -> int:
+    """How many of ``plan``'s pods one node with ``room`` (CPU cores, memory bytes) holds: at most one for
+    ``nodes:`` windows."""
+    cpu, memory = room
+    fit = min(int(cpu // parse_quantity(plan.cpu)), int(memory // parse_quantity(plan.memory)))
+    return min(fit, 1) if plan.one_per_node else max(fit, 0)

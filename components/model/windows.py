@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from . import schedule
-from .config import CapacityConfig, EventWindow, PlaceholderConfig
+from .config import CapacityConfig, EventWindow, NodePoolConfig, PlaceholderConfig
 from .duration import parse_duration
 from .failsafe_timing import failsafe_schedule
+from .reservations import ReservationPlan, plan_reservation
 from .sizing import PlaceholderPlan, plan_placeholders
 
 
@@ -31,11 +32,12 @@ class ArmedWindow:
     placeholders: PlaceholderPlan
     failsafe_schedule: str
     occurrence: schedule.Occurrence | None = None  # a one-off's only occurrence
+    reservation: ReservationPlan | None = None  # a one-off's capacity reservations (`reserve`), held now or not
 
     @property
     def warnings(self) -> tuple[str, ...]:
         repeats = one_off_repeat_warning(self)
-        return (f"event window {self.window.name!r}: {repeats}",) if repeats else ()
+        return ((f"event window {self.window.name!r}: {repeats}",) if repeats else ()) + _reservation_warnings(self)
 
 
 @dataclass(frozen=True)
@@ -46,28 +48,34 @@ class IdleWindow:
     reason: str
     occurrence: schedule.Occurrence | None = None  # a one-off's only occurrence
     placeholders: PlaceholderPlan | None = None  # what it would hold once armed
+    reservation: ReservationPlan | None = None  # what it will reserve once armed (never held while idle)
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        return (f"event window {self.window.name!r}: {self.reason}",)
+        return (f"event window {self.window.name!r}: {self.reason}",) + _reservation_warnings(self)
 
 
 WindowPlan = ArmedWindow | IdleWindow
+
+
+def _reservation_warnings(plan: WindowPlan) -> tuple[str, ...]:
+    return plan.reservation.warnings if plan.reservation else ()
 
 
 def plan_windows(config: CapacityConfig, now: datetime) -> list[WindowPlan]:
     """Every configured window, planned at ``now`` with its pool's placeholder sizes; windows on existing pools ask
     for no freeze."""
     return [plan_window(window, config.placeholders_for(window.node_pool), now,
-                        freeze=config.node_pool(window.node_pool).owned)
+                        freeze=config.node_pool(window.node_pool).owned, pool=config.node_pool(window.node_pool))
             for window in config.event_windows]
 
 
 def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datetime,
-                freeze: bool = True) -> WindowPlan:
+                freeze: bool = True, pool: NodePoolConfig | None = None) -> WindowPlan:
     """Arm ``window`` at ``now`` (an aware datetime), or say why it stays idle (see the module docstring).
 
-    ``freeze``: whether the window's pool is prescale's, so that its consolidation freeze is computed.
+    ``freeze``: whether the window's pool is prescale's, so that its consolidation freeze is computed. ``pool``: the
+    window's pool, needed to plan its capacity reservations (``reserve``; none are planned without it).
     """
     plan = plan_placeholders(window, placeholders)
     failsafe = failsafe_schedule(window, parse_duration(placeholders.failsafe_grace))
@@ -84,10 +92,16 @@ def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datet
     problem = schedule.one_off_problem(occurrence, now)
     if problem:
         return IdleWindow(window, f"one-off event is not armed yet: {problem}. It is deployed by the first "
-                                  "`pulumi up` less than a year before it.", occurrence, plan)
+                                  "`pulumi up` less than a year before it.", occurrence, plan,
+                          _reservation(window, pool, plan, now, armed=False))
     start, end = schedule.one_off_trigger(occurrence)
     return ArmedWindow(window, start, end, schedule.one_off_budget(occurrence) if freeze else None, plan, failsafe,
-                       occurrence)
+                       occurrence, _reservation(window, pool, plan, now, armed=True))
+
+
+def _reservation(window: EventWindow, pool: NodePoolConfig | None, plan: PlaceholderPlan, now: datetime,
+                 armed: bool) -> ReservationPlan | None:
+    return plan_reservation(window, pool, plan, now, armed) if pool is not None else None
 
 
 def one_off_occurrence(window: EventWindow) -> schedule.Occurrence:

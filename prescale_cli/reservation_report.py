@@ -1,0 +1,84 @@
+"""``prescale schedule``'s capacity reservations: what each one-off window reserves, when the ``pulumi up`` that
+creates it must run, and what it costs.
+
+A reservation is billed at the on-demand price of its instance type for every hour it exists, used or not, from
+the ``pulumi up`` that creates it until EC2 ends it (within an hour after its end date). So the cost is counted from
+the *earliest* ``pulumi up`` that would create it (``reserve.holdFrom`` before the scale-up) to its end date: what it
+costs at most when that ``up`` runs on time. Instances running in a reservation are not billed on top of it, so the
+window's nodes in the cost estimate above are, for the reserved ones, part of this figure. Prices as in
+:mod:`prescale_cli.cost` (``prescale:pricing``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from prescale.model.config import CapacityConfig
+from prescale.model.cron import UTC
+from prescale.model.instances import instance_type
+from prescale.model.plan import CapacityPlan
+from prescale.model.reservations import ReservationPlan, next_up
+
+from .cost import CURRENCY, InstanceShape, priced
+from .output import Output
+
+
+@dataclass(frozen=True)
+class ReservationCost:
+    plan: ReservationPlan
+    shape: InstanceShape  # one instance of the reserved type, at the price the estimate takes
+
+    @property
+    def hours(self) -> float:
+        """From the earliest `pulumi up` that creates it to its end date."""
+        return (self.plan.end - self.plan.hold_from) / timedelta(hours=1)
+
+    @property
+    def price_per_hour(self) -> float:
+        return self.plan.count * self.shape.price_per_hour
+
+    @property
+    def cost(self) -> float:
+        return self.price_per_hour * self.hours
+
+
+def reservation_costs(config: CapacityConfig, plan: CapacityPlan) -> list[ReservationCost]:
+    """Every planned reservation (held now or not yet) with its cost; the config checks proved each type known."""
+    return [ReservationCost(reservation, priced(instance, config.pricing)) for reservation in plan.reservations
+            if (instance := instance_type(reservation.instance_type)) is not None]
+
+
+def show_reservations(config: CapacityConfig, plan: CapacityPlan, output: Output) -> None:
+    costs = reservation_costs(config, plan)
+    if not costs:
+        return
+    output.line()
+    output.table(["Window", "Reserves", "Created by a `pulumi up` from (UTC)", "Ends (UTC)", "Now", "Hours",
+                  "Per hour", "Cost"],
+                 [(cost.plan.window.name, cost.plan.describe(), _utc(cost.plan.hold_from), _utc(cost.plan.end),
+                   _state(cost.plan, plan.now), f"{cost.hours:.1f}", _money(cost.price_per_hour), _money(cost.cost))
+                  for cost in costs],
+                 title=f"Capacity reservations (targeted On-Demand Capacity Reservations, {CURRENCY})")
+    waiting = next_up(plan.reservations)
+    if waiting is not None:
+        output.line(f"Run `pulumi up` from {_utc(waiting)} UTC (and before the scale-up) to create the reservations "
+                    "not created yet: an earlier `up` creates none.")
+    output.line("A reservation is billed every hour it exists, used or not, until EC2 ends it (within an hour after "
+                "its end: the window's end plus the time its nodes take to go); the cost counts from the earliest "
+                "`pulumi up` that creates it. The reserved nodes are not billed on top (the estimate above counts "
+                "them too).")
+
+
+def _state(reservation: ReservationPlan, now: datetime) -> str:
+    if reservation.held:
+        return "held"
+    return "not armed yet" if now >= reservation.hold_from else "not created yet"
+
+
+def _utc(moment: datetime) -> str:
+    return f"{moment.astimezone(UTC):%a %Y-%m-%d %H:%M}"
+
+
+def _money(amount: float) -> str:
+    return f"${amount:,.2f}"
