@@ -35,6 +35,8 @@ class InstanceType:
     memory_mib: int
     allocatable_cpu: Decimal  # cores a node offers pods after Karpenter's overhead
     allocatable_memory: Decimal  # bytes
+    network_interfaces: int  # the most the VPC CNI attaches (its default network card's)
+    ipv4_per_interface: int  # each interface's addresses: its primary one and the secondary ones pods get
 
     def holds(self, cpu: Decimal, memory: Decimal) -> bool:
         return cpu <= self.allocatable_cpu and memory <= self.allocatable_memory
@@ -48,9 +50,9 @@ class InstanceType:
 def allowed_instance_types(categories: tuple[str, ...], architectures: tuple[str, ...]) -> tuple[InstanceType, ...]:
     """The known instance types of these categories and architectures (a NodePool's ``In`` requirements)."""
     return tuple(InstanceType(name, category, architecture, vcpus, memory, Decimal(millicores) / 1000,
-                              Decimal(allocatable_mib * MIB))
-                 for name, category, architecture, vcpus, memory, millicores, allocatable_mib in INSTANCE_TYPES
-                 if category in categories and architecture in architectures)
+                              Decimal(allocatable_mib * MIB), interfaces, ipv4)
+                 for name, category, architecture, vcpus, memory, millicores, allocatable_mib, interfaces, ipv4
+                 in INSTANCE_TYPES if category in categories and architecture in architectures)
 
 
 def fit_problem(types: tuple[InstanceType, ...], cpu: Decimal, memory: Decimal) -> str | None:
