@@ -2,7 +2,8 @@
 
 :func:`deploy_capacity` is the one entry point ``__main__.py`` (or a library user's program) calls once the
 platform exists. It plans the config once (:func:`prescale.model.plan.plan_capacity`), says the plan's warnings,
-and renders it: the pieces shared by all windows (the placeholders' namespace and PriorityClass), one
+checks each pool's subnets for addresses (:mod:`prescale.capacity.addresses`), and renders it: the pieces shared by
+all windows (the placeholders' namespace and PriorityClass), one
 :class:`~prescale.capacity.node_pools.EventNodePool` per pool prescale owns, and one
 :class:`~prescale.capacity.scheduled_capacity.ScheduledCapacity` per window armed now, each guarded by a
 :class:`~prescale.capacity.failsafe.Failsafe` that scales it to zero after the window even if KEDA cannot.
@@ -23,6 +24,7 @@ from ..contract import Platform
 from ..model.config import CapacityConfig
 from ..model.plan import CapacityPlan, plan_capacity
 from ..names import PLACEHOLDER_LABELS, PLACEHOLDER_NAMESPACE, PRIORITY_CLASS_NAME
+from .addresses import address_checks
 from .failsafe import Failsafe, FailsafeArgs
 from .node_pools import EventNodePool, EventNodePoolArgs
 from .scheduled_capacity import ScheduledCapacity, ScheduledCapacityArgs
@@ -56,8 +58,9 @@ def deploy_capacity(config: CapacityConfig, platform: Platform, now: datetime,
     for warning in plan.warnings:
         pulumi.log.warn(warning)
 
+    checks = address_checks(plan, platform)
     node_pools = {name: EventNodePool(name, EventNodePoolArgs(pool_plan.pool, pool_plan.freezes, platform,
-                                                              config.tags), opts)
+                                                              config.tags, checks.get(name)), opts)
                   for name, pool_plan in plan.pools.items() if pool_plan.pool.owned}
 
     shared = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=platform.kubernetes_provider))

@@ -12,16 +12,18 @@ from datetime import datetime, timedelta
 
 from pydantic.alias_generators import to_camel
 
-from . import capacity_checks, failsafe_timing, schedule
+from . import addresses, capacity_checks, failsafe_timing, schedule
 from .config import (AUTO_MODE_EXPIRE_AFTER, AUTO_MODE_MAX_NODE_LIFETIME, LOCAL_DATETIME, CONFIG_NAMESPACE, CapacityConfig,
                      EventWindow, KedaConfig, StackConfig)
 from .duration import format_duration, parse_duration
+from .subnets import plan_subnets, usable_addresses
 
 
 def stack_problems(config: StackConfig, now: datetime) -> list[str]:
     """Every cross-key problem of a parsed stack config, as ``key path: message`` lines."""
-    return (_endpoint_problems(config) + _node_role_problems(config) + _auto_mode_problems(config)
-            + capacity_problems(config, now))
+    problems = (_endpoint_problems(config) + _node_role_problems(config) + _auto_mode_problems(config)
+                + _vpc_cidr_problems(config) + capacity_problems(config, now))
+    return problems or _planned_address_problems(config, now)  # addresses are counted for valid windows only
 
 
 def capacity_problems(config: CapacityConfig, now: datetime) -> list[str]:
@@ -70,6 +72,54 @@ def _endpoint_problems(config: StackConfig) -> list[str]:
                 "addresses, outside that list, so no node could join the cluster; allowed: true (nodes use the "
                 "private endpoint, the public one stays limited), or publicAccessCidrs [\"0.0.0.0/0\"]"]
     return []
+
+
+def _vpc_cidr_problems(config: StackConfig) -> list[str]:
+    """The VPC a new cluster gets must split into its zones' subnets (:func:`prescale.model.subnets.plan_subnets`)."""
+    cluster = config.cluster
+    if not cluster.create or cluster.vpc_id is not None:
+        return []
+    try:
+        plan_subnets(cluster.vpc_cidr, cluster.availability_zones)
+    except ValueError as error:
+        return [f"{CONFIG_NAMESPACE}:cluster.vpcCidr: {cluster.vpc_cidr!r} with availabilityZones "
+                f"{cluster.availability_zones}: {error}; allowed: {_larger_vpc(cluster.vpc_cidr, cluster.availability_zones)}"]
+    return []
+
+
+def _planned_address_problems(config: StackConfig, now: datetime) -> list[str]:
+    """A VPC prescale creates must hold the busiest moment of the pools that launch into it (by the discovery tag):
+    its private subnets' sizes are known before anything exists, and its VPC CNI runs with EKS's defaults."""
+    cluster = config.cluster
+    pools = addresses.selector_groups(config).get(None)
+    if not cluster.create or cluster.vpc_id is not None or not pools:
+        return []
+    subnets = addresses.planned_subnets(plan_subnets(cluster.vpc_cidr, cluster.availability_zones).private)
+    windows = addresses.pool_windows(config, config.event_windows, pools, prefixes=cluster.auto_mode)
+    shortfall = addresses.address_shortfall([pool.name for pool in pools], subnets, windows, now,
+                                            defaults_certain=not cluster.auto_mode, prefixes=cluster.auto_mode)
+    if shortfall is None or not shortfall.refused:
+        return []  # a tight fit is said at preview, with the same numbers
+    return [f"{CONFIG_NAMESPACE}:cluster.vpcCidr: {cluster.vpc_cidr!r} with availabilityZones "
+            f"{cluster.availability_zones}: {shortfall.message}; allowed: "
+            f"{_larger_vpc(cluster.vpc_cidr, cluster.availability_zones, shortfall.needed)}, more availabilityZones, "
+            "or fewer nodes at once"]
+
+
+def _larger_vpc(cidr: str, zones: int, needed: int = 0) -> str:
+    """The smallest VPC at ``cidr``'s address (AWS allows /16 to /28) whose private subnets offer ``needed``."""
+    network = ipaddress.ip_network(cidr)
+    if network.version == 4:
+        for prefix in range(min(network.prefixlen, 28), 15, -1):
+            try:
+                private = plan_subnets(str(ipaddress.ip_network((network.network_address, prefix), strict=False)),
+                                       zones).private
+            except ValueError:
+                continue
+            if sum(map(usable_addresses, private)) >= needed:
+                return f"a vpcCidr of /{prefix} or larger"
+    return ("an IPv4 vpcCidr such as \"10.0.0.0/16\" (AWS allows /16 at most), or subnets of your own (vpcId and "
+            "privateSubnetIds)")
 
 
 def _node_role_problems(config: StackConfig) -> list[str]:
