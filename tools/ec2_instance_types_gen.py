@@ -1,4 +1,4 @@
-"""Regenerate :mod:`prescale.model.ec2_instance_types` from Karpenter's instance-type reference and the VPC CNI's limits.
+"""Regenerate :mod:`prescale.model.ec2_instance_types` from Karpenter's instance types and the VPC CNI's limits.
 
 Karpenter publishes, with every release, a page listing each EC2 instance type it can launch with its labels and
 the resources a node of that type offers pods *after* Karpenter's overhead (kube-reserved, system-reserved, the

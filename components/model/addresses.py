@@ -6,7 +6,7 @@ EKS Auto Mode takes /28 prefixes of 16. A window's placeholders hold at least :f
 nodes while it is open; windows open at once on pools that share subnets add up, and the busiest instant of the
 coming year is compared with the subnets' free addresses: refused where it certainly cannot fit, said where it is
 tight (:func:`address_shortfall`). Pure: the config checks (a VPC prescale creates) and the capacity wing (subnets
-looked up at preview) both call it. Rules and sources: docs/capacity.md ("Addresses for the nodes").
+looked up at preview) both call it. Rules and sources: docs/capacity.md ("Addresses").
 """
 
 from __future__ import annotations

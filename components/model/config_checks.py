@@ -82,8 +82,9 @@ def _vpc_cidr_problems(config: StackConfig) -> list[str]:
     try:
         plan_subnets(cluster.vpc_cidr, cluster.availability_zones)
     except ValueError as error:
+        larger = _larger_vpc(cluster.vpc_cidr, cluster.availability_zones)
         return [f"{CONFIG_NAMESPACE}:cluster.vpcCidr: {cluster.vpc_cidr!r} with availabilityZones "
-                f"{cluster.availability_zones}: {error}; allowed: {_larger_vpc(cluster.vpc_cidr, cluster.availability_zones)}"]
+                f"{cluster.availability_zones}: {error}; allowed: {larger}"]
     return []
 
 

@@ -2,8 +2,9 @@
 
 A placeholder stays Pending forever if no instance type the pool may launch can hold it: Karpenter then launches
 nothing and the event gets no capacity. The instance types are Karpenter's own list
-(:mod:`prescale.model.ec2_instance_types`, generated from its instance-types reference), filtered the way the
-NodePool's requirements filter them (``instanceCategories`` × ``architectures``; every listed type runs Linux).
+(:mod:`prescale.model.ec2_instance_types`, generated from its instance-types reference, with the VPC CNI's network
+interfaces per type), filtered the way the NodePool's requirements filter them (``instanceCategories`` ×
+``architectures``; every listed type runs Linux).
 
 What a pod can use is the type's *allocatable* room as Karpenter computes it: capacity minus kube-reserved,
 system-reserved, the eviction threshold and the VM memory overhead. DaemonSets (VPC CNI, kube-proxy, the Pod
