@@ -11,7 +11,6 @@ import gc
 import re
 from datetime import datetime, timezone
 
-import pulumi
 import pytest
 
 from prescale.capacity import deploy_capacity
