@@ -73,6 +73,20 @@ AUTO_MODE_NODE_CLASSES = NodeClassFlavour("eks.amazonaws.com/v1", "NodeClass", "
 
 
 @dataclass(frozen=True)
+class NodeNetwork:
+    """What the platform knows of its nodes' subnets and addresses, for the capacity wing's address check
+    (:mod:`prescale.capacity.addresses`). The default knows nothing: subnets are looked up by the discovery tag."""
+
+    # The VPC CNI runs as EKS installs it (a cluster prescale creates, not on Auto Mode), so what its defaults hold
+    # is certain.
+    cni_defaults: bool = False
+    # Subnets this run tags for discovery, looked up by id (the tag does not exist before the run).
+    discovery_subnet_ids: Sequence[str] = ()
+    # Or subnets this run creates, by CIDR: their sizes are known without a lookup.
+    discovery_subnet_cidrs: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
 class Platform:
     """A cluster with Karpenter and KEDA running, ready for prescale's custom resources.
 
@@ -102,3 +116,5 @@ class Platform:
     system_placement: SystemPlacement = SystemPlacement()
     # Which node class pools reference: Karpenter's EC2NodeClass, or Auto Mode's NodeClass (AWS runs Karpenter).
     node_classes: NodeClassFlavour = KARPENTER_NODE_CLASSES
+    # The subnets tagged for discovery, where the platform knows them before a lookup could.
+    node_network: NodeNetwork = NodeNetwork()

@@ -313,6 +313,10 @@ def fake_invoke(mocks: OfflineMocks, token: str, args: Mapping[str, Any]) -> dic
     if token == "aws:eks/getAddon:getAddon":  # the existing cluster has every add-on asked for
         return {"id": f"{args['clusterName']}:{args['addonName']}", "clusterName": args["clusterName"],
                 "addonName": args["addonName"], "addonVersion": "v1.3.10-eksbuild.1"}
+    if token == "aws:ec2/getSubnets:getSubnets":
+        return _subnets_matching(mocks, args)
+    if token == "aws:ec2/getSubnet:getSubnet":
+        return _subnet(mocks, args["id"])
     if token == "aws:iam/getOpenIdConnectProvider:getOpenIdConnectProvider":  # and its issuer's OIDC provider
         url = args["url"].removeprefix("https://")
         return {"id": url, "url": url, "arn": f"arn:aws:iam::{ACCOUNT_ID}:oidc-provider/{url}",
@@ -330,6 +334,28 @@ def _every_zone_offers(mocks: OfflineMocks, args: Mapping[str, Any]) -> dict[str
     pairs = [(type_, zone) for type_ in types for zone in _zone_names(mocks)]
     return {"id": mocks.region, "instanceTypes": [type_ for type_, _ in pairs],
             "locations": [zone for _, zone in pairs], "locationTypes": ["availability-zone"] * len(pairs)}
+
+
+# Free addresses in each subnet the fake account has: most of a /20 (4091 usable), some taken by running nodes.
+SUBNET_FREE_ADDRESSES = 4000
+
+
+def _subnets_matching(mocks: OfflineMocks, args: Mapping[str, Any]) -> dict[str, Any]:
+    """``aws.ec2.get_subnets``: the ids a ``subnet-id`` filter names; for tag filters, one private subnet per zone."""
+    filters = args.get("filters", [])
+    named = [value for f in filters if f["name"] == "subnet-id" for value in f["values"]]
+    ids = named or [f"subnet-0offline{zone[-1]}" for zone in _zone_names(mocks)[:3]]
+    return {"id": mocks.region, "ids": ids, "filters": filters}
+
+
+def _subnet(mocks: OfflineMocks, subnet_id: str) -> dict[str, Any]:
+    """``aws.ec2.get_subnet``: a private /20 of the existing VPC, in a zone chosen by its id."""
+    zones = _zone_names(mocks)[:3]
+    index = sum(map(ord, subnet_id)) % len(zones)
+    return {"id": subnet_id, "arn": f"arn:aws:ec2:{mocks.region}:{ACCOUNT_ID}:subnet/{subnet_id}",
+            "availabilityZone": zones[index], "availabilityZoneId": f"zone-{index}", "vpcId": "vpc-0existing",
+            "cidrBlock": f"10.0.{16 * index}.0/20", "availableIpAddressCount": SUBNET_FREE_ADDRESSES,
+            "mapPublicIpOnLaunch": False, "state": "available", "tags": {}}
 
 
 def _session_context(arn: str) -> dict[str, Any]:

@@ -12,10 +12,9 @@ window's nodes in the cost estimate above are, for the reserved ones, part of th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from prescale.model.config import CapacityConfig
-from prescale.model.cron import UTC
 from prescale.model.instances import instance_type
 from prescale.model.plan import CapacityPlan
 from prescale.model.reservations import ReservationPlan, next_up

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from prescale.contract import NodeNetwork
 from prescale.platform.cluster import Cluster, ClusterArgs
-from prescale.platform.network import plan_subnets
+from prescale.model.subnets import plan_subnets
 from prescale.offline import OfflineMocks, evaluate
 from tests.platform_support import (ACCOUNT, DEV_NOW, K8S_PROVIDER, REGION, is_secret, only, revealed,
                                     stack_config)
@@ -184,6 +185,19 @@ def test_coredns_is_installed_after_the_node_group_on_system_nodes(new):
     assert only(evaluation, NODE_GROUP).urn in coredns.dependencies
     assert json.loads(coredns.inputs["configurationValues"]) == {"nodeSelector": {"prescale.io/system": "true"}}
     assert (coredns.inputs["clusterName"], coredns.inputs["resolveConflictsOnCreate"]) == ("prescale-test", "OVERWRITE")
+
+
+def test_the_address_check_learns_the_subnets_the_nodes_will_use(new, new_in_given_vpc, existing):
+    """A new VPC's planned private subnets, or the given ones (tagged by this run), with EKS's default VPC CNI; an
+    existing cluster's are looked up by their tag (prescale.capacity.addresses)."""
+    assert new[1].node_network == NodeNetwork(cni_defaults=True,
+                                              discovery_subnet_cidrs=plan_subnets("10.0.0.0/16", 3).private)
+    assert new_in_given_vpc[1].node_network == NodeNetwork(
+        cni_defaults=True, discovery_subnet_ids=["subnet-0aaaaaaaaaaaaaaa1", "subnet-0aaaaaaaaaaaaaaa2"])
+    assert existing[1].node_network == NodeNetwork()
+    _, auto_mode = build({"autoMode": True}, pod_identity_agent=False)
+    assert auto_mode.node_network.cni_defaults is False  # Auto Mode's networking is AWS's own
+    assert auto_mode.node_network.discovery_subnet_cidrs == plan_subnets("10.0.0.0/16", 3).private
 
 
 def test_pod_identity_agent_add_on_only_when_asked(new, new_in_given_vpc):

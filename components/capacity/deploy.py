@@ -2,8 +2,9 @@
 
 :func:`deploy_capacity` is the one entry point ``__main__.py`` (or a library user's program) calls once the
 platform exists. It plans the config once (:func:`prescale.model.plan.plan_capacity`), says the plan's warnings,
-and renders it: the pieces shared by all windows (the placeholders' namespace and PriorityClass), the capacity
-reservations one-off windows hold now (:class:`~prescale.capacity.reservations.WindowReservations`), one
+checks each pool's subnets for addresses (:mod:`prescale.capacity.addresses`), and renders it: the pieces shared by
+all windows (the placeholders' namespace and PriorityClass), the capacity reservations one-off windows hold now
+(:class:`~prescale.capacity.reservations.WindowReservations`), one
 :class:`~prescale.capacity.node_pools.EventNodePool` per pool prescale owns (selecting those reservations), and one
 :class:`~prescale.capacity.scheduled_capacity.ScheduledCapacity` per window armed now, each guarded by a
 :class:`~prescale.capacity.failsafe.Failsafe` that scales it to zero after the window even if KEDA cannot; with
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import pulumi
@@ -25,10 +26,10 @@ import pulumi_kubernetes as k8s
 
 from ..contract import Platform
 from ..model.config import CapacityConfig
-from ..model.cron import UTC
 from ..model.plan import CapacityPlan, plan_capacity
 from ..model.reservations import next_up
 from ..names import PLACEHOLDER_LABELS, PLACEHOLDER_NAMESPACE, PRIORITY_CLASS_NAME
+from .addresses import address_checks
 from .alerts import EventAlerts, EventAlertsArgs
 from .failsafe import Failsafe, FailsafeArgs
 from .node_pools import EventNodePool, EventNodePoolArgs
@@ -91,8 +92,10 @@ def deploy_capacity(config: CapacityConfig, platform: Platform, now: datetime,
         window = held.window
         reservations[window.name] = WindowReservations(window.name, WindowReservationsArgs(held, config.tags), opts)
         reservation_ids[window.node_pool] += reservations[window.name].ids
+    checks = address_checks(plan, platform)
     node_pools = {name: EventNodePool(name, EventNodePoolArgs(pool_plan.pool, pool_plan.freezes, platform,
-                                                              config.tags, reservation_ids.get(name, ())), opts)
+                                                              config.tags, reservation_ids.get(name, ()),
+                                                              checks.get(name)), opts)
                   for name, pool_plan in plan.pools.items() if pool_plan.pool.owned}
 
     shared = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=platform.kubernetes_provider))

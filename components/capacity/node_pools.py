@@ -83,6 +83,8 @@ class EventNodePoolArgs:
     tags: Mapping[str, str] = field(default_factory=dict)  # on the EC2 instances (EC2NodeClass `tags`)
     # The reservations its windows hold now (`WindowReservations.ids`), selected by id beside the pool's own terms.
     reservation_ids: Sequence[pulumi.Input[str]] = ()
+    # The check of the addresses in the pool's subnets (prescale.capacity.addresses): the pool waits for it.
+    addresses_checked: pulumi.Input[None] | None = None
 
 
 class EventNodePool(pulumi.ComponentResource):
@@ -106,7 +108,9 @@ class EventNodePool(pulumi.ComponentResource):
         if len(args.freezes) > FREEZE_SLOTS:
             raise ValueError(f"node pool {pool.name!r}: {len(args.freezes)} freezes do not fit beside the standing "
                              f"budgets ({FREEZE_SLOTS} at most); fit them first (prescale.plan_capacity does)")
-        super().__init__("prescale:index:EventNodePool", name, {}, pulumi.ResourceOptions.merge(
+        # Registered once its subnets' addresses are checked, so its node class and NodePool never are if they fail.
+        checked = {} if args.addresses_checked is None else {"addressesChecked": args.addresses_checked}
+        super().__init__("prescale:index:EventNodePool", name, checked, pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
         children = pulumi.ResourceOptions(parent=self, depends_on=list(platform.karpenter_ready))
         object_name = node_pool_object_name(pool.name)

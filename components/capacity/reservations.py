@@ -11,13 +11,14 @@ new permissions. Why and what it costs: docs/capacity.md.
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_aws as aws
 
-from ..model.cron import UTC
 from ..model.reservations import ReservationPlan
 from ..names import POOL_LABEL, WINDOW_LABEL, placeholder_name
 

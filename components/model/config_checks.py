@@ -14,11 +14,12 @@ from datetime import datetime, timedelta
 
 from pydantic.alias_generators import to_camel
 
-from . import capacity_checks, failsafe_timing, pool_checks, reservation_checks, schedule
+from . import addresses, capacity_checks, failsafe_timing, pool_checks, reservation_checks, schedule
 from .config import (AUTO_MODE_EXPIRE_AFTER, AUTO_MODE_MAX_NODE_LIFETIME, LOCAL_DATETIME, CONFIG_NAMESPACE, CapacityConfig,
                      EventWindow, KARPENTER_INSTALL_KEYS, KedaConfig, StackConfig)
 from .duration import format_duration, parse_duration
 from .refused import Refused
+from .subnets import plan_subnets, usable_addresses
 
 
 def stack_problems(config: StackConfig, now: datetime, refused: Refused = Refused()) -> list[str]:
@@ -28,12 +29,15 @@ def stack_problems(config: StackConfig, now: datetime, refused: Refused = Refuse
     if cluster and karpenter:
         problems += _karpenter_problems(config) + _node_role_problems(config)
     if cluster:
-        problems += _auto_mode_problems(config, refused, karpenter)
+        problems += _auto_mode_problems(config, refused, karpenter) + _vpc_cidr_problems(config)
         if "alerts" not in refused.sections:
             problems += _alerts_problems(config)
     region = None if "region" in refused.sections else config.region
-    return problems + capacity_problems(config, now, refused, auto_mode=config.cluster.auto_mode if cluster else None,
-                                        region=region)
+    problems += capacity_problems(config, now, refused, auto_mode=config.cluster.auto_mode if cluster else None,
+                                  region=region)
+    if problems or refused.sections or refused.node_pools or refused.event_windows:
+        return problems  # addresses are counted for a wholly valid config only
+    return _planned_address_problems(config, now)
 
 
 def capacity_problems(config: CapacityConfig, now: datetime, refused: Refused = Refused(),
@@ -115,6 +119,53 @@ def _karpenter_problems(config: StackConfig) -> list[str]:
                  "installs Karpenter); with install: false the cluster's own Karpenter is used as it is; allowed: "
                  "remove it" for key in KARPENTER_INSTALL_KEYS if key in karpenter.model_fields_set]
     return problems
+def _vpc_cidr_problems(config: StackConfig) -> list[str]:
+    """The VPC a new cluster gets must split into its zones' subnets (:func:`prescale.model.subnets.plan_subnets`)."""
+    cluster = config.cluster
+    if not cluster.create or cluster.vpc_id is not None:
+        return []
+    try:
+        plan_subnets(cluster.vpc_cidr, cluster.availability_zones)
+    except ValueError as error:
+        larger = _larger_vpc(cluster.vpc_cidr, cluster.availability_zones)
+        return [f"{CONFIG_NAMESPACE}:cluster.vpcCidr: {cluster.vpc_cidr!r} with availabilityZones "
+                f"{cluster.availability_zones}: {error}; allowed: {larger}"]
+    return []
+
+
+def _planned_address_problems(config: StackConfig, now: datetime) -> list[str]:
+    """A VPC prescale creates must hold the busiest moment of the pools that launch into it (by the discovery tag):
+    its private subnets' sizes are known before anything exists, and its VPC CNI runs with EKS's defaults."""
+    cluster = config.cluster
+    pools = addresses.selector_groups(config).get(None)
+    if not cluster.create or cluster.vpc_id is not None or not pools:
+        return []
+    subnets = addresses.planned_subnets(plan_subnets(cluster.vpc_cidr, cluster.availability_zones).private)
+    windows = addresses.pool_windows(config, config.event_windows, pools, prefixes=cluster.auto_mode)
+    shortfall = addresses.address_shortfall([pool.name for pool in pools], subnets, windows, now,
+                                            defaults_certain=not cluster.auto_mode, prefixes=cluster.auto_mode)
+    if shortfall is None or not shortfall.refused:
+        return []  # a tight fit is said at preview, with the same numbers
+    return [f"{CONFIG_NAMESPACE}:cluster.vpcCidr: {cluster.vpc_cidr!r} with availabilityZones "
+            f"{cluster.availability_zones}: {shortfall.message}; allowed: "
+            f"{_larger_vpc(cluster.vpc_cidr, cluster.availability_zones, shortfall.needed)}, more availabilityZones, "
+            "or fewer nodes at once"]
+
+
+def _larger_vpc(cidr: str, zones: int, needed: int = 0) -> str:
+    """The smallest VPC at ``cidr``'s address (AWS allows /16 to /28) whose private subnets offer ``needed``."""
+    network = ipaddress.ip_network(cidr)
+    if network.version == 4:
+        for prefix in range(min(network.prefixlen, 28), 15, -1):
+            try:
+                private = plan_subnets(str(ipaddress.ip_network((network.network_address, prefix), strict=False)),
+                                       zones).private
+            except ValueError:
+                continue
+            if sum(map(usable_addresses, private)) >= needed:
+                return f"a vpcCidr of /{prefix} or larger"
+    return ("an IPv4 vpcCidr such as \"10.0.0.0/16\" (AWS allows /16 at most), or subnets of your own (vpcId and "
+            "privateSubnetIds)")
 
 
 def _node_role_problems(config: StackConfig) -> list[str]:

@@ -1,7 +1,7 @@
 """Which EC2 instance types a node pool can launch, and whether a placeholder pod fits on any of them.
 
 The types are Karpenter's own list (:mod:`prescale.model.ec2_instance_types`, generated from its instance-types
-reference), narrowed by the pool's requirements (:mod:`prescale.model.requirements`) on the labels Karpenter gives
+reference, with the VPC CNI's network interfaces per type), narrowed by the pool's requirements (:mod:`prescale.model.requirements`) on the labels Karpenter gives
 them: instance type, architecture, vCPUs, memory, and from the name (Karpenter's rule) category, family,
 generation, size and capability-flex (``m7i-flex.large``: family ``m7i-flex``, generation 7). Requirements on other
 keys (zone, capacity type, hypervisor, GPUs...) narrow nothing here, so the types kept are a superset of the real
@@ -41,6 +41,8 @@ class InstanceType:
     memory_mib: int
     allocatable_cpu: Decimal  # cores a node offers pods after Karpenter's overhead
     allocatable_memory: Decimal  # bytes
+    network_interfaces: int  # the most the VPC CNI attaches (its default network card's)
+    ipv4_per_interface: int  # each interface's addresses: its primary one and the secondary ones pods get
 
     @cached_property
     def labels(self) -> dict[str, str]:
@@ -71,8 +73,9 @@ class InstanceType:
 def instance_types() -> tuple[InstanceType, ...]:
     """Every type of the table."""
     return tuple(InstanceType(name, category, architecture, vcpus, memory, Decimal(millicores) / 1000,
-                              Decimal(allocatable_mib * MIB))
-                 for name, category, architecture, vcpus, memory, millicores, allocatable_mib in INSTANCE_TYPES)
+                              Decimal(allocatable_mib * MIB), interfaces, ipv4)
+                 for name, category, architecture, vcpus, memory, millicores, allocatable_mib, interfaces, ipv4
+                 in INSTANCE_TYPES)
 
 
 def instance_type(name: str) -> InstanceType | None:

@@ -13,11 +13,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from . import schedule
 from .config import EventWindow, NodePoolConfig
-from .cron import UTC
 from .duration import format_duration
 from .instances import instance_type
 from .labels import ZONE

@@ -25,7 +25,7 @@ import pulumi_aws as aws
 import pulumi_eks as eks
 import pulumi_kubernetes as k8s
 
-from ..contract import AUTO_MODE_SYSTEM_PLACEMENT, SYSTEM_NODE_TAINT, SystemPlacement
+from ..contract import AUTO_MODE_SYSTEM_PLACEMENT, SYSTEM_NODE_TAINT, NodeNetwork, SystemPlacement
 from ..model.config import ClusterConfig
 from ..model.eks_versions import forced_upgrade_notice
 from ..names import DISCOVERY_TAG
@@ -78,6 +78,8 @@ class Cluster(pulumi.ComponentResource):
     ready: list[pulumi.Resource]
     # Auto Mode only (None otherwise): the role of the nodes Auto Mode launches, for prescale's NodeClasses.
     auto_mode_node_role_name: pulumi.Output[str] | None = None
+    # What the capacity wing's address check knows of the nodes' subnets (nothing for an existing cluster).
+    node_network: NodeNetwork = NodeNetwork()
 
     def __init__(self, name: str, args: ClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("prescale:index:Cluster", name, {}, opts)
@@ -153,14 +155,17 @@ class Cluster(pulumi.ComponentResource):
     def _network(self) -> tuple[pulumi.Input[str], Sequence[pulumi.Input[str]], Sequence[pulumi.Input[str]]]:
         """A new VPC, or the configured one with Karpenter's discovery tag added to its private subnets."""
         config = self._args.config
+        cni_defaults = not config.auto_mode  # EKS installs the VPC CNI with its defaults; prescale sets none
         if config.vpc_id is None:
             network = Network(f"{self._name}-vpc", NetworkArgs(
                 cluster_name=config.name, cidr=config.vpc_cidr, availability_zones=config.availability_zones,
                 nat_gateway_per_zone=config.nat_gateways == "onePerAz", tags=self._args.tags,
                 node_instance_types=config.system_node_group.instance_types),
                 opts=pulumi.ResourceOptions(parent=self))
+            self.node_network = NodeNetwork(cni_defaults, discovery_subnet_cidrs=network.private_subnet_cidrs)
             return network.vpc_id, network.private_subnet_ids, network.public_subnet_ids
         private = config.private_subnet_ids or []  # the config requires them with vpcId
+        self.node_network = NodeNetwork(cni_defaults, discovery_subnet_ids=private)
         for subnet_id in private:
             aws.ec2.Tag(f"{self._name}-{subnet_id}-discovery", resource_id=subnet_id, key=DISCOVERY_TAG,
                         value=config.name, opts=pulumi.ResourceOptions(parent=self))

@@ -87,7 +87,8 @@ class PrescalePlatform(pulumi.ComponentResource):
             cluster_name=cluster.cluster_name, kubernetes_provider=cluster.provider, node_role_name=node_role_name,
             karpenter_ready=karpenter_ready, keda_ready=keda_ready, exports=exports,
             system_placement=cluster.system_placement,
-            node_classes=AUTO_MODE_NODE_CLASSES if auto_mode else KARPENTER_NODE_CLASSES)
+            node_classes=AUTO_MODE_NODE_CLASSES if auto_mode else KARPENTER_NODE_CLASSES,
+            node_network=cluster.node_network)
         self.register_outputs(exports)
 
 

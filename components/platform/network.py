@@ -10,49 +10,19 @@ Details: docs/internals.md (`prescale.platform.network`).
 
 from __future__ import annotations
 
-import ipaddress
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pulumi
 import pulumi_aws as aws
 
+from ..model.subnets import plan_subnets
 from ..names import DISCOVERY_TAG
 
 # Zone IDs (the same physical zone in every account, unlike zone names) where a cluster's subnets cannot be:
 # Amazon EKS User Guide, "View Amazon EKS networking requirements for VPC and subnets", "Subnet requirements
 # for clusters" (awsdocs/amazon-eks-user-guide latest/ug/networking/network-reqs.adoc).
 EKS_UNSUPPORTED_ZONE_IDS = frozenset({"use1-az3", "usw1-az2", "cac1-az3"})
-_SMALLEST_SUBNET_PREFIX = 28  # AWS refuses subnets smaller than /28
-
-
-@dataclass(frozen=True)
-class SubnetPlan:
-    """CIDR blocks for one VPC, index i of each list in availability zone i."""
-
-    private: list[str]
-    public: list[str]
-
-
-def plan_subnets(vpc_cidr: str, zones: int) -> SubnetPlan:
-    """Split ``vpc_cidr`` into ``zones`` large private and ``zones`` small public subnets, all disjoint.
-
-    The VPC is cut into the fewest equal blocks that leave one spare (2 zones → 4, 3 → 4, 6 → 8); each zone's
-    private subnet is one block, and the last block is cut again into the public subnets.
-    """
-    network = ipaddress.ip_network(vpc_cidr)
-    if network.version != 4:
-        raise ValueError(f"VPC CIDR {vpc_cidr} must be IPv4")
-    if zones < 1:
-        raise ValueError("need at least one availability zone")
-    blocks = list(network.subnets(prefixlen_diff=math.ceil(math.log2(zones + 1))))
-    public_prefix = blocks[-1].prefixlen + math.ceil(math.log2(zones))
-    if public_prefix > _SMALLEST_SUBNET_PREFIX:
-        raise ValueError(f"VPC CIDR {vpc_cidr} is too small for {zones} zones: public subnets would be "
-                         f"/{public_prefix}, smaller than the /{_SMALLEST_SUBNET_PREFIX} AWS allows")
-    public = list(blocks[-1].subnets(new_prefix=public_prefix))[:zones]
-    return SubnetPlan(private=[str(b) for b in blocks[:zones]], public=[str(b) for b in public])
 
 
 @dataclass(frozen=True)
@@ -71,6 +41,7 @@ class Network(pulumi.ComponentResource):
 
     vpc_id: pulumi.Output[str]
     private_subnet_ids: list[pulumi.Output[str]]
+    private_subnet_cidrs: list[str]  # where nodes run: known before the subnets exist
     public_subnet_ids: list[pulumi.Output[str]]
 
     def __init__(self, name: str, args: NetworkArgs, opts: pulumi.ResourceOptions | None = None):
@@ -114,6 +85,7 @@ class Network(pulumi.ComponentResource):
 
         self.vpc_id = vpc.id
         self.private_subnet_ids = [subnet.id for subnet in private]
+        self.private_subnet_cidrs = plan.private
         self.public_subnet_ids = [subnet.id for subnet in public]
         self.register_outputs({"vpcId": self.vpc_id, "privateSubnetIds": self.private_subnet_ids,
                                "publicSubnetIds": self.public_subnet_ids})
