@@ -12,6 +12,7 @@ import copy
 import dataclasses
 import json
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -211,7 +212,9 @@ def test_what_users_add_is_judged_too():
 
 # --- placeholders on a NodePool prescale does not own ------------------------------------------------------
 
+@cache
 def existing_pool_stack() -> list[Registration]:
+    """Placeholders on a pool prescale does not own, evaluated once (read-only: copy it to change it)."""
     wire = {"aws:region": "ap-northeast-2", "prescale:cluster": json.dumps({"name": "shop", "create": False}),
             "prescale:nodePools": json.dumps([{"name": "general-purpose", "existing": True}]),
             "prescale:eventWindows": json.dumps([{**LUNCH, "nodePool": "general-purpose"}])}
