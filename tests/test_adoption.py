@@ -241,8 +241,13 @@ def test_existing_pool_limits_still_feed_the_capacity_checks():
 
 # --- switching modes: exactly the switched layer changes (docs/adoption.md, "Switching modes") -------------------
 
-def test_switching_to_own_karpenter_removes_only_prescales_karpenter():
-    before = program({"create": False})
+@pytest.fixture(scope="module")
+def before() -> Evaluation:
+    """An existing cluster with prescale's Karpenter, KEDA and pool: what each switch starts from."""
+    return program({"create": False})
+
+
+def test_switching_to_own_karpenter_removes_only_prescales_karpenter(before):
     after = program({"create": False}, karpenter={"install": False, "nodeRoleName": "prescale-karpenter-node"})
     added, removed, changed = changes(before, after)
     assert added == set()
@@ -251,8 +256,7 @@ def test_switching_to_own_karpenter_removes_only_prescales_karpenter():
     assert {name for _, name in changed} == {"event-node-class", "event-node-pool", "prescale-keda-namespace", "prescale-keda"}
 
 
-def test_switching_to_own_keda_removes_only_prescales_keda():
-    before = program({"create": False})
+def test_switching_to_own_keda_removes_only_prescales_keda(before):
     after = program({"create": False}, keda={"install": False, "version": "2.20.2"})
     added, removed, changed = changes(before, after)
     assert added == set()
@@ -260,8 +264,7 @@ def test_switching_to_own_keda_removes_only_prescales_keda():
     assert {name for _, name in changed} == {"lunch-scaler"}  # it no longer waits for the KEDA release
 
 
-def test_switching_a_pool_to_existing_removes_only_that_pool():
-    before = program({"create": False})
+def test_switching_a_pool_to_existing_removes_only_that_pool(before):
     after = program({"create": False}, nodePools=[{"name": "event", "existing": True}])
     added, removed, changed = changes(before, after)
     assert added == set()

@@ -23,6 +23,7 @@ from prescale.offline import CRD_TYPE, Evaluation, OfflineMocks, ResourceNotFoun
 from tests.capacity_support import as_object, dev_run, pool, stack_config, window
 from tests.crd_validation import validate
 from tests.platform_support import K8S_PROVIDER, PROJECT, only
+from tests.source_support import parse_file
 from tests.test_layers import PACKAGE_DIR
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -137,7 +138,7 @@ def test_a_library_program_may_ask_for_alerts():
 def test_the_rule_module_loads_only_the_model_and_the_names():
     """promtool's tests (and any other reader) get the rules without the Pulumi SDK; only type checkers see the
     PrometheusRule's shapes in crds.py."""
-    tree = ast.parse((PACKAGE_DIR / "capacity" / "alert_rules.py").read_text())
+    tree = parse_file(PACKAGE_DIR / "capacity" / "alert_rules.py")
     loaded = {f"{'.' * node.level}{node.module}" for node in tree.body if isinstance(node, ast.ImportFrom)}
     assert loaded == {"__future__", "collections.abc", "datetime", "itertools", "operator", "typing", "..model.config",
                       "..model.duration", "..model.plan", "..model.windows", "..names"}

@@ -1,19 +1,24 @@
-"""The benchmark script runs: on a one-window stack, once, it prints its table (no timings are asserted)."""
+"""The benchmark script runs: on a one-window stack, once, it prints its table (no timings are asserted).
 
-import subprocess
+``python -m bench`` runs in this process (its workers still run in their own, as always): a second interpreter
+here would only pay the imports again.
+"""
+
+import runpy
 import sys
-from pathlib import Path
+
+import pytest
 
 from bench.table import COLUMNS
 
-ROOT = Path(__file__).resolve().parent.parent
 
-
-def test_bench_prints_its_table_for_a_tiny_stack():
-    done = subprocess.run([sys.executable, "-m", "bench", "--windows", "1", "--runs", "1", "--no-plan"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stderr
-    header, rule, row = done.stdout.strip().splitlines()
+def test_bench_prints_its_table_for_a_tiny_stack(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["python -m bench", "--windows", "1", "--runs", "1", "--no-plan"])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_module("bench", run_name="__main__")
+    captured = capsys.readouterr()
+    assert done.value.code == 0, captured.err
+    header, rule, row = captured.out.strip().splitlines()
     assert [cell.strip() for cell in header.strip("|").split("|")] == list(COLUMNS)
     assert set(rule) <= {"|", "-", ":"}
     cells = dict(zip(COLUMNS, (cell.strip() for cell in row.strip("|").split("|"))))

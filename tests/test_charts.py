@@ -10,16 +10,14 @@ neither chart has a values schema, so every values key is also checked against t
 import json
 from pathlib import Path
 
-import kubernetes_validate
 import pytest
 import yaml
 
-from prescale.model.config import ClusterConfig
 from prescale.offline import Evaluation, carries_wire_values, run_program
+from tests.crd_validation import KUBERNETES_VERSION, validate_kubernetes
 from tests.helm_support import CHARTS, helm_binary, render, unknown_values_keys
 from tests.platform_support import ACCOUNT, PROJECT, RELEASE, REGION, dev_stack, policy
 
-KUBERNETES_VERSION = ClusterConfig(name="default").kubernetes_version
 RELEASES = ("prescale-karpenter-crd", "prescale-karpenter", "prescale-keda")
 # The kinds the program's values reach (the rest, RBAC and CRDs, the charts render alike for any values).
 VALUES_SHAPED_KINDS = {"Deployment", "PodDisruptionBudget", "ServiceAccount"}
@@ -119,7 +117,7 @@ def test_the_objects_the_values_shape_are_valid_kubernetes_objects(rendered):
     shaped = [obj for objects in rendered.values() for obj in objects if obj["kind"] in VALUES_SHAPED_KINDS]
     assert len(shaped) == 12  # Karpenter: 1 of each; KEDA: 3 of each
     for obj in shaped:
-        kubernetes_validate.validate(obj, KUBERNETES_VERSION, strict=True)
+        validate_kubernetes(obj)
 
 
 def test_crds_come_from_the_crd_chart_only(rendered):

@@ -22,6 +22,7 @@ from prescale_cli.output import Output
 from prescale_cli.wire import SECRET, plain
 from tests.cli_support import NOW, REAL_PROGRAM, ROOT, SMALL_PROGRAM, make_project
 from tests.crd_validation import CRD_FILES, validate
+from tests.platform_support import dev_stack
 
 DEV_STACK = (ROOT / "Pulumi.dev.yaml").read_text()
 
@@ -92,7 +93,7 @@ def test_json_lists_exactly_what_the_program_registers(capsys, small_project, sm
 
 
 def test_dev_stack_json_matches_the_real_program_and_its_manifests_pass_the_crds(capsys, tmp_path):
-    expected = run_program(ROOT, "dev", now=datetime.fromisoformat(NOW))
+    expected = dev_stack()  # run_program(ROOT, "dev", NOW), evaluated once per session
     code, out, err = plan(capsys, "--project", str(ROOT), "--stack", "dev", "--json", "--out", str(tmp_path))
     assert code == 0
     assert as_listed(json.loads(out)["resources"]) == registered(expected)
@@ -133,7 +134,7 @@ def test_out_writes_one_applicable_manifest_per_kubernetes_object(capsys, small_
 
 def test_out_leaves_replicas_to_keda_on_exactly_the_scaled_deployments(capsys, tmp_path):
     """Pulumi creates the placeholders at 0 and then ignores the field; a manifest cannot say "on create only"."""
-    evaluation = run_program(ROOT, "dev", now=datetime.fromisoformat(NOW))
+    evaluation = dev_stack()
     assert plan(capsys, "--project", str(ROOT), "--stack", "dev", "--out", str(tmp_path))[0] == 0
     written = {(d["kind"], d["metadata"]["name"]): d
                for d in (yaml.safe_load(path.read_text()) for path in tmp_path.glob("*.yaml"))}

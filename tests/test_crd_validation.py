@@ -1,4 +1,4 @@
-"""Every object the program registers passes the upstream CRDs (schema + CEL) or the Kubernetes 1.34 schema.
+"""Every object the program registers passes the upstream CRDs (schema + CEL) or the Kubernetes schema.
 
 And the validators are shown to fail: bad samples are rejected with Karpenter's and KEDA's own messages.
 """
@@ -10,9 +10,7 @@ import pytest
 
 from tests.capacity_support import (CORE_RESOURCES, CUSTOM_RESOURCES, NODE_CLASS, NODE_POOL, SCALED_OBJECT,
                                     as_object, dev_run, pool, rich_run, run, stack_config, window)
-from tests.crd_validation import apply_defaults, schema_of, validate
-
-KUBERNETES_VERSION = "1.34"  # the cluster default in components/config.py
+from tests.crd_validation import apply_defaults, schema_of, validate, validate_kubernetes
 
 
 def many_windows_run():
@@ -75,7 +73,7 @@ def test_every_core_resource_passes_the_kubernetes_schema(evaluation):
     core = [r for r in evaluation.resources if r.type in CORE_RESOURCES]
     assert {r.type for r in core} == set(CORE_RESOURCES)
     for resource in core:
-        kubernetes_validate.validate(as_object(resource), KUBERNETES_VERSION, strict=True)
+        validate_kubernetes(as_object(resource))
 
 
 # --- the validators can fail -------------------------------------------------------------------------
@@ -161,7 +159,7 @@ def test_a_bad_deployment_is_rejected_by_the_kubernetes_schema():
                                                             "lunch-rush-placeholders")))
     deployment["spec"]["template"]["spec"]["containers"][0]["imagePullPolicyy"] = "Always"
     with pytest.raises(kubernetes_validate.ValidationError, match="imagePullPolicyy"):
-        kubernetes_validate.validate(deployment, KUBERNETES_VERSION, strict=True)
+        validate_kubernetes(deployment)
 
 
 def test_crd_defaults_are_applied_before_validation():

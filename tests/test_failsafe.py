@@ -1,13 +1,12 @@
 """The failsafe scale-down: one CronJob per armed window, independent of KEDA, with just enough RBAC.
 
 Asserted on what the program registers under mocks (schedule, time zone, commands, RBAC, pod security,
-names), validated against the Kubernetes 1.34 schema, and, for the timing, against KEDA's own activity
-rule: a failsafe run never lands while its window is open.
+names), validated against the Kubernetes schema of the default cluster version, and, for the timing, against
+KEDA's own activity rule: a failsafe run never lands while its window is open.
 """
 
 from datetime import datetime, timedelta
 
-import kubernetes_validate
 import pytest
 
 from prescale.model.config import EventWindow, PlaceholderConfig
@@ -16,13 +15,13 @@ from prescale.model.failsafe_timing import failsafe_problem, failsafe_schedule
 from prescale.model.schedule import cron_window_active, load_zone
 from policy.prescale_policies import restricted_pod_problems
 from tests.capacity_support import NOW, as_object, dev_run, rich_run, short
+from tests.crd_validation import validate_kubernetes
 
 CRON_JOB = "kubernetes:batch/v1:CronJob"
 SERVICE_ACCOUNT = "kubernetes:core/v1:ServiceAccount"
 ROLE = "kubernetes:rbac.authorization.k8s.io/v1:Role"
 ROLE_BINDING = "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding"
 FAILSAFE_TYPES = (SERVICE_ACCOUNT, ROLE, ROLE_BINDING, CRON_JOB)
-KUBERNETES_VERSION = "1.34"
 GRACE = timedelta(minutes=15)  # placeholders.failsafeGrace's default
 
 
@@ -127,7 +126,7 @@ def test_every_guard_object_passes_the_kubernetes_schema():
     guards = [r for r in evaluation.resources if r.type in FAILSAFE_TYPES]
     assert len(guards) == 4 * 3
     for resource in guards:
-        kubernetes_validate.validate(as_object(resource), KUBERNETES_VERSION, strict=True)
+        validate_kubernetes(as_object(resource))
 
 
 def test_no_guard_run_lands_while_its_window_is_open_even_when_it_starts_late():

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.source_support import parse_file
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_DIR = ROOT / "components"  # installed as `prescale`
 CLI_DIR = ROOT / "prescale_cli"
@@ -33,7 +35,7 @@ def imports_of(path: Path) -> set[str]:
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parse_file(path)):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -3,11 +3,14 @@
 import math
 from datetime import datetime, timezone
 
+from prescale.capacity.node_pools import EventNodePool, EventNodePoolArgs
 from prescale.model.budgets import MAX_BUDGETS
+from prescale.model.plan import plan_capacity
 from prescale.model.schedule import BudgetSchedule, budget_active
+from prescale.offline import evaluate
 from tests.crd_validation import validate
-from tests.capacity_support import (DEPLOYMENT, NODE_CLASS, NODE_POOL, as_object, dev_run, pool, rich_run, run, short,
-                                    stack_config, window)
+from tests.capacity_support import (DEPLOYMENT, NODE_CLASS, NODE_POOL, NOW, as_object, dev_run, pool, rich_run, run,
+                                    short, stack_config, stand_in_platform, window)
 
 DISCOVERY = [{"tags": {"karpenter.sh/discovery": "prescale-test"}}]
 # Empty nodes may all leave at once; busy ones and drifted ones 10% at a time (a freeze still stops all reasons).
@@ -185,11 +188,25 @@ def one_off_sales(count: int) -> list[dict]:
 
 
 def budgets_and_warnings(windows: list[dict]) -> tuple[list[dict], list[str]]:
+    """The event pool's registered budgets and the pool's warnings, from a whole capacity deployment."""
     evaluation, _ = run(stack_config([pool("event")], windows))
+    pool_warnings = [warning for warning in evaluation.warnings if warning.startswith("node pool 'event'")]
+    return valid_budgets(evaluation), pool_warnings
+
+
+def pool_budgets_and_warnings(windows: list[dict]) -> tuple[list[dict], list[str]]:
+    """The same, registering only the pool from its plan: a boundary case needs its NodePool, not its windows'
+    eight resources each (:func:`budgets_and_warnings` proves the whole deployment renders the same plan)."""
+    pool_plan = plan_capacity(stack_config([pool("event")], windows), NOW).pools["event"]
+    evaluation = evaluate(lambda: EventNodePool("event", EventNodePoolArgs(pool_plan.pool, pool_plan.freezes,
+                                                                           stand_in_platform())))
+    return valid_budgets(evaluation), list(pool_plan.warnings)
+
+
+def valid_budgets(evaluation) -> list[dict]:
     node_pool = as_object(evaluation.named(NODE_POOL, "event-node-pool"))
     assert validate(node_pool) == []  # the CRD's maxItems: 50 and its CEL rules
-    pool_warnings = [warning for warning in evaluation.warnings if warning.startswith("node pool 'event'")]
-    return node_pool["spec"]["disruption"]["budgets"], pool_warnings
+    return node_pool["spec"]["disruption"]["budgets"]
 
 
 def test_many_windows_on_one_pool_fit_the_crds_fifty_budgets_with_a_warning():
@@ -203,13 +220,13 @@ def test_many_windows_on_one_pool_fit_the_crds_fifty_budgets_with_a_warning():
 
 
 def test_freezes_that_exactly_fill_the_budgets_left_beside_the_standing_ones_are_kept_as_they_are():
-    budgets, warnings = budgets_and_warnings(one_off_sales(MAX_BUDGETS - 2))
+    budgets, warnings = pool_budgets_and_warnings(one_off_sales(MAX_BUDGETS - 2))
     assert len(budgets) == MAX_BUDGETS and budgets[-2:] == STANDING and warnings == []
 
 
 def test_one_freeze_more_than_fits_is_merged_so_the_standing_budgets_keep_their_slots():
     # 49 freezes + 2 standing budgets would be 51: over the CRD's 50, and `pulumi up` would fail.
-    budgets, warnings = budgets_and_warnings(one_off_sales(MAX_BUDGETS - 1))
+    budgets, warnings = pool_budgets_and_warnings(one_off_sales(MAX_BUDGETS - 1))
     assert len(budgets) == MAX_BUDGETS and budgets[-2:] == STANDING
     assert len(warnings) == 1 and "need 49 consolidation freezes" in warnings[0]
 

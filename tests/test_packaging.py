@@ -22,6 +22,8 @@ from packaging.metadata import Metadata
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from tests.source_support import parse_file
+
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 SETUPTOOLS = PROJECT["tool"]["setuptools"]
@@ -82,7 +84,7 @@ def imports(folder: Path) -> dict[str, Path]:
     with one file that does."""
     found: dict[str, Path] = {}
     for path in sorted(folder.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(parse_file(path)):
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:

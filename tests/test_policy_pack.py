@@ -12,6 +12,7 @@ import copy
 import dataclasses
 import json
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +21,15 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 import pytest
 import yaml
+from prescale.offline import Registration, evaluate, run_program
 from pulumi_policy import EnforcementLevel
 
 from policy.prescale_policies import POLICIES
-from prescale.offline import Registration, evaluate, run_program
-from tests.test_adoption import LUNCH, PROJECT
-from tests.test_adoption import NOW as ADOPTION_NOW
 from tests.platform_support import dev_stack, revealed
 from tests.policy_support import Violation, mandatory, violations
+from tests.source_support import parse_file
+from tests.test_adoption import LUNCH, PROJECT
+from tests.test_adoption import NOW as ADOPTION_NOW
 
 POLICY_DIR = Path(__file__).resolve().parent.parent / "policy"
 
@@ -50,7 +52,7 @@ def test_every_rule_is_mandatory_except_the_public_endpoint():
 
 def test_the_pack_directory_is_a_python_pack_that_only_builds_the_pack():
     assert yaml.safe_load((POLICY_DIR / "PulumiPolicy.yaml").read_text())["runtime"]["name"] == "python"
-    main = ast.parse((POLICY_DIR / "__main__.py").read_text())
+    main = parse_file(POLICY_DIR / "__main__.py")
     calls = [node for node in ast.walk(main) if isinstance(node, ast.Call)]
     assert [ast.unparse(call) for call in calls] == ["PolicyPack(name='prescale-guardrails', policies=POLICIES)"]
     production = json.loads((POLICY_DIR / "production.json").read_text())
@@ -215,7 +217,9 @@ def test_what_users_add_is_judged_too():
 
 # --- placeholders on a NodePool prescale does not own ------------------------------------------------------
 
+@cache
 def existing_pool_stack() -> list[Registration]:
+    """Placeholders on a pool prescale does not own, evaluated once (read-only: copy it to change it)."""
     wire = {"aws:region": "ap-northeast-2", "prescale:cluster": json.dumps({"name": "shop", "create": False}),
             "prescale:nodePools": json.dumps([{"name": "general-purpose", "existing": True}]),
             "prescale:eventWindows": json.dumps([{**LUNCH, "nodePool": "general-purpose"}])}

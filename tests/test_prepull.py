@@ -20,7 +20,7 @@ from tests.capacity_support import DEPLOYMENT, as_object, pool, run, stack_confi
 from tests.config_support import only_problem
 from tests.policy_support import mandatory, violations
 from tests.test_config import with_changes
-from tests.test_crd_validation import KUBERNETES_VERSION
+from tests.crd_validation import KUBERNETES_VERSION
 
 API = "123456789012.dkr.ecr.ap-northeast-2.amazonaws.com/shop/api:v1.4.2"
 DISTROLESS = "ghcr.io/acme/web@sha256:" + "0123456789abcdef" * 4

@@ -8,13 +8,14 @@ import pytest
 
 from prescale.model.validation import ConfigError
 from prescale.offline import OfflineMocks, read_stack_file, run_program
+from tests.platform_support import dev_stack
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 
 
 def test_dev_stack_evaluates_offline():
-    evaluation = run_program(ROOT, "dev", NOW)
+    evaluation = dev_stack()  # run_program(ROOT, "dev", NOW), evaluated once per session
     assert evaluation.outputs["clusterName"] == "prescale-dev"
     assert evaluation.outputs["kubeconfig"] == "[secret]"
     assert (evaluation.outputs["karpenterVersion"], evaluation.outputs["kedaVersion"]) == ("1.14.1", "2.20.2")
@@ -33,7 +34,7 @@ def test_bad_stack_is_refused_before_any_resource_is_registered():
 
 
 def test_dev_stack_registers_capacity_after_the_platform():
-    evaluation = run_program(ROOT, "dev", NOW)
+    evaluation = dev_stack()  # run_program(ROOT, "dev", NOW), evaluated once per session
     assert evaluation.outputs["armedWindows"] == ["launch-2027", "lunch-rush", "morning-peak"]
     assert evaluation.outputs["nodePools"] == ["event"]
     karpenter = evaluation.named("kubernetes:helm.sh/v3:Release", "prescale-karpenter")
