@@ -1,12 +1,11 @@
 """prescale: pre-scale an EKS cluster for known traffic events, one ``pulumi up`` per environment.
 
-The only place that reads stack config (through `prescale.program`). It is read once, validated whole (any problem stops the
-program before a single resource is registered), and handed to the components as typed objects:
-stack config → prescale.model.config → prescale.model.schedule → components → resources.
+The only place that reads stack config (through `prescale.program`). It is read once, validated whole (any problem
+stops the program before a single resource is registered), planned once, and handed to the components as typed
+objects: stack config → prescale.model.config → prescale.model.plan → components → resources.
 """
 
 import pulumi
-
 from prescale.capacity import deploy_capacity
 from prescale.model.validation import load_stack_config
 from prescale.platform import deploy_platform

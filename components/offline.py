@@ -394,7 +394,8 @@ def _fake_existing_cluster(mocks: OfflineMocks, name: str) -> dict[str, Any]:
 
 
 def evaluate(program: Callable[[], Any], *, stack: str = "dev", config: Mapping[str, str] | None = None,
-             region: str = "ap-northeast-2", mocks: OfflineMocks | None = None, project: str = "prescale") -> Evaluation:
+             region: str = "ap-northeast-2", mocks: OfflineMocks | None = None,
+             project: str = "prescale") -> Evaluation:
     """Run ``program`` under fresh mocks with ``config`` (Pulumi's wire form) and record what it registers.
 
     Pass your own ``mocks`` to inspect what was registered even when the program raises.

@@ -17,7 +17,7 @@ import os
 import signal
 import sys
 from collections.abc import Iterator, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from prescale.model.duration import parse_duration
@@ -201,7 +201,7 @@ def instant(text: str) -> datetime:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an ISO-8601 date or date-time "
                                          "(e.g. 2027-03-01 or 2027-03-01T08:00+09:00)") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _positive_days(text: str) -> int:
@@ -228,7 +228,7 @@ def _within(text: str) -> timedelta:
 
 def _now(args: argparse.Namespace) -> datetime:
     # argparse has parsed a $PRESCALE_NOW default too; the clock is read to the second, as people write it.
-    return args.at or datetime.now(timezone.utc).replace(microsecond=0)
+    return args.at or datetime.now(UTC).replace(microsecond=0)
 
 
 def _run_plan(args: argparse.Namespace, project: Path, output: Output) -> int:

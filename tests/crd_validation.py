@@ -31,7 +31,6 @@ import jsonschema
 import kubernetes_validate
 import kubernetes_validate.utils
 import yaml
-
 from prescale.model.config import ClusterConfig
 
 CRD_DIR = Path(__file__).parent / "crds"

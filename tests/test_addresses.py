@@ -8,20 +8,28 @@ that answer ``aws.ec2.get_subnets`` / ``get_subnet`` with as few free addresses 
 from __future__ import annotations
 
 import gc
-import re
 from datetime import datetime, timezone
 
 import pytest
-
 from prescale.capacity import deploy_capacity
 from prescale.contract import AUTO_MODE_NODE_CLASSES, NodeNetwork, Platform
-from prescale.model.addresses import (Subnets, WindowAddresses, address_shortfall, busiest, held_by_node,
-                                      planned_subnets, pool_windows, selector_groups, window_addresses)
+from prescale.model.addresses import (
+    Subnets,
+    WindowAddresses,
+    address_shortfall,
+    busiest,
+    held_by_node,
+    planned_subnets,
+    pool_windows,
+    selector_groups,
+    window_addresses,
+)
 from prescale.model.config import EventWindow
 from prescale.model.instances import instance_type
 from prescale.model.sizing import plan_placeholders
 from prescale.model.validation import ConfigError
 from prescale.offline import OfflineMocks, evaluate, fake_invoke
+
 from tests.capacity_support import NODE_CLASS, NODE_POOL, as_object, pool, stack_config, stand_in_platform, window
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
@@ -174,7 +182,8 @@ def test_a_new_vpc_too_small_for_the_busiest_moment_is_refused_with_a_vpc_that_f
         "are held from Mon 2026-11-30 22:50 UTC (07:50 KST in Asia/Seoul) by window 'morning' (eventWindows[0], 10 "
         "nodes) under the VPC CNI's defaults, where WARM_ENI_TARGET=1 keeps a spare network interface of addresses on "
         "each node ('morning' 200: 20 per node, 2 interfaces × 10 addresses on a c3.large (no type of the pool "
-        "holding a placeholder has fewer)), more than the 177 free in the subnets prescale creates from vpcCidr (10.0.0.0/26: "
+        "holding a placeholder has fewer)), more than the 177 free in the subnets prescale creates from vpcCidr "
+        "(10.0.0.0/26: "
         "59, 10.0.0.64/26: 59, 10.0.0.128/26: 59; 177 free in all); allowed: a vpcCidr of /23 or larger, more "
         "availabilityZones, or fewer nodes at once"]
     stack_config([pool(instanceCategories=["c", "m"])], [LUNCH], NOW,

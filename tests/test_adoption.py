@@ -11,11 +11,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
-
 from prescale.model.validation import ConfigError
 from prescale.offline import Evaluation, run_program
-from tests.capacity_support import (CUSTOM_RESOURCES, DEPLOYMENT, NODE_CLASS, NODE_POOL, SCALED_OBJECT, as_object,
-                                    short)
+
+from tests.capacity_support import CUSTOM_RESOURCES, DEPLOYMENT, NODE_CLASS, NODE_POOL, SCALED_OBJECT, as_object, short
 from tests.crd_validation import validate
 from tests.platform_support import PROJECT, RELEASE
 from tests.test_stable_names import changes, owned
@@ -253,7 +252,8 @@ def test_switching_to_own_karpenter_removes_only_prescales_karpenter(before):
     assert added == set()
     assert removed == owned(before, "prescale-karpenter", ["prescale:index:Karpenter"])
     # What waited for prescale's Karpenter no longer does; the node class names the given role.
-    assert {name for _, name in changed} == {"event-node-class", "event-node-pool", "prescale-keda-namespace", "prescale-keda"}
+    assert {name for _, name in changed} == {"event-node-class", "event-node-pool", "prescale-keda-namespace",
+                                             "prescale-keda"}
 
 
 def test_switching_to_own_keda_removes_only_prescales_keda(before):

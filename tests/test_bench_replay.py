@@ -5,12 +5,12 @@ from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
 
-import pytest
 import pulumi_kubernetes as k8s
+import pytest
+from prescale.offline import Evaluation, evaluate, run_program
 
 from bench.replay import differences, replay
 from bench.stacks import wire_config
-from prescale.offline import Evaluation, evaluate, run_program
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 11, 30, 12, tzinfo=timezone.utc)

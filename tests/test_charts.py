@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from prescale.offline import Evaluation, carries_wire_values, run_program
+
 from tests.crd_validation import KUBERNETES_VERSION, validate_kubernetes
 from tests.helm_support import CHARTS, helm_binary, render, unknown_values_keys
-from tests.platform_support import ACCOUNT, PROJECT, RELEASE, REGION, dev_stack, policy
+from tests.platform_support import ACCOUNT, PROJECT, REGION, RELEASE, dev_stack, policy
 
 RELEASES = ("prescale-karpenter-crd", "prescale-karpenter", "prescale-keda")
 # The kinds the program's values reach (the rest, RBAC and CRDs, the charts render alike for any values).

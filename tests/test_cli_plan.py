@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from prescale.offline import run_program
 
 from prescale_cli.main import main
-from prescale.offline import run_program
 from prescale_cli.output import Output
 from prescale_cli.wire import SECRET, plain
 from tests.cli_support import NOW, REAL_PROGRAM, ROOT, SMALL_PROGRAM, make_project

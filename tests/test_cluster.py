@@ -9,13 +9,12 @@ import pulumi
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from prescale.contract import NodeNetwork
-from prescale.platform.cluster import Cluster, ClusterArgs
 from prescale.model.subnets import plan_subnets
 from prescale.offline import OfflineMocks, evaluate
-from tests.platform_support import (ACCOUNT, DEV_NOW, K8S_PROVIDER, REGION, is_secret, only, revealed,
-                                    stack_config)
+from prescale.platform.cluster import Cluster, ClusterArgs
+
+from tests.platform_support import ACCOUNT, DEV_NOW, K8S_PROVIDER, REGION, is_secret, only, revealed, stack_config
 
 EKS = "eks:index:Cluster"
 NODE_GROUP = "eks:index:ManagedNodeGroup"

@@ -8,8 +8,20 @@ import copy
 import kubernetes_validate
 import pytest
 
-from tests.capacity_support import (CORE_RESOURCES, CUSTOM_RESOURCES, NODE_CLASS, NODE_POOL, SCALED_OBJECT,
-                                    as_object, dev_run, pool, rich_run, run, stack_config, window)
+from tests.capacity_support import (
+    CORE_RESOURCES,
+    CUSTOM_RESOURCES,
+    NODE_CLASS,
+    NODE_POOL,
+    SCALED_OBJECT,
+    as_object,
+    dev_run,
+    pool,
+    rich_run,
+    run,
+    stack_config,
+    window,
+)
 from tests.crd_validation import apply_defaults, schema_of, validate, validate_kubernetes
 
 

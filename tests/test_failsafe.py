@@ -8,11 +8,11 @@ KEDA's own activity rule: a failsafe run never lands while its window is open.
 from datetime import datetime, timedelta
 
 import pytest
-
 from prescale.model.config import EventWindow, PlaceholderConfig
 from prescale.model.cron import epoch_seconds, fire_timestamps, parse_cron
 from prescale.model.failsafe_timing import failsafe_problem, failsafe_schedule
 from prescale.model.schedule import cron_window_active, load_zone
+
 from policy.prescale_policies import restricted_pod_problems
 from tests.capacity_support import NOW, as_object, dev_run, rich_run, short
 from tests.crd_validation import validate_kubernetes

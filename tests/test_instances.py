@@ -2,11 +2,11 @@
 
 from decimal import Decimal
 
-from prescale.model.ec2_instance_types import INSTANCE_TYPES
 import pytest
-
 from prescale.model.config import NodePoolConfig
+from prescale.model.ec2_instance_types import INSTANCE_TYPES
 from prescale.model.instances import fit_problem, pool_launchable
+
 from tools.ec2_instance_types_gen import parse_network_limits, parse_reference, render_module, table_rows
 
 

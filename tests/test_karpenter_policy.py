@@ -3,9 +3,12 @@
 import json
 
 import pytest
-
-from prescale.platform.karpenter_policy import (controller_policy, interruption_queue_policy, irsa_trust_policy,
-                                         pod_identity_trust_policy)
+from prescale.platform.karpenter_policy import (
+    controller_policy,
+    interruption_queue_policy,
+    irsa_trust_policy,
+    pod_identity_trust_policy,
+)
 
 P, R, A, C = "aws", "ap-northeast-2", "123456789012", "prescale-dev"
 NODE_ROLE = f"arn:aws:iam::{A}:role/KarpenterNodeRole-{C}"

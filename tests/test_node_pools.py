@@ -8,9 +8,23 @@ from prescale.model.budgets import MAX_BUDGETS
 from prescale.model.plan import plan_capacity
 from prescale.model.schedule import BudgetSchedule, budget_active
 from prescale.offline import evaluate
+
+from tests.capacity_support import (
+    DEPLOYMENT,
+    NODE_CLASS,
+    NODE_POOL,
+    NOW,
+    as_object,
+    dev_run,
+    pool,
+    rich_run,
+    run,
+    short,
+    stack_config,
+    stand_in_platform,
+    window,
+)
 from tests.crd_validation import validate
-from tests.capacity_support import (DEPLOYMENT, NODE_CLASS, NODE_POOL, NOW, as_object, dev_run, pool, rich_run, run,
-                                    short, stack_config, stand_in_platform, window)
 
 DISCOVERY = [{"tags": {"karpenter.sh/discovery": "prescale-test"}}]
 # Empty nodes may all leave at once; busy ones and drifted ones 10% at a time (a freeze still stops all reasons).

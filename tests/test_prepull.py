@@ -18,9 +18,9 @@ from prescale.model.quantity import parse_quantity
 from policy.prescale_policies import restricted_pod_problems
 from tests.capacity_support import DEPLOYMENT, as_object, pool, run, stack_config, window
 from tests.config_support import only_problem
+from tests.crd_validation import KUBERNETES_VERSION
 from tests.policy_support import mandatory, violations
 from tests.test_config import with_changes
-from tests.crd_validation import KUBERNETES_VERSION
 
 API = "123456789012.dkr.ecr.ap-northeast-2.amazonaws.com/shop/api:v1.4.2"
 DISTROLESS = "ghcr.io/acme/web@sha256:" + "0123456789abcdef" * 4

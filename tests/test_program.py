@@ -5,9 +5,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-
 from prescale.model.validation import ConfigError
 from prescale.offline import OfflineMocks, read_stack_file, run_program
+
 from tests.platform_support import dev_stack
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -38,7 +38,7 @@ def parse_reference(markdown: str) -> list[Reference]:
     """Each type of Karpenter's reference, sorted by name."""
     sections = _HEADING.split(markdown)[1:]
     rows = []
-    for name, body in zip(sections[::2], sections[1::2]):
+    for name, body in zip(sections[::2], sections[1::2], strict=True):
         values = {match["key"]: match["value"] for match in _ROW.finditer(body)}
         rows.append((name, values["karpenter.k8s.aws/instance-category"], values["kubernetes.io/arch"],
                      int(values["karpenter.k8s.aws/instance-cpu"]), int(values["karpenter.k8s.aws/instance-memory"]),

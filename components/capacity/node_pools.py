@@ -56,8 +56,20 @@ from ..model.labels import mode_key_problem
 from ..model.requirements import pool_requirements
 from ..model.schedule import BudgetSchedule
 from ..names import DISCOVERY_TAG, POOL_LABEL, node_pool_object_name
-from .crds import (BlockDeviceMapping, Budget, CapacityReservationSelectorTerm, EC2NodeClass, EC2NodeClassSpec,
-                   NodeClass, NodeClassSpec, NodePool, NodePoolSpec, NodeSelectorRequirement, Taint)
+from .crds import (
+    BlockDeviceMapping,
+    Budget,
+    CapacityReservationSelectorTerm,
+    EC2NodeClass,
+    EC2NodeClassSpec,
+    NodeClass,
+    NodeClassSpec,
+    NodePool,
+    NodePoolSpec,
+    NodeSelectorRequirement,
+    Taint,
+)
+
 # Karpenter's own per-family defaults, with a larger disk for event workloads' images.
 _DISK_GIB = 50
 _BLOCK_DEVICES: dict[str, list[BlockDeviceMapping]] = {

@@ -11,10 +11,9 @@ new permissions. Why and what it costs: docs/capacity.md.
 
 from __future__ import annotations
 
-from datetime import UTC
-
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC
 
 import pulumi
 import pulumi_aws as aws

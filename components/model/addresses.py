@@ -22,7 +22,6 @@ from functools import cache
 from . import schedule
 from .capacity_checks import Span, occupied_spans
 from .config import CapacityConfig, EventWindow, NodePoolConfig
-
 from .instances import InstanceType, launchable
 from .overlaps import boundaries
 from .quantity import parse_quantity

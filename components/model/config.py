@@ -15,17 +15,27 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Annotated, Literal
 
-from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt,
-                      StrictStr, field_validator, model_validator)
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 from .cron import CronError, parse_cron
 from .duration import ALLOWED as DURATION_ALLOWED
 from .duration import parse_duration
+from .labels import CAPACITY_TYPE, CAPACITY_TYPES, OS, key_problem
 from .quantity import ALLOWED as QUANTITY_ALLOWED
 from .quantity import parse_quantity
-from .labels import CAPACITY_TYPE, CAPACITY_TYPES, OS, key_problem
 from .time_zones import time_zone_problem
 
 CONFIG_NAMESPACE = "prescale"
@@ -186,8 +196,9 @@ class ClusterConfig(Model):
     public_access_cidrs: list[Cidr] = Field(default=["0.0.0.0/0"], min_length=1)
     endpoint_private_access: StrictBool = True
     system_node_group: SystemNodeGroupConfig = SystemNodeGroupConfig()
-    admin_role_arns: list[Annotated[StrictStr, _shaped(r"arn:aws[a-z-]*:iam::[0-9]{12}:role/.+", 'an IAM role '
-                                                       'ARN like "arn:aws:iam::123456789012:role/platform-admin"')]] = []
+    admin_role_arns: list[Annotated[StrictStr, _shaped(
+        r"arn:aws[a-z-]*:iam::[0-9]{12}:role/.+",
+        'an IAM role ARN like "arn:aws:iam::123456789012:role/platform-admin"')]] = []
     # EKS Auto Mode: AWS runs Karpenter and the add-ons' nodes; prescale only adds NodeClasses and NodePools.
     auto_mode: StrictBool = False
 

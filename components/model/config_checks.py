@@ -15,14 +15,23 @@ from datetime import datetime, timedelta
 from pydantic.alias_generators import to_camel
 
 from . import addresses, capacity_checks, failsafe_timing, pool_checks, reservation_checks, schedule
-from .config import (AUTO_MODE_EXPIRE_AFTER, AUTO_MODE_MAX_NODE_LIFETIME, LOCAL_DATETIME, CONFIG_NAMESPACE, CapacityConfig,
-                     EventWindow, KARPENTER_INSTALL_KEYS, KedaConfig, StackConfig)
+from .config import (
+    AUTO_MODE_EXPIRE_AFTER,
+    AUTO_MODE_MAX_NODE_LIFETIME,
+    CONFIG_NAMESPACE,
+    KARPENTER_INSTALL_KEYS,
+    LOCAL_DATETIME,
+    CapacityConfig,
+    EventWindow,
+    KedaConfig,
+    StackConfig,
+)
 from .duration import format_duration, parse_duration
-from .refused import Refused
+from .refused import NOTHING_REFUSED, Refused
 from .subnets import plan_subnets, usable_addresses
 
 
-def stack_problems(config: StackConfig, now: datetime, refused: Refused = Refused()) -> list[str]:
+def stack_problems(config: StackConfig, now: datetime, refused: Refused = NOTHING_REFUSED) -> list[str]:
     """Every cross-key problem of a parsed stack config, as ``key path: message`` lines."""
     cluster, karpenter = ("cluster" not in refused.sections), ("karpenter" not in refused.sections)
     problems = _endpoint_problems(config) if cluster else []
@@ -40,7 +49,7 @@ def stack_problems(config: StackConfig, now: datetime, refused: Refused = Refuse
     return _planned_address_problems(config, now)
 
 
-def capacity_problems(config: CapacityConfig, now: datetime, refused: Refused = Refused(),
+def capacity_problems(config: CapacityConfig, now: datetime, refused: Refused = NOTHING_REFUSED,
                       auto_mode: bool | None = None, region: str | None = None) -> list[str]:
     """Every cross-key problem of the node pools and event windows (with or without a platform around them);
     ``auto_mode``: the pools are EKS Auto Mode's (their label keys and ``expireAfter`` default differ), ``None``

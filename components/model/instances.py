@@ -1,8 +1,8 @@
 """Which EC2 instance types a node pool can launch, and whether a placeholder pod fits on any of them.
 
 The types are Karpenter's own list (:mod:`prescale.model.ec2_instance_types`, generated from its instance-types
-reference, with the VPC CNI's network interfaces per type), narrowed by the pool's requirements (:mod:`prescale.model.requirements`) on the labels Karpenter gives
-them: instance type, architecture, vCPUs, memory, and from the name (Karpenter's rule) category, family,
+reference, with the VPC CNI's network interfaces per type), narrowed by the pool's requirements
+(:mod:`prescale.model.requirements`) on the labels Karpenter gives them: instance type, architecture, vCPUs, memory, and from the name (Karpenter's rule) category, family,
 generation, size and capability-flex (``m7i-flex.large``: family ``m7i-flex``, generation 7). Requirements on other
 keys (zone, capacity type, hypervisor, GPUs...) narrow nothing here, so the types kept are a superset of the real
 ones. A type's room is its *allocatable* room (after kubelet/system reservations, eviction threshold and VM
@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache, cached_property
 
-from .ec2_instance_types import INSTANCE_TYPES
-from .quantity import MIB, format_cpu, format_memory
 from .config import NodePoolConfig
+from .ec2_instance_types import INSTANCE_TYPES
 from .labels import ARCH, INSTANCE_TYPE, KARPENTER_DOMAIN, table_key
+from .quantity import MIB, format_cpu, format_memory
 from .requirements import PoolRequirement, pool_requirements
 
 # What the DaemonSets of a node (VPC CNI, kube-proxy, Pod Identity agent...) typically request: an assumption, as a

@@ -23,7 +23,7 @@ from pydantic.alias_generators import to_camel
 from .config import CONFIG_NAMESPACE, CapacityConfig, NodePoolConfig
 from .instances import Launchable, instance_types, launchable, narrows
 from .labels import CAPACITY_TYPE, CAPACITY_TYPES, mode_key_problem, table_key
-from .refused import Refused
+from .refused import NOTHING_REFUSED, Refused
 from .requirements import PoolRequirement, pool_requirements, shorthand_field
 
 MAX_REQUIREMENTS = 100  # requirements and template labels of one NodePool
@@ -31,7 +31,7 @@ _TEMPLATE_LABELS = 1  # prescale.io/node-pool
 _SHOWN_VALUES = 12
 
 
-def pool_problems(config: CapacityConfig, refused: Refused = Refused(), auto_mode: bool | None = None) -> list[str]:
+def pool_problems(config: CapacityConfig, refused: Refused = NOTHING_REFUSED, auto_mode: bool | None = None) -> list[str]:
     """Every problem of the pools prescale creates (``refused``: the entries left out of ``config``); ``auto_mode``
     None: the mode is not known here."""
     problems = []

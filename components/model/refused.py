@@ -38,3 +38,6 @@ class Refused:
     def pool(self, name: str) -> bool:
         """Whether node pool ``name`` may be one that was refused (so nothing about it is known)."""
         return name in self.pool_names or None in self.pool_names or "node_pools" in self.sections
+
+
+NOTHING_REFUSED = Refused()  # the default of every check: a config that validated whole

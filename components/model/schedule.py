@@ -21,7 +21,7 @@ from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from functools import cache, lru_cache
 from itertools import chain, pairwise
 from typing import cast
@@ -29,7 +29,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .cron import (
     FIELD_VALUES,
-    UTC,
     CronSpec,
     ceil_epoch_seconds,
     dated_cron,
