@@ -31,7 +31,8 @@ _TEMPLATE_LABELS = 1  # prescale.io/node-pool
 _SHOWN_VALUES = 12
 
 
-def pool_problems(config: CapacityConfig, refused: Refused = NOTHING_REFUSED, auto_mode: bool | None = None) -> list[str]:
+def pool_problems(config: CapacityConfig, refused: Refused = NOTHING_REFUSED,
+                  auto_mode: bool | None = None) -> list[str]:
     """Every problem of the pools prescale creates (``refused``: the entries left out of ``config``); ``auto_mode``
     None: the mode is not known here."""
     problems = []
