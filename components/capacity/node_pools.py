@@ -1,44 +1,11 @@
 """One Karpenter NodePool + EC2NodeClass per ``prescale:nodePools`` entry: where event capacity lands.
 
-Its nodes carry ``prescale.io/node-pool: <name>`` (the placeholders' ``nodeSelector``) and the pool's
-``taints`` (the placeholders tolerate exactly those). The default taint,
-``prescale.io/event-capacity:PreferNoSchedule``, makes the pool *softly* dedicated: the event's own pods
-need nothing to preempt the placeholders on its nodes (preemption ignores PreferNoSchedule), while other
-pods land there only when nothing else fits — the scheduler scores tainted nodes lower, and Karpenter
-launches pool nodes for a pod that does not tolerate the taint only as its last relaxation. ``taints: []``
-shares the pool with everything; a ``NoSchedule`` taint dedicates it, and then the event's pods need the
-toleration. Whatever lands on the pool's nodes lives under its freezes, ``expireAfter`` and ``limits``
-(``docs/capacity.md``). Nodes come up for pending placeholders and go away on their own:
-
-* **Consolidation** (``consolidationPolicy``/``consolidateAfter`` from config, default
-  ``WhenEmptyOrUnderutilized`` after 2m) removes the nodes once the placeholders scale to zero after a
-  window.
-* **Disruption budgets** keep Karpenter's hands off during windows: a ``nodes: "0"`` budget per window
-  from placeholder scale-up to the event's end, as a UTC cron from :mod:`prescale.model.schedule` (Karpenter
-  has no time zones; in a DST zone the budget starts at the earlier of the two UTC instants and lasts
-  long enough for the later one), fitted into the CRD's 50 by :mod:`prescale.model.budgets`, beside its
-  standing budgets: empty nodes may all go at once (a window's emptied nodes leave promptly after it), while
-  consolidating busy nodes and drift keep Karpenter's default ``nodes: "10%"`` pace.
-* **expireAfter** defaults to ``Never``: expiry is forceful and budgets do *not* stop it, so a lifetime
-  timer could drain a node mid-event. Event nodes are short-lived anyway (consolidated after each window);
-  a finite ``expireAfter`` set in config is passed through as given, and ``terminationGracePeriod`` bounds
-  how long a drain may take.
-
-Instances: the pinned AMI alias from config (never an unpinned ``@latest`` default), the node role from the
-platform, subnets and security groups from the pool's selector terms or else the
-``karpenter.sh/discovery: <cluster>`` tag, IMDSv2 only with a hop limit of 1 (pods cannot reach the node's
-credentials), and encrypted gp3 volumes. With ``nodeClassName`` the pool uses an existing node class instead.
-
-Requirements: :func:`prescale.model.requirements.pool_requirements`; capacity reservations go to the node class
-(Karpenter launches ``reserved`` capacity only into reservations its node class selects): the pool's own
-``capacityReservationSelectorTerms``, then one ``{id}`` term per reservation its one-off windows hold now
-(:mod:`prescale.capacity.reservations`).
-
-On EKS Auto Mode (``platform.node_classes``) AWS runs Karpenter: the pool references an Auto Mode
-``NodeClass`` (``eks.amazonaws.com/v1``: the node role, the same selectors and reservations; AMI, disks and
-metadata options are AWS's) and its requirements use Auto Mode's ``eks.amazonaws.com/…`` labels, without
-``kubernetes.io/os`` (Auto Mode is Linux-only and refuses that key). ``expireAfter`` cannot be ``Never``
-there; see :data:`prescale.model.config.AUTO_MODE_EXPIRE_AFTER`.
+Its nodes carry ``prescale.io/node-pool: <name>`` (the placeholders' ``nodeSelector``) and the pool's taints (the
+placeholders tolerate exactly those; why the default one is ``PreferNoSchedule``: docs/capacity.md, "Who else
+lands on a pool"). Consolidation removes the nodes after each window; ``nodes: "0"`` budgets freeze it during
+windows; ``expireAfter`` defaults to ``Never``. Instances: pinned AMI alias, IMDSv2 only with hop limit 1,
+encrypted gp3 volumes. On Auto Mode the node class is Auto Mode's ``NodeClass`` (``platform.node_classes``).
+Details: docs/capacity.md and docs/internals.md (`prescale.capacity.node_pools`).
 """
 
 from __future__ import annotations

@@ -7,53 +7,10 @@ make room at once instead of waiting for new nodes. Each window has its own Depl
 so windows never interfere: overlapping windows on one pool hold the **sum** of their capacity (see
 ``docs/capacity.md``).
 
-KEDA sets the count itself: idle-replica mode
----------------------------------------------
-The ScaledObject has ``idleReplicaCount: 0`` and ``minReplicaCount = maxReplicaCount = N`` (the window's
-placeholder count; idle mode since KEDA 2.4, kedacore/keda#1958). KEDA's executor
-(``pkg/scaling/executor/scale_scaledobjects.go``; reworked between 2.18.0 and 2.20.2, with the same idle-mode
-decisions, ``docs/capacity.md``) then writes the scale subresource itself at both ends of the window, without the
-HPA:
-
-* trigger active and fewer than N replicas → ``scaleFromZeroOrIdle`` writes N at once (and restores N if
-  anything lowered it during the window);
-* trigger inactive and more than 0 replicas → ``scaleToZeroOrIdle`` writes 0 once ``lastActiveTime +
-  cooldownPeriod`` has passed (``lastActiveTime`` is refreshed on every active poll), or, on a ScaledObject
-  that was never active, once ``creationTimestamp + initialCooldownPeriod`` has.
-
-With plain ``minReplicaCount: 0`` KEDA only does 0 → 1 and the HPA does 1 → N from the cron metric, through
-keda-operator-metrics-apiserver and the external metrics API: if that path is unhealthy a window silently
-runs with one placeholder. Here the HPA KEDA still creates is clamped to N..N; it never decides anything
-(at 0 replicas it is disabled), so it needs no ``behavior`` block and the metrics path is out of the loop.
-KEDA's rules hold: the CRD's CEL ``minReplicaCount <= maxReplicaCount`` and the webhook's ``idle < min``
-(N ≥ 1). The cost: one N per ScaledObject, which is what a window is anyway.
-
-Replicas belong to KEDA, never to Pulumi
-----------------------------------------
-KEDA writes ``spec.replicas`` through the scale subresource. pulumi-kubernetes 4.x applies with server-side
-apply, so a ``pulumi up`` in the middle of a window must not send a ``replicas`` of its own:
-
-* *declared and not ignored*: pulumi's apply of ``replicas: 0`` conflicts with the scale writers' ownership
-  (``conflict with "kube-controller-manager" with subresource "scale"``, pulumi/pulumi-kubernetes#2491,
-  #2569) and the update fails — or, forced, scales the placeholders down mid-event;
-* *omitted*: the API server defaults a new Deployment to ``replicas: 1``, so every window would start with
-  a placeholder outside its window until KEDA's first poll (and the N..N HPA may raise it to N first);
-* **declared as 0 and ignored** (chosen): created with zero pods; afterwards ``ignore_changes`` makes the
-  engine keep the old input, and on an update the provider's ``handleSSAIgnoreFields`` (provider
-  ``pkg/await/await.go``) *drops* the field from the apply whenever another manager (KEDA or the HPA)
-  owns it, or re-sends the live value when only pulumi does. Either way a mid-window ``pulumi up``
-  leaves the running count alone.
-
-GitOps tools have no "set on create only": ``prescale plan --out`` leaves ``replicas`` out of these
-Deployments instead (:mod:`prescale_cli.manifests`, ``docs/gitops.md``).
-
-A window that reserves capacity (``reserve``) selects the reserved instance type and the reservations' zones, so
-its placeholders wait for the reserved instances instead of any other type Karpenter finds cheaper; the selection
-depends only on the config, never on whether this run holds the reservations.
-
-The Deployment also carries ``pulumi.com/skipAwait``: placeholders are Pending by design (until their
-node is up, or after real pods preempt them), and awaiting their rollout would make any mid-event
-``pulumi up`` hang until its timeout.
+KEDA writes the count itself (idle-replica mode: ``idleReplicaCount: 0``, ``minReplicaCount = maxReplicaCount = N``),
+the Deployment is created with ``replicas: 0`` that Pulumi then ignores (KEDA owns it), and it is never awaited
+(placeholders are Pending by design). Why each: docs/capacity.md and docs/internals.md
+(`prescale.capacity.scheduled_capacity`).
 """
 
 from __future__ import annotations
