@@ -1,11 +1,8 @@
 """prescale: scheduled, pre-scaled Karpenter capacity for known traffic events, as Pulumi components.
 
-Installed from the project's ``components/`` folder. Two layers:
-
-* :mod:`prescale.model`: the typed stack config and the schedule math, pure (no Pulumi);
-* this package: the Pulumi ``ComponentResource`` s built on it (platform, node pools, scheduled capacity).
-
-Use it as a library from your own Pulumi program (see ``examples/`` and ``docs/library.md``)::
+Installed from the project's ``components/`` folder: :mod:`prescale.model` (typed config, schedule math and the
+plan, pure), :mod:`prescale.platform` (cluster, Karpenter, KEDA) and :mod:`prescale.capacity` (pools, windows),
+which meet only through :mod:`prescale.contract`. As a library (``examples/``, ``docs/library.md``)::
 
     from prescale import Platform, deploy_capacity, load_capacity_config, read_raw_config
 

@@ -4,21 +4,7 @@
 config. ``prescale plan``, ``prescale schedule`` and the tests read the file themselves, so they read it the
 CLI's way, or refuse it with the same answer:
 
-* Config keys live in the ``config:`` map; keys written at the top level instead (the ``config:`` line
-  forgotten) are refused as such, not reported as missing config.
-* YAML 1.2, like the CLI's parser: ``on``/``no`` stay strings and only ``true``/``false`` are booleans. A
-  file that is not YAML is refused in one line: the file, line and column, and what the parser expected.
-* Keys are ``<namespace>:<name>``. A key without a namespace is the project's: the CLI reads ``cluster`` as
-  ``<project>:cluster``, i.e. ``prescale:cluster`` here (``stackConfigNamespacedWithProject`` in pulumi's
-  ``sdk/go/common/workspace/loaders.go``). The old form ``<namespace>:config:<name>`` is read as
-  ``<namespace>:<name>``, and any other key with more colons is refused, as the CLI refuses the whole file
-  (``ParseKey`` in ``sdk/go/common/resource/config/key.go``). Two spellings of one key are refused too:
-  the CLI would keep one of them at random. Keys of other namespaces are passed on untouched.
-* Values reach the program as strings, objects as JSON text; a date-like value (``2027-03-02``) stays
-  text, as the CLI's go-yaml leaves it.
-* A ``{secure: ...}`` value is a secret that only the CLI can decrypt, with the stack's secrets provider.
-  Where the program reads it (``prescale:*``, ``aws:region``) it is refused here: nothing in prescale's
-  config is secret, so it can be written in plain text. Secrets of other namespaces are left alone.
+Details: docs/internals.md (`prescale.stack_file`).
 """
 
 from __future__ import annotations

@@ -1,39 +1,6 @@
 """What pre-scaling costs for a range, compared with keeping the same nodes all day: an estimate.
 
-Prices come from ``prescale:pricing`` (:class:`prescale.model.config.PricingConfig`): on-demand USD per hour for
-named instance types, or else USD per vCPU-hour. The shipped default, 0.05 per vCPU-hour, is the Linux
-on-demand price of current general-purpose x86 instances in us-east-1 divided by their vCPUs (m7i.large:
-$0.1008/h for 2 vCPUs = $0.0504). Compute-optimized types cost less per vCPU, memory-optimized ones more,
-and most other regions (Seoul included) charge more than us-east-1, so set ``instanceTypes`` from the EC2
-on-demand pricing page for your region to get a number to budget with.
-
-How the estimate works, per window (each step is a stated assumption, not a measurement):
-
-1. **Which instances.** Karpenter launches the cheapest instances that fit the pending placeholders, so
-   the estimate picks the cheapest fleet of *one* instance type that holds all of a window's placeholder
-   pods (:func:`prescale.model.sizing.plan_placeholders`), one pod per node for ``nodes:`` windows. Candidate
-   types are the ones the pool can launch (:func:`prescale.model.instances.pool_launchable`: Karpenter's list
-   narrowed by the pool's requirements): those with a price in ``instanceTypes``; without any, all of them at
-   ``vcpuHour`` × their vCPUs. Types of equal price are told apart by the newest generation, then the least
-   memory, then the name. A window that reserves capacity (``reserve``) runs on the reserved type.
-2. **What a node keeps for itself.** Allocatable room = Karpenter's own figure for the type (after its
-   kubelet/system reservations, eviction threshold and VM overhead) minus ~0.2 vCPU / 256 MiB of DaemonSets
-   (VPC CNI, kube-proxy, Pod Identity agent...).
-3. **How long nodes live, each counted once** (:mod:`prescale_cli.node_hours`). A window's nodes are up
-   from its placeholders' scale-up to the event's end (overlapping windows on a pool add up); an emptied node
-   goes after the pool's ``consolidateAfter``, or that long after the end of a freeze holding it. A later
-   window on the pool takes emptied nodes of its type before Karpenter launches more and pays from then on,
-   so a freeze covering several windows keeps each node paid once. Node launch time is ignored.
-   Only the part inside the range counts. The rest of the *tail* is shown beside it, not added
-   (:func:`window_tails`): after each end KEDA keeps the placeholders for its cooldown, the emptied nodes
-   wait ``consolidateAfter`` and are then drained and terminated (all at once: the pool's standing budget
-   lets empty nodes go together; about a minute, as they have nothing to evict). If KEDA never scales
-   down, the failsafe does at the end plus ``failsafeGrace`` instead of the cooldown.
-4. **All day.** The same fleet kept for the whole range; per NodePool, enough of it for the busiest
-   moment (windows whose placeholders overlap add up), which is what a static pool sized for the peak
-   would cost.
-5. **Per week.** Recurring windows' range figures scaled to seven days; a one-off event has no weekly
-   figure (it happens once), only its cost within the range.
+Details: docs/internals.md (`prescale_cli.cost`).
 """
 
 from __future__ import annotations

@@ -4,16 +4,7 @@ All time maths is :mod:`prescale.model.schedule`'s and every deployment decision
 :class:`~prescale.model.plan.CapacityPlan`'s (what the program deploys at ``now``, the same object the components
 render); this module only asks them about a range and lines the answers up:
 
-* **occurrences**: recurring windows through :func:`~prescale.model.schedule.recurring_occurrences`; a one-off
-  event through :func:`~prescale.model.schedule.one_off_occurrence`, listed once when it falls in the range
-  and never once it is over at ``now`` (the program no longer deploys it). A one-off the program does not
-  arm yet (more than about a year ahead) is listed with the reason, and has no freeze;
-* **placeholders** per occurrence from the window's plan;
-* **overlaps**: stretches where two or more windows hold placeholders on the same NodePool, with the
-  placeholders held together (the config checks refuse a sum above the NodePool's limits);
-* **freezes**: each NodePool's ``nodes: "0"`` disruption budgets (the plan's fitted budgets, as the NodePool
-  gets them) and, per occurrence, the frozen stretch that covers it, or ``None`` if consolidation could remove
-  nodes mid-window.
+Details: docs/internals.md (`prescale_cli.timeline`).
 """
 
 from __future__ import annotations

@@ -1,19 +1,6 @@
 """Node pools that could never launch what they say: refused with the key, its value and what is allowed.
 
-Part of the cross-key config checks (:mod:`prescale.model.config_checks` calls them), for the pools prescale
-creates (an existing pool's NodePool is its owner's):
-
-* a key given both ways, as a shorthand (``capacityTypes``, ``instanceCategories``, ``architectures``) and in
-  ``requirements``: which one would hold is not what the user can see;
-* a key the cluster's mode cannot use (Auto Mode's labels on self-managed Karpenter, or the reverse), once the mode
-  is known (a library program's platform decides it; :mod:`prescale.capacity.node_pools` checks it there);
-* ``reserved`` capacity without ``capacityReservationSelectorTerms`` in the node class prescale writes, nor a window
-  that reserves capacity on the pool (``reserve``): Karpenter launches reserved capacity only into reservations its
-  EC2NodeClass selects, and never open-matches one;
-* more than a NodePool holds: 100 requirements and template labels together (Karpenter docs, "NodePools");
-* requirements that no instance type of Karpenter's list meets (naming the one that left none, and what the types
-  before it offer), a ``minValues`` the types left cannot meet (Karpenter's default ``MIN_VALUES_POLICY``,
-  Strict, then launches nothing), or no capacity type left.
+Details: docs/internals.md (`prescale.model.pool_checks`).
 """
 
 from __future__ import annotations

@@ -1,21 +1,6 @@
 """Capacity reservations (``eventWindows[].reserve``) that could not work, or would be paid and never used.
 
-Part of the cross-key config checks (:mod:`prescale.model.config_checks` calls them). A reservation is refused:
-
-* on a recurring window: it is for one event (EC2 bills it every hour, and prescale ends it after the window);
-* on a pool prescale does not own or whose EC2NodeClass it does not write (``existing``, ``nodeClassName``): only
-  the node class prescale writes can select the reservation by id;
-* for an instance type Karpenter does not know or the pool cannot launch, one without room for the window's
-  placeholders, or more instances than the pool's limits let Karpenter launch;
-* on a pool whose capacity types leave out ``reserved``: Karpenter launches into a reservation only for a NodePool
-  that allows it. prescale does not add it for the user: the NodePool stays as written, and ``[on-demand,
-  reserved]`` (Karpenter's own advice) states the fallback beyond the reservation;
-* without zones: ``availabilityZones``, or the pool's ``topology.kubernetes.io/zone`` In requirement (the zones of
-  the pool's subnets are unknown before ``pulumi up``), or zones the pool's requirements or the stack's region leave
-  out.
-
-EKS Auto Mode's NodeClass selects reservations by id too (EKS user guide, "Control deployment of workloads into
-Capacity Reservations with EKS Auto Mode"), so Auto Mode is no reason to refuse.
+Details: docs/internals.md (`prescale.model.reservation_checks`).
 """
 
 from __future__ import annotations

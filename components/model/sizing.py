@@ -9,18 +9,7 @@ DaemonSets that will run there. So requests need no overhead margin of their own
 ``max_pod_size`` (and ``node_size``) must fit on the pool's largest instance type after that overhead,
 or the placeholder stays Pending.
 
-* ``nodes: N`` → N pods of ``node_size``, one per node (required hostname anti-affinity):
-  N nodes each with at least that much free room.
-* ``capacity: {cpu, memory}`` → the fewest equal pods no bigger than ``max_pod_size`` whose
-  requests add up to at least the capacity: ``n = max(⌈cpu / max cpu⌉, ⌈memory / max memory⌉)`` (counted in
-  whole millicores and MiB), each requesting ``cpu / n`` and ``memory / n`` rounded *up* to a millicore and
-  a MiB, so the total never falls short and exceeds the capacity by under 1m CPU and 1 MiB per pod. Equal
-  pods pack evenly, and Karpenter is free to put several on one node.
-* a ``capacity`` window that reserves an instance type (``reserve``) tiles that type instead: ``k`` pods per
-  instance, the fewest whose share of the type's room beside DaemonSets
-  (:attr:`prescale.model.instances.InstanceType.room`) is no bigger than ``max_pod_size``, on the fewest instances
-  ``r`` that hold the capacity, so ``k × r`` pods of the capacity's ``1 / (k × r)`` each fill exactly the ``r``
-  reserved instances (:func:`prescale.model.reservations.reserved_count`).
+Details: docs/internals.md (`prescale.model.sizing`).
 """
 
 from __future__ import annotations
