@@ -16,7 +16,7 @@ import difflib
 import os
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -112,7 +112,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 128 + signal.SIGPIPE
 
 
-def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+class CommandParser(argparse.ArgumentParser):
+    """The top-level parser, which knows each command's own parser (to show that command's usage)."""
+
+    commands: Mapping[str, argparse.ArgumentParser]  # command name → its parser
+
+
+def parse_args(parser: CommandParser, argv: list[str]) -> argparse.Namespace:
     """``parser.parse_args``, but a mistake after a command is shown with that command's usage (argparse names
     an unknown option under the top-level usage), and a mistyped command with the one meant."""
     commands = parser.commands
@@ -126,15 +132,15 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Nam
     return args
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser() -> CommandParser:
+    parser = CommandParser(
         prog="prescale",
         description=_DESCRIPTION,
         epilog="examples:\n  prescale plan --stack dev\n  prescale schedule --stack dev --days 14\n\n"
                "Run `prescale <command> --help` for a command's options.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(title="commands", dest="command", required=True,
-                                     metavar="{plan,schedule,status}")
+                                     metavar="{plan,schedule,status}", parser_class=argparse.ArgumentParser)
 
     common = argparse.ArgumentParser(add_help=False)
     options = common.add_argument_group("stack options")
@@ -190,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help='print {"stack", "now", "within", "ready", "windows": [{"window", "state", "ready", '
                              '"notReady", "scaledObject", "placeholders", "nodes", "nodeClaims", "freeze", ...}]}')
     status.set_defaults(run=_run_status)
-    parser.commands = commands.choices  # command name → its parser (for parse_args)
+    parser.commands = commands.choices
     return parser
 
 

@@ -3,8 +3,10 @@
 import math
 from datetime import datetime, timezone
 
-from prescale.capacity.node_pools import EventNodePool, EventNodePoolArgs
+import pytest
+from prescale.capacity.node_pools import EventNodePool, EventNodePoolArgs, node_pool_spec
 from prescale.model.budgets import MAX_BUDGETS
+from prescale.model.config import NodePoolConfig
 from prescale.model.plan import plan_capacity
 from prescale.model.schedule import BudgetSchedule, budget_active
 from prescale.offline import evaluate
@@ -255,3 +257,10 @@ def test_an_unpinned_ami_alias_is_deployed_with_a_warning_that_every_release_rol
         "nodes, which Karpenter then replaces wherever no window's freeze holds, and nodes launched during an event "
         "(for preempted placeholders) boot the newest AMI, possibly one released mid-event that nothing ran on yet. "
         "Pin a release (al2023@vYYYYMMDD or bottlerocket@vX.Y.Z) to roll nodes only when you change it."]
+
+
+def test_no_node_pool_spec_is_rendered_for_a_pool_without_limits():
+    # Only an existing pool goes without limits; prescale never writes its NodePool, let alone an unbounded one.
+    theirs = NodePoolConfig.model_validate({"name": "theirs", "existing": True})
+    with pytest.raises(ValueError, match="'theirs' has no limits"):
+        node_pool_spec(theirs, "default", [])

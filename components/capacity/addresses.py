@@ -79,7 +79,8 @@ def _looked_up(terms: Sequence[Mapping[str, Any]], selected_by: pulumi.Output[st
     if ids:
         filter_sets.append([aws.ec2.GetSubnetsFilterArgs(name="subnet-id", values=ids)])
     found = pulumi.Output.all(*(aws.ec2.get_subnets_output(filters=filters).ids for filters in filter_sets))
-    free = found.apply(lambda lists: pulumi.Output.all(*(_free(subnet) for subnet in sorted(set().union(*lists)))))
+    free: pulumi.Output[list[tuple[str, int]]] = found.apply(
+        lambda lists: pulumi.Output.all(*(_free(subnet) for subnet in sorted(set().union(*lists)))))
     return pulumi.Output.all(selected_by, free).apply(lambda both: Subnets(both[0], tuple(both[1])))
 
 

@@ -155,8 +155,13 @@ class AmiSelectorTerm(TypedDict):
     alias: str  # "family@version", e.g. "al2023@v20260828"; must be the only term
 
 
-class SelectorTerm(TypedDict):
-    tags: dict[str, str]
+class SelectorTerm(TypedDict, total=False):
+    """Subnets or security groups by ``tags`` (all must match), ``id`` or (security groups only) ``name``: one of
+    them per term; terms are ORed."""
+
+    tags: dict[str, pulumi.Input[str]]  # the discovery tag's value is the cluster's name, maybe an output
+    id: str
+    name: str
 
 
 class MetadataOptions(TypedDict):

@@ -10,15 +10,16 @@ Details: docs/capacity.md and docs/internals.md (`prescale.capacity.node_pools`)
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import pulumi
 
 from ..contract import KARPENTER_NODE_CLASSES, NodeClassFlavour, Platform
 from ..model.budgets import FREEZE_SLOTS, STANDING_BUDGETS
-from ..model.config import Limits, NodePoolConfig, SecurityGroupSelectorTerm, SubnetSelectorTerm
+from ..model.config import CapacityReservationSelectorTerm as ReservationTermConfig
+from ..model.config import Limits, NodePoolConfig, SecurityGroupSelectorTerm, SubnetSelectorTerm, TaintConfig
 from ..model.labels import mode_key_problem
 from ..model.requirements import pool_requirements
 from ..model.schedule import BudgetSchedule
@@ -29,11 +30,13 @@ from .crds import (
     CapacityReservationSelectorTerm,
     EC2NodeClass,
     EC2NodeClassSpec,
+    NodeClaimTemplateSpec,
     NodeClass,
     NodeClassSpec,
     NodePool,
     NodePoolSpec,
     NodeSelectorRequirement,
+    SelectorTerm,
     Taint,
 )
 
@@ -81,9 +84,8 @@ class EventNodePool(pulumi.ComponentResource):
         pool, platform = args.pool, args.platform
         if pool.existing:
             raise ValueError(f"node pool {pool.name!r} is an existing pool: prescale creates no NodePool for it")
-        if pool.node_class_name is None and platform.node_role_name is None:
-            raise ValueError(f"node pool {pool.name!r}: its EC2NodeClass needs a node role, and the platform has "
-                             "none (set karpenter.nodeRoleName, or give the pool nodeClassName)")
+        if pool.node_class_name is None:
+            _node_role(pool, platform)  # refused before anything is registered
         if len(args.freezes) > FREEZE_SLOTS:
             raise ValueError(f"node pool {pool.name!r}: {len(args.freezes)} freezes do not fit beside the standing "
                              f"budgets ({FREEZE_SLOTS} at most); fit them first (prescale.plan_capacity does)")
@@ -118,9 +120,9 @@ def node_class_spec(pool: NodePoolConfig, platform: Platform, tags: Mapping[str,
     """The pool's EC2NodeClass: subnets and security groups from the pool's selector terms, or else those tagged
     ``karpenter.sh/discovery: <cluster>`` (as in Karpenter's getting-started guide); reservations from the pool's
     terms and ``reservation_ids``."""
-    discovery = [{"tags": {DISCOVERY_TAG: platform.cluster_name}}]
+    discovery: list[SelectorTerm] = [{"tags": {DISCOVERY_TAG: platform.cluster_name}}]
     spec: EC2NodeClassSpec = {
-        "role": platform.node_role_name,
+        "role": _node_role(pool, platform),
         "amiSelectorTerms": [{"alias": pool.ami_alias}],
         "subnetSelectorTerms": _terms(pool.subnet_selector_terms) or discovery,
         "securityGroupSelectorTerms": _terms(pool.security_group_selector_terms) or discovery,
@@ -134,18 +136,50 @@ def node_class_spec(pool: NodePoolConfig, platform: Platform, tags: Mapping[str,
     return spec
 
 
-def reservation_terms(pool: NodePoolConfig, owner_key: str = "ownerID",
+def _node_role(pool: NodePoolConfig, platform: Platform) -> pulumi.Input[str]:
+    """The node role the pool's node class names: the platform's, which a node class prescale creates needs."""
+    if platform.node_role_name is None:
+        raise ValueError(f"node pool {pool.name!r}: its EC2NodeClass needs a node role, and the platform has "
+                         "none (set karpenter.nodeRoleName, or give the pool nodeClassName)")
+    return platform.node_role_name
+
+
+# How a reservation term names the owning account: ``ownerID`` in an EC2NodeClass, ``owner`` in Auto Mode's NodeClass.
+OwnerKey = Literal["ownerID", "owner"]
+
+
+def reservation_terms(pool: NodePoolConfig, owner_key: OwnerKey = "ownerID",
                       reservation_ids: Sequence[pulumi.Input[str]] = ()) -> list[CapacityReservationSelectorTerm]:
     """The reservations the pool's node class selects, in Karpenter's shape (Auto Mode's NodeClass spells the
     owning account ``owner``: ``owner_key``): the pool's terms, then ``reservation_ids`` one term each."""
-    terms = [term.model_dump(by_alias=True, exclude_none=True)
-             for term in pool.capacity_reservation_selector_terms or ()]
-    return ([{owner_key if key == "ownerID" else key: value for key, value in term.items()} for term in terms]
-            + [{"id": reservation_id} for reservation_id in reservation_ids])
+    by_id: list[CapacityReservationSelectorTerm] = [{"id": reservation_id} for reservation_id in reservation_ids]
+    return [_reservation_term(term, owner_key) for term in pool.capacity_reservation_selector_terms or ()] + by_id
 
 
-def _terms(terms: Sequence[SubnetSelectorTerm | SecurityGroupSelectorTerm] | None) -> list[dict]:
-    return [term.model_dump(exclude_none=True) for term in terms or ()]
+def _reservation_term(term: ReservationTermConfig, owner_key: OwnerKey) -> CapacityReservationSelectorTerm:
+    rendered: CapacityReservationSelectorTerm = {}
+    if term.id is not None:
+        rendered["id"] = term.id
+    if term.tags is not None:
+        rendered["tags"] = dict(term.tags)
+    if term.owner_id is not None:
+        rendered[owner_key] = term.owner_id
+    return rendered
+
+
+def _terms(terms: Sequence[SubnetSelectorTerm | SecurityGroupSelectorTerm] | None) -> list[SelectorTerm]:
+    return [_selector_term(term) for term in terms or ()]
+
+
+def _selector_term(term: SubnetSelectorTerm | SecurityGroupSelectorTerm) -> SelectorTerm:
+    rendered: SelectorTerm = {}
+    if term.tags is not None:
+        rendered["tags"] = dict(term.tags)
+    if term.id is not None:
+        rendered["id"] = term.id
+    if isinstance(term, SecurityGroupSelectorTerm) and term.name is not None:
+        rendered["name"] = term.name
+    return rendered
 
 
 def auto_mode_node_class_spec(pool: NodePoolConfig, platform: Platform,
@@ -156,8 +190,8 @@ def auto_mode_node_class_spec(pool: NodePoolConfig, platform: Platform,
     No ``tags``: Auto Mode's managed policies do not let it put user-defined tags on the instances it
     launches (that needs extra permissions on the cluster role), so it would fail to launch any.
     """
-    discovery = [{"tags": {DISCOVERY_TAG: platform.cluster_name}}]
-    spec: NodeClassSpec = {"role": platform.node_role_name,
+    discovery: list[SelectorTerm] = [{"tags": {DISCOVERY_TAG: platform.cluster_name}}]
+    spec: NodeClassSpec = {"role": _node_role(pool, platform),
                            "subnetSelectorTerms": _terms(pool.subnet_selector_terms) or discovery,
                            "securityGroupSelectorTerms": _terms(pool.security_group_selector_terms) or discovery}
     if terms := reservation_terms(pool, owner_key="owner", reservation_ids=reservation_ids):
@@ -167,7 +201,9 @@ def auto_mode_node_class_spec(pool: NodePoolConfig, platform: Platform,
 
 def node_pool_spec(pool: NodePoolConfig, node_class_name: str, budgets: list[Budget],
                    node_classes: NodeClassFlavour = KARPENTER_NODE_CLASSES) -> NodePoolSpec:
-    template_spec = {
+    if pool.limits is None:  # only an existing pool goes without, and its NodePool is its owner's
+        raise ValueError(f"node pool {pool.name!r} has no limits: prescale creates no NodePool without limits")
+    template_spec: NodeClaimTemplateSpec = {
         "nodeClassRef": {"group": node_classes.group, "kind": node_classes.kind, "name": node_class_name},
         "requirements": requirements(pool, node_classes),
         "expireAfter": pool.deployed_expire_after(node_classes.auto_mode),
@@ -204,22 +240,31 @@ def requirements(pool: NodePoolConfig,
         if problem:
             raise ValueError(f"node pool {pool.name!r}: requirement key {requirement.key!r} {problem}")
     chosen: list[NodeSelectorRequirement] = []
-    for requirement in pool_requirements(pool, node_classes.label_domain, linux=node_classes.requires_os):
-        rendered: NodeSelectorRequirement = {"key": requirement.key, "operator": requirement.operator}
-        if requirement.values:
-            rendered["values"] = list(requirement.values)
-        if requirement.min_values is not None:
-            rendered["minValues"] = requirement.min_values
+    for required in pool_requirements(pool, node_classes.label_domain, linux=node_classes.requires_os):
+        rendered: NodeSelectorRequirement = {"key": required.key, "operator": required.operator}
+        if required.values:
+            rendered["values"] = list(required.values)
+        if required.min_values is not None:
+            rendered["minValues"] = required.min_values
         chosen.append(rendered)
     return chosen
 
 
 def taints(pool: NodePoolConfig) -> list[Taint]:
     """The pool's taints; a value-less taint omits ``value`` (the NodePool schema refuses ``""``)."""
-    return [{"key": t.key, "effect": t.effect, **({"value": t.value} if t.value else {})} for t in pool.taints]
+    return [_taint(taint) for taint in pool.taints]
+
+
+def _taint(given: TaintConfig) -> Taint:
+    rendered: Taint = {"key": given.key, "effect": given.effect}
+    if given.value:
+        rendered["value"] = given.value
+    return rendered
 
 
 def budgets(freezes: Sequence[BudgetSchedule]) -> list[Budget]:
     """``nodes: "0"`` for every (fitted) freeze, then the standing budgets: at most the CRD's 50 in all."""
-    return ([{"nodes": "0", "schedule": f.schedule, "duration": f.duration} for f in freezes]
-            + copy.deepcopy(list(STANDING_BUDGETS)))  # each pool its own copies
+    frozen: list[Budget] = [{"nodes": "0", "schedule": f.schedule, "duration": f.duration} for f in freezes]
+    standing: list[Budget] = [{"nodes": b["nodes"], "reasons": list(b["reasons"])}  # each pool its own copies
+                              for b in STANDING_BUDGETS]
+    return frozen + standing

@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TypeVar
+from typing import Literal, TypedDict, TypeVar
 
 from .cron import parse_cron, render_field
 from .duration import format_duration, parse_duration
@@ -22,12 +22,20 @@ T = TypeVar("T", bound=Ordered)  # minutes of the day here, instants in the CLI'
 
 MAX_BUDGETS = 50  # NodePool CRD: spec.disruption.budgets maxItems
 
+
+class StandingBudget(TypedDict):
+    """A NodePool disruption budget without a schedule, in Karpenter's shape (``prescale.capacity.crds.Budget``)."""
+
+    nodes: str  # a percentage of the pool's nodes
+    reasons: list[Literal["Underutilized", "Empty", "Drifted"]]
+
+
 # Every pool's always-active budgets beside its freezes. Karpenter v1 applies, per disruption reason, the most
 # restrictive of the active budgets that name it or name no reason: a freeze (``nodes: "0"``, no reasons)
 # still stops everything during a window, and outside windows empty nodes may all leave at once (emptied event
 # nodes go promptly after a window, not 10% at a time) while consolidating busy nodes and replacing drifted
 # ones keep Karpenter's default pace of 10%.
-STANDING_BUDGETS: tuple[dict[str, str | list[str]], ...] = (
+STANDING_BUDGETS: tuple[StandingBudget, ...] = (
     {"nodes": "100%", "reasons": ["Empty"]},
     {"nodes": "10%", "reasons": ["Underutilized", "Drifted"]},
 )

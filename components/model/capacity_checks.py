@@ -76,7 +76,7 @@ def capacity_problems(config: CapacityConfig, spans: Mapping[int, list[Span]], r
             problems += _size_problems(config, pool_index, pool, pool_demands)
         if pool.limits is None:
             continue
-        alone = [_window_limit_problems(demand, pool_index, pool) for demand in pool_demands]
+        alone = [_window_limit_problems(demand, pool_index, pool, pool.limits) for demand in pool_demands]
         problems += [problem for found in alone for problem in found]
         together = [demand for demand, found in zip(pool_demands, alone, strict=True)
                     if not found and demand.index in spans]
@@ -106,9 +106,9 @@ def _size_path(pool_index: int, pool: NodePoolConfig, key: str) -> str:
     return f"nodePools[{pool_index}].{key}" if own else f"placeholders.{key}"
 
 
-def _window_limit_problems(demand: _Demand, pool_index: int, pool: NodePoolConfig) -> list[str]:
-    """One window alone above its pool's limits."""
-    window, limits, problems = demand.window, pool.limits, []
+def _window_limit_problems(demand: _Demand, pool_index: int, pool: NodePoolConfig, limits: Limits) -> list[str]:
+    """One window alone above its pool's ``limits``."""
+    window, problems = demand.window, []
     for resource in ("cpu", "memory"):
         limit = getattr(limits, resource)
         if limit is None:
@@ -118,7 +118,7 @@ def _window_limit_problems(demand: _Demand, pool_index: int, pool: NodePoolConfi
             if parse_quantity(wanted) > parse_quantity(limit):
                 problems.append(f"{demand.path}.capacity.{resource}: {wanted!r} is above the limit {limit!r} of "
                                 f"node pool {pool.name!r}; allowed: at most {limit!r} (raise the pool's limit)")
-        elif demand.amount(resource) > parse_quantity(limit):
+        elif window.nodes is not None and demand.amount(resource) > parse_quantity(limit):
             size, total = getattr(demand.plan, resource), demand.amount(resource)
             fitting = int(parse_quantity(limit) / parse_quantity(size))
             fewer = f"at most {_count(fitting)}, " if fitting else ""

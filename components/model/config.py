@@ -13,7 +13,7 @@ import ipaddress
 import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, Self, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -24,6 +24,7 @@ from pydantic import (
     StrictBool,
     StrictInt,
     StrictStr,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -51,7 +52,7 @@ _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 
 
-def _dns_label(max_length: int):
+def _dns_label(max_length: int) -> AfterValidator:
     def check(value: str) -> str:
         if not _DNS_LABEL.match(value) or len(value) > max_length:
             raise _fail("dns_label", f"must be a DNS-1123 label: lowercase letters, digits and '-', starting "
@@ -107,11 +108,16 @@ def _list_as_tuple(value: object) -> object:
     return tuple(value)
 
 
-def _distinct(values: Sequence[str]) -> Sequence[str]:
+_Strings = TypeVar("_Strings", bound=Sequence[str])
+
+
+def _distinct(values: _Strings) -> _Strings:
     duplicates = sorted({v for v in values if values.count(v) > 1})
     if duplicates:
         raise _fail("unique", f"lists {', '.join(duplicates)} more than once")
     return values
+
+
 def _number_for_duration(value: object) -> object:
     """YAML reads ``leadTime: 10`` as the number 10: say which duration to write (the unit is what is missing)."""
     if type(value) is int:
@@ -151,7 +157,7 @@ class SystemNodeGroupConfig(Model):
     disk_size_gib: StrictInt = Field(default=50, ge=20, le=16384)
 
     @model_validator(mode="after")
-    def _sizes_ordered(self):
+    def _sizes_ordered(self) -> Self:
         if not self.min_size <= self.desired_size <= self.max_size:
             raise _fail("model", f"sizes must satisfy minSize ({self.min_size}) <= desiredSize "
                                  f"({self.desired_size}) <= maxSize ({self.max_size})")
@@ -203,7 +209,7 @@ class ClusterConfig(Model):
     auto_mode: StrictBool = False
 
     @model_validator(mode="after")
-    def _network_fields_consistent(self):
+    def _network_fields_consistent(self) -> Self:
         if (self.vpc_id is None) != (self.private_subnet_ids is None):
             raise _fail("model", "vpcId and privateSubnetIds go together: give both to use an existing VPC, "
                                "or neither to create one")
@@ -276,7 +282,7 @@ class KarpenterConfig(Model):
 
     @field_validator("version")
     @classmethod
-    def _policy_carried(cls, value: str, info) -> str:
+    def _policy_carried(cls, value: str, info: ValidationInfo) -> str:
         problem = karpenter_policy_problem(value) if info.data.get("install", True) else None
         if problem:
             raise _fail("version", problem)
@@ -343,7 +349,7 @@ class Limits(Model):
     nodes: StrictInt | None = Field(default=None, ge=1)
 
     @model_validator(mode="after")
-    def _bounded(self):
+    def _bounded(self) -> Self:
         if self.cpu is None and self.memory is None and self.nodes is None:
             raise _fail("model", "{} (no cpu, memory or nodes) bounds nothing, so the pool could launch without "
                                  "end; allowed: at least one of cpu, memory or nodes, e.g. {cpu: 1000}")
@@ -374,7 +380,7 @@ class SubnetSelectorTerm(Model):
     id: Annotated[StrictStr, _shaped(r"subnet-[0-9a-z]+", 'a subnet id like "subnet-0a1b2c3d"')] | None = None
 
     @model_validator(mode="after")
-    def _one_selector(self):
+    def _one_selector(self) -> Self:
         return _exactly_one_selector(self)
 
 
@@ -386,11 +392,14 @@ class SecurityGroupSelectorTerm(Model):
     name: StrictStr | None = None
 
     @model_validator(mode="after")
-    def _one_selector(self):
+    def _one_selector(self) -> Self:
         return _exactly_one_selector(self)
 
 
-def _exactly_one_selector(term: Model) -> Model:
+_Term = TypeVar("_Term", bound=Model)
+
+
+def _exactly_one_selector(term: _Term) -> _Term:
     given = sorted(to_camel(f) for f in term.model_fields_set)
     if len(given) != 1:
         allowed = " or ".join(to_camel(f) for f in type(term).model_fields)
@@ -422,6 +431,9 @@ LabelValue = Annotated[StrictStr, Field(max_length=63), _shaped(
     "or digit, at most 63 characters")]
 
 
+RequirementOperator = Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
+
+
 class NodeRequirement(Model):
     """One ``nodePools[].requirements`` entry, in the NodePool's own shape (``karpenter.sh/v1``
     ``NodeSelectorRequirementWithMinValues``), held to the rules of the NodePool CRD of Karpenter 1.14.1.
@@ -431,13 +443,13 @@ class NodeRequirement(Model):
     """
 
     key: RequirementKey
-    operator: Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
+    operator: RequirementOperator
     values: list[LabelValue] = []
     # Karpenter (MIN_VALUES_POLICY Strict, its default) launches only when the key keeps this many distinct values.
     min_values: StrictInt | None = Field(default=None, ge=1, le=50)
 
     @model_validator(mode="after")
-    def _values_fit_the_operator(self):
+    def _values_fit_the_operator(self) -> Self:
         shown = f"operator {self.operator} on {self.key}"
         duplicates = sorted({v for v in self.values if self.values.count(v) > 1})
         if duplicates:
@@ -485,7 +497,7 @@ class CapacityReservationSelectorTerm(Model):
         = Field(default=None, alias="ownerID")
 
     @model_validator(mode="after")
-    def _id_or_tags(self):
+    def _id_or_tags(self) -> Self:
         if (self.id is None) == (self.tags is None):
             given = "both" if self.id is not None else "neither"
             raise _fail("model", f"give exactly one of id or tags per capacity reservation selector term (got "
@@ -566,21 +578,21 @@ class NodePoolConfig(Model):
 
     @model_validator(mode="before")
     @classmethod
-    def _existing_pools_default_to_no_taint(cls, data):
+    def _existing_pools_default_to_no_taint(cls, data: Any) -> Any:
         if isinstance(data, dict) and data.get("existing") is True and "taints" not in data:
             return {**data, "taints": []}
         return data
 
     @field_validator("limits")
     @classmethod
-    def _owned_pools_need_limits(cls, value: Limits | None, info) -> Limits | None:
+    def _owned_pools_need_limits(cls, value: Limits | None, info: ValidationInfo) -> Limits | None:
         if value is None and not info.data.get("existing", False):
             raise _fail("model", "required key is missing: a node pool prescale creates needs limits "
                                  "(e.g. {cpu: \"512\", memory: 2048Gi}), or it could launch without bound")
         return value
 
     @model_validator(mode="after")
-    def _keys_fit_the_kind_of_pool(self):
+    def _keys_fit_the_kind_of_pool(self) -> Self:
         given = {to_camel(f) for f in self.model_fields_set}
         if self.existing and given - EXISTING_POOL_KEYS:
             raise _fail("model", f"an existing pool (existing: true) is used as it is, so it takes only "
@@ -735,7 +747,7 @@ class EventWindow(Model):
         return value
 
     @model_validator(mode="after")
-    def _one_amount(self):
+    def _one_amount(self) -> Self:
         if (self.nodes is None) == (self.capacity is None):
             given = "both" if self.nodes is not None else "neither"
             raise _fail("model", f"give exactly one of nodes (a node count) or capacity ({{cpu, memory}}); "

@@ -257,15 +257,17 @@ def _alerts_problems(config: StackConfig) -> list[str]:
             f"and kube-state-metrics, and a cluster prescale creates ({CONFIG_NAMESPACE}:cluster.create: true) runs "
             "neither, so there would be no PrometheusRule CRD to apply it to and nothing to evaluate it; allowed: "
             f"false here, or true with {CONFIG_NAMESPACE}:cluster.create: false on a cluster that runs both"]
+
+
 def _expiry_problems(config: CapacityConfig, refused: Refused, spans: dict[int, list[capacity_checks.Span]],
                      auto_mode: bool) -> list[str]:
     """A pool's ``expireAfter`` must outlast every window on it, from scale-up to end: disruption budgets do not
     stop expiry (Karpenter's disruption docs), so a node launched at scale-up that expires earlier goes mid-event."""
     longest: dict[str, tuple[int, EventWindow, int]] = {}  # pool → the window holding nodes longest, in seconds
     for index, window in refused.entries("event_windows", config.event_windows):
-        held = max((end - begin for begin, end in spans.get(index, ())), default=0)
-        if held > longest.get(window.node_pool, (0, window, 0))[2]:
-            longest[window.node_pool] = (index, window, held)
+        seconds_held = max((end - begin for begin, end in spans.get(index, ())), default=0)
+        if seconds_held > longest.get(window.node_pool, (0, window, 0))[2]:
+            longest[window.node_pool] = (index, window, seconds_held)
     problems = []
     for pool_index, pool in refused.entries("node_pools", config.node_pools):
         expire_after = pool.deployed_expire_after(auto_mode)

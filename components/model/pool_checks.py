@@ -8,7 +8,7 @@ from __future__ import annotations
 from pydantic.alias_generators import to_camel
 
 from .config import CONFIG_NAMESPACE, CapacityConfig, NodePoolConfig
-from .instances import Launchable, instance_types, launchable, narrows
+from .instances import InstanceType, instance_types, launchable, narrows
 from .labels import CAPACITY_TYPE, CAPACITY_TYPES, mode_key_problem, table_key
 from .refused import NOTHING_REFUSED, Refused
 from .requirements import PoolRequirement, pool_requirements, shorthand_field
@@ -84,7 +84,7 @@ def _launch_problems(path: str, pool: NodePoolConfig) -> list[str]:
     requirements = pool_requirements(pool)
     found = launchable(requirements)
     if found.emptied_by is not None:
-        return [_emptied(path, pool, requirements, found)]
+        return [_emptied(path, pool, requirements, found.emptied_by, found.before)]
     problems = [_min_values_problem(path, pool, requirement,
                                     {instance.labels[table_key(requirement.key)] for instance in found.types},
                                     "instance types")
@@ -102,8 +102,8 @@ def _launch_problems(path: str, pool: NodePoolConfig) -> list[str]:
     return [problem for problem in problems if problem]
 
 
-def _emptied(path: str, pool: NodePoolConfig, requirements: tuple[PoolRequirement, ...], found: Launchable) -> str:
-    culprit = found.emptied_by
+def _emptied(path: str, pool: NodePoolConfig, requirements: tuple[PoolRequirement, ...], culprit: PoolRequirement,
+             before: tuple[InstanceType, ...]) -> str:
     key = table_key(culprit.key)
     earlier = [r.describe() for r in requirements[:requirements.index(culprit)] if narrows(r)]
     after = f" left after {', '.join(earlier)}" if earlier else ""
@@ -112,14 +112,14 @@ def _emptied(path: str, pool: NodePoolConfig, requirements: tuple[PoolRequiremen
         unknown = (f" (Karpenter 1.14's list has no {key} {', '.join(culprit.values)}: a type EC2 added later is not "
                    "known here until prescale's table is regenerated)")
     return (f"{path}.{culprit.source}: {_shown(culprit)} leaves node pool {pool.name!r} no instance type to launch: "
-            f"none of the {len(found.before)} types of Karpenter's list{after} meets it{unknown}, so its windows "
-            f"would never get a node; those types have {key} {_summary({t.labels[key] for t in found.before})}; "
+            f"none of the {len(before)} types of Karpenter's list{after} meets it{unknown}, so its windows "
+            f"would never get a node; those types have {key} {_summary({t.labels[key] for t in before})}; "
             "allowed: a requirement some of them meet")
 
 
 def _min_values_problem(path: str, pool: NodePoolConfig, requirement: PoolRequirement, values: set[str],
                         kind: str) -> str | None:
-    if len(values) >= requirement.min_values:
+    if requirement.min_values is None or len(values) >= requirement.min_values:
         return None
     return (f"{path}.{requirement.source}.minValues: {requirement.min_values} is more than the {len(values)} "
             f"{requirement.key} values node pool {pool.name!r} can launch ({_summary(values)}, over all its "

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from pydantic.alias_generators import to_camel
 
-from .config import NodePoolConfig
+from .config import NodePoolConfig, RequirementOperator
 from .labels import ARCH, CAPACITY_TYPE, KARPENTER_DOMAIN, OS, table_key
 
 
@@ -23,7 +23,7 @@ class PoolRequirement:
 
     source: str | None
     key: str
-    operator: str
+    operator: RequirementOperator
     values: tuple[str, ...] = ()
     min_values: int | None = None
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from functools import cache
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar, get_args
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
+from pydantic_core import ErrorDetails
 
 from .config import CONFIG_NAMESPACE, CapacityConfig, PoolName, StackConfig
 from .config_checks import capacity_problems, stack_problems
@@ -43,6 +44,8 @@ KEYS = {"aws:region": "region", **{f"{CONFIG_NAMESPACE}:{to_camel(f)}": f for f 
 _REQUIRED = ("aws:region", f"{CONFIG_NAMESPACE}:cluster")
 # The same for a program that uses prescale as a library and brings its own platform.
 CAPACITY_KEYS = {f"{CONFIG_NAMESPACE}:{to_camel(f)}": f for f in CapacityConfig.model_fields}
+
+_Config = TypeVar("_Config", bound=CapacityConfig)
 
 
 def reads(key: str) -> bool:
@@ -82,7 +85,8 @@ def load_capacity_config(raw: Mapping[str, Any], now: datetime) -> CapacityConfi
                  lambda config, refused: capacity_problems(config, now, refused))
 
 
-def _load(model, keys: Mapping[str, str], required: tuple[str, ...], raw: Mapping[str, Any], cross_key_problems):
+def _load(model: type[_Config], keys: Mapping[str, str], required: tuple[str, ...], raw: Mapping[str, Any],
+          cross_key_problems: Callable[[_Config, Refused], list[str]]) -> _Config:
     """Each section on its own (so every bad value is reported), then the rules across sections on every part
     that validated: a refused section or list entry only skips the rules that need it (:class:`Refused`)."""
     problems = _unknown_keys(raw, keys) + [f"{key}: required key is missing; see the README's config reference"
@@ -115,9 +119,10 @@ def _pool_name(entry: Any) -> str | None:
     """The name written in a refused ``nodePools`` entry, or None if that is not a valid name either."""
     name = entry.get("name") if isinstance(entry, dict) else None
     try:
-        return _adapter(PoolName).validate_python(name)
+        valid: str = _adapter(PoolName).validate_python(name)
     except ValidationError:
         return None
+    return valid
 
 
 def _unknown_keys(raw: Mapping[str, Any], keys: Mapping[str, str]) -> list[str]:
@@ -133,13 +138,13 @@ def _suggest(word: str, choices: list[str]) -> str:
     return f"did you mean {close[0]!r}? " if close else ""
 
 
-def _validate_section(model, key: str, field: str, value: Any) -> tuple[Any, list[str], set[int]]:
+def _validate_section(model: type[BaseModel], key: str, field: str, value: Any) -> tuple[Any, list[str], set[int]]:
     """Validate one top-level key: its value (``None`` if refused), the problems, and the indices of the list
     entries refused (a list is validated entry by entry, so one bad window does not hide the others)."""
     info = model.model_fields[field]
-    annotation = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
+    annotation: Any = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
     if getattr(annotation, "__origin__", None) is list and isinstance(value, list):
-        item_type, parsed, problems, left_out = annotation.__args__[0], [], [], set()
+        item_type, parsed, problems, left_out = get_args(annotation)[0], [], [], set()
         for index, item in enumerate(value):
             try:
                 parsed.append(_adapter(item_type).validate_python(item))
@@ -154,7 +159,7 @@ def _validate_section(model, key: str, field: str, value: Any) -> tuple[Any, lis
 
 
 @cache
-def _adapter(annotation: Any) -> TypeAdapter:
+def _adapter(annotation: Any) -> TypeAdapter[Any]:
     return TypeAdapter(annotation)
 
 
@@ -167,7 +172,7 @@ def _describe(error: ValidationError, prefix: str, root: Any) -> list[str]:
     return problems
 
 
-def _explain(item: dict, root: Any, loc: list) -> str:
+def _explain(item: ErrorDetails, root: Any, loc: list[int | str]) -> str:
     kind, value = item["type"], item.get("input")
     if kind == "extra_forbidden":
         allowed = sorted(_keys(_model_at(root, loc[:-1])))
@@ -193,7 +198,7 @@ _LENGTHS = {"string_too_short": ("at least", "min_length", "character"),
             "too_long": ("at most", "max_length", "item")}
 
 
-def _what_to_write(kind: str, value: Any, context: dict, root: Any, loc: list) -> str | None:
+def _what_to_write(kind: str, value: Any, context: dict[str, Any], root: Any, loc: list[int | str]) -> str | None:
     """What the user should write, in the stack file's terms, for pydantic's error ``kind`` (None: its words
     already say it). Pydantic phrases errors for programmers ("Input should be a valid integer")."""
     if kind in ("int_type", "int_parsing", "int_from_float"):
@@ -256,19 +261,19 @@ def _shown(value: Any) -> str:
     return "null" if value is None else repr(value)
 
 
-def _model_at(root: Any, loc: list) -> type[BaseModel]:
-    """The model that owns the key at ``loc`` below ``root`` (to list the keys allowed there)."""
+def _model_at(root: Any, loc: Sequence[int | str]) -> type[BaseModel] | None:
+    """The model that owns the key at ``loc`` below ``root`` (to list the keys allowed there); None if none does."""
     model = _model_in(root)
     for part in loc:
-        if isinstance(part, str):
+        if isinstance(part, str) and model is not None:
             field = next(f for f in model.model_fields.values() if f.alias == part)
             model = _model_in(field.annotation)
     return model
 
 
-def _keys(model: type[BaseModel]) -> list[str]:
+def _keys(model: type[BaseModel] | None) -> list[str]:
     """The keys a model takes, as a stack file spells them (its aliases: ``minValues``, ``ownerID``)."""
-    return [field.alias for field in model.model_fields.values()]
+    return [] if model is None else [field.alias or name for name, field in model.model_fields.items()]
 
 
 def _model_in(annotation: Any) -> type[BaseModel] | None:
