@@ -24,7 +24,7 @@ from prescale.model.overlaps import coinciding
 from prescale.model.plan import CapacityPlan
 from prescale.model.quantity import parse_quantity
 from prescale.model.schedule import BudgetSchedule, Occurrence, recurring_occurrences
-from prescale.model.sizing import PlaceholderPlan, plan_placeholders
+from prescale.model.sizing import PlaceholderPlan
 from prescale.model.windows import IdleWindow, WindowPlan
 
 _UTC_ZONE = ZoneInfo("UTC")  # Karpenter evaluates budget schedules in UTC
@@ -72,14 +72,13 @@ class Timeline:
 
 def build_timeline(plan: CapacityPlan, since: datetime, until: datetime) -> Timeline:
     """Everything ``prescale schedule`` shows for ``[since, until)``, as the program deploys it at ``plan.now``."""
-    config, now = plan.config, plan.now
+    now = plan.now
     freezes = {name: pool.freezes for name, pool in plan.pools.items() if pool.freezes}
     frozen = {pool: _frozen_intervals(budgets, since, until) for pool, budgets in freezes.items()}
     entries = []
     for window_plan in plan.windows:
         window = window_plan.window
-        placeholders = window_plan.placeholders or plan_placeholders(window,
-                                                                     config.placeholders_for(window.node_pool))
+        placeholders = window_plan.placeholders
         for occurrence in window_occurrences(window_plan, since, until, now):
             existing_pool = not plan.pools[window.node_pool].pool.owned
             if isinstance(window_plan, IdleWindow):

@@ -46,8 +46,8 @@ class IdleWindow:
 
     window: EventWindow
     reason: str
-    occurrence: schedule.Occurrence | None = None  # a one-off's only occurrence
-    placeholders: PlaceholderPlan | None = None  # what it would hold once armed
+    occurrence: schedule.Occurrence  # only one-offs go idle: their only occurrence
+    placeholders: PlaceholderPlan  # what it would hold once armed
     reservation: ReservationPlan | None = None  # what it will reserve once armed (never held while idle)
 
     @property
