@@ -9,14 +9,12 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from decimal import Decimal
 
 from prescale.model.config import CapacityConfig, EventWindow, NodePoolConfig, PricingConfig
 from prescale.model.duration import parse_duration
 from prescale.model.instances import InstanceType, instance_type, pool_launchable
-from prescale.model.sizing import PlaceholderPlan, plan_placeholders
-from prescale.model.sizing import pods_per_node as fitting_pods
-from prescale.model.tails import DRAIN, KEDA_COOLDOWN
+from prescale.model.sizing import PlaceholderPlan, plan_placeholders, pods_per_node
+from prescale.model.tails import KEDA_COOLDOWN, usual_tail
 
 from .node_hours import Hold, paid_node_hours
 from .timeline import Timeline
@@ -133,8 +131,8 @@ def window_tails(config: CapacityConfig, cost: CostEstimate) -> list[WindowTail]
     for window in cost.windows:
         if window.fleet is None:
             continue
-        consolidation = parse_duration(config.node_pool(window.node_pool).consolidate_after) + DRAIN
-        usual, without_keda = KEDA_COOLDOWN + consolidation, grace + consolidation
+        usual = usual_tail(config.node_pool(window.node_pool))
+        without_keda = usual - KEDA_COOLDOWN + grace  # the failsafe scales down instead of KEDA
         price = window.fleet.price_per_hour
         tails.append(WindowTail(window.window, usual, price * (usual / timedelta(hours=1)),
                                 without_keda, price * (without_keda / timedelta(hours=1))))
@@ -183,7 +181,7 @@ def cheapest_fleet(placeholders: PlaceholderPlan, shapes: list[InstanceShape]) -
     """The cheapest single-type fleet holding every placeholder pod; the earlier candidate wins a tie."""
     best: Fleet | None = None
     for shape in shapes:
-        per_node = pods_per_node(placeholders, shape)
+        per_node = pods_per_node(placeholders, shape.instance.room)  # room beside DaemonSets
         if per_node:
             fleet = Fleet(shape, math.ceil(placeholders.pods / per_node))
             if best is None or fleet.price_per_hour < best.price_per_hour:
@@ -191,10 +189,3 @@ def cheapest_fleet(placeholders: PlaceholderPlan, shapes: list[InstanceShape]) -
     return best
 
 
-def pods_per_node(placeholders: PlaceholderPlan, shape: InstanceShape) -> int:
-    return fitting_pods(placeholders, allocatable(shape))
-
-
-def allocatable(shape: InstanceShape) -> tuple[Decimal, Decimal]:
-    """CPU cores and memory bytes left for pods on a node of ``shape`` (step 2 of the module docstring)."""
-    return shape.instance.room

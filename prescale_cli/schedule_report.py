@@ -14,8 +14,9 @@ from prescale.model.config import CapacityConfig
 from prescale.model.duration import format_duration
 from prescale.model.quantity import format_cpu, format_memory
 from prescale.model.schedule import Occurrence
+from prescale.model.tails import DRAIN, KEDA_COOLDOWN
 
-from .cost import CURRENCY, DRAIN, KEDA_COOLDOWN, CostEstimate, Fleet, window_tails
+from .cost import CURRENCY, CostEstimate, Fleet, window_tails
 from .output import Output
 from .timeline import Entry, Interval, Timeline
 

@@ -50,10 +50,10 @@ class _Demand:
 
 
 def occupied_spans(window: EventWindow, now: datetime) -> list[Span]:
-    """When ``window`` holds placeholders over the coming year: call it while the window's checks are fresh, so its
-    occurrences come from :func:`prescale.model.schedule.occurrence_instants`' cache."""
+    """When ``window`` holds placeholders over the coming year (recurring occurrences are cached, as the window's
+    time checks asked for the same ones)."""
     if window.is_one_off:
-        occurrence = schedule.one_off_occurrence(window.local_start, window.local_end, window.timezone, window.lead)
+        occurrence = window.one_off_occurrence()
         spans = [(epoch_seconds(occurrence.scale_up), epoch_seconds(occurrence.end))]
     else:
         spans = [(scale_up, end) for scale_up, _, end in

@@ -37,6 +37,7 @@ from .duration import parse_duration
 from .labels import CAPACITY_TYPE, CAPACITY_TYPES, OS, key_problem
 from .quantity import ALLOWED as QUANTITY_ALLOWED
 from .quantity import parse_quantity
+from .schedule import Occurrence, one_off_occurrence
 from .time_zones import time_zone_problem
 
 CONFIG_NAMESPACE = "prescale"
@@ -718,6 +719,10 @@ class EventWindow(Model):
     @property
     def local_end(self) -> datetime:
         return datetime.fromisoformat(self.end)
+
+    def one_off_occurrence(self) -> Occurrence:
+        """A one-off window's only occurrence: scale-up, start and end in its zone."""
+        return one_off_occurrence(self.local_start, self.local_end, self.timezone, self.lead)
 
     @field_validator("lead_time")
     @classmethod

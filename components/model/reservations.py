@@ -81,7 +81,7 @@ def plan_reservation(window: EventWindow, pool: NodePoolConfig, placeholders: Pl
     reserve = window.reserve
     if reserve is None or not window.is_one_off:
         return None
-    occurrence = schedule.one_off_occurrence(window.local_start, window.local_end, window.timezone, window.lead)
+    occurrence = window.one_off_occurrence()
     if now >= occurrence.end_utc:
         return None
     hold_from = occurrence.scale_up_utc - reserve.hold

@@ -84,7 +84,7 @@ def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datet
         budget = schedule.recurring_budget(window.start, window.end, window.timezone, window.lead, now) \
             if freeze else None
         return ArmedWindow(window, schedule.shift_cron(window.start, -window.lead), window.end, budget, plan, failsafe)
-    occurrence = one_off_occurrence(window)
+    occurrence = window.one_off_occurrence()
     if now >= occurrence.end_utc:
         return IdleWindow(window, f"one-off event ended at {occurrence.end:%Y-%m-%d %H:%M %Z} ({window.timezone}); "
                                   "nothing is deployed for it (its dated crons would fire again next year); remove "
@@ -102,11 +102,6 @@ def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datet
 def _reservation(window: EventWindow, pool: NodePoolConfig | None, plan: PlaceholderPlan, now: datetime,
                  armed: bool) -> ReservationPlan | None:
     return plan_reservation(window, pool, plan, now, armed) if pool is not None else None
-
-
-def one_off_occurrence(window: EventWindow) -> schedule.Occurrence:
-    """A one-off window's only occurrence (scale-up, start and end in its zone)."""
-    return schedule.one_off_occurrence(window.local_start, window.local_end, window.timezone, window.lead)
 
 
 def one_off_repeat_warning(armed: ArmedWindow) -> str | None:
