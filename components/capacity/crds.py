@@ -17,7 +17,7 @@ prescale sets are typed; the CRDs have more.
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import Generic, Literal, NotRequired, TypedDict, TypeVar
 
 import pulumi
 from pulumi_kubernetes.apiextensions import CustomResource
@@ -43,13 +43,16 @@ class Taint(TypedDict):
     value: NotRequired[str]
 
 
-class _ClusterScoped(CustomResource):
+Spec = TypeVar("Spec")  # a kind's own spec TypedDict, so each kind is built from exactly its shape
+
+
+class _ClusterScoped(CustomResource, Generic[Spec]):
     """A custom resource of a cluster-scoped kind: its ``API_VERSION``/``KIND`` from the subclass, no namespace."""
 
     API_VERSION: str
     KIND: str
 
-    def __init__(self, resource_name: str, metadata: ObjectMeta, spec: object,
+    def __init__(self, resource_name: str, metadata: ObjectMeta, spec: Spec,
                  opts: pulumi.ResourceOptions | None = None):
         # Refuse a namespace rather than let the provider or the API server guess what was meant.
         if "namespace" in metadata:
@@ -58,13 +61,13 @@ class _ClusterScoped(CustomResource):
                          metadata=metadata, spec=spec, opts=opts)
 
 
-class _Namespaced(CustomResource):
+class _Namespaced(CustomResource, Generic[Spec]):
     """A custom resource of a namespaced kind: its ``API_VERSION``/``KIND`` from the subclass, a namespace required."""
 
     API_VERSION: str
     KIND: str
 
-    def __init__(self, resource_name: str, metadata: ObjectMeta, spec: object,
+    def __init__(self, resource_name: str, metadata: ObjectMeta, spec: Spec,
                  opts: pulumi.ResourceOptions | None = None):
         if "namespace" not in metadata:
             raise ValueError(f"{self.KIND} {metadata['name']!r} needs a namespace: it is a namespaced resource")
@@ -134,7 +137,7 @@ class NodePoolSpec(TypedDict):
     weight: NotRequired[int]
 
 
-class NodePool(_ClusterScoped):
+class NodePool(_ClusterScoped[NodePoolSpec]):
     """A ``karpenter.sh/v1`` NodePool: which nodes Karpenter may launch for pending pods, and when it may remove them.
 
     Cluster-scoped, so it never carries a namespace.
@@ -142,10 +145,6 @@ class NodePool(_ClusterScoped):
 
     API_VERSION = "karpenter.sh/v1"
     KIND = "NodePool"
-
-    def __init__(self, resource_name: str, metadata: ObjectMeta, spec: NodePoolSpec,
-                 opts: pulumi.ResourceOptions | None = None):
-        super().__init__(resource_name, metadata, spec, opts)
 
 
 # --- karpenter.k8s.aws/v1 EC2NodeClass -----------------------------------------------------------------
@@ -206,7 +205,7 @@ class EC2NodeClassSpec(TypedDict):
     capacityReservationSelectorTerms: NotRequired[list[CapacityReservationSelectorTerm]]
 
 
-class EC2NodeClass(_ClusterScoped):
+class EC2NodeClass(_ClusterScoped[EC2NodeClassSpec]):
     """A ``karpenter.k8s.aws/v1`` EC2NodeClass: the AMI, IAM role, network and disks of a NodePool's instances.
 
     Cluster-scoped, so it never carries a namespace.
@@ -214,10 +213,6 @@ class EC2NodeClass(_ClusterScoped):
 
     API_VERSION = "karpenter.k8s.aws/v1"
     KIND = "EC2NodeClass"
-
-    def __init__(self, resource_name: str, metadata: ObjectMeta, spec: EC2NodeClassSpec,
-                 opts: pulumi.ResourceOptions | None = None):
-        super().__init__(resource_name, metadata, spec, opts)
 
 
 # --- eks.amazonaws.com/v1 NodeClass (EKS Auto Mode) ----------------------------------------------------
@@ -233,7 +228,7 @@ class NodeClassSpec(TypedDict):
     capacityReservationSelectorTerms: NotRequired[list[CapacityReservationSelectorTerm]]  # `owner`, not `ownerID`
 
 
-class NodeClass(_ClusterScoped):
+class NodeClass(_ClusterScoped[NodeClassSpec]):
     """An ``eks.amazonaws.com/v1`` NodeClass: the IAM role and network of the nodes EKS Auto Mode launches.
 
     Cluster-scoped, so it never carries a namespace; AWS reserves the name ``default`` for its built-in one.
@@ -285,7 +280,7 @@ class ScaledObjectSpec(TypedDict):
     triggers: list[CronTrigger]
 
 
-class ScaledObject(_Namespaced):
+class ScaledObject(_Namespaced[ScaledObjectSpec]):
     """A ``keda.sh/v1alpha1`` ScaledObject: KEDA scales ``scaleTargetRef`` from its triggers through an HPA.
 
     Its name must stay within 54 characters: KEDA names the HPA ``keda-hpa-<name>`` (a 63-character limit),
@@ -321,14 +316,10 @@ class PrometheusRuleSpec(TypedDict):
     groups: list[RuleGroup]
 
 
-class PrometheusRule(_Namespaced):
+class PrometheusRule(_Namespaced[PrometheusRuleSpec]):
     """A ``monitoring.coreos.com/v1`` PrometheusRule: rule groups the Prometheus Operator loads into each Prometheus
     whose ``ruleSelector`` and ``ruleNamespaceSelector`` select it."""
 
     API_VERSION = "monitoring.coreos.com/v1"
     KIND = "PrometheusRule"
-
-    def __init__(self, resource_name: str, metadata: ObjectMeta, spec: PrometheusRuleSpec,
-                 opts: pulumi.ResourceOptions | None = None):
-        super().__init__(resource_name, metadata, spec, opts)
 
