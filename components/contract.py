@@ -16,6 +16,8 @@ from typing import Any
 
 import pulumi
 
+from .model.fleet.labels import NODEPOOL_LABEL
+
 # The taint prescale's system node group carries, and that controllers commonly tolerate.
 SYSTEM_NODE_TAINT = {"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"}
 
@@ -23,7 +25,7 @@ SYSTEM_NODE_TAINT = {"key": "CriticalAddonsOnly", "value": "true", "effect": "No
 # consolidates the node, and while Pending it would make Karpenter launch a node for it; with this affinity
 # Karpenter knows no NodePool of its can host the pod and launches nothing (Karpenter's own chart does the same).
 NOT_ON_KARPENTER_NODES = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-    "nodeSelectorTerms": [{"matchExpressions": [{"key": "karpenter.sh/nodepool", "operator": "DoesNotExist"}]}]}}}
+    "nodeSelectorTerms": [{"matchExpressions": [{"key": NODEPOOL_LABEL, "operator": "DoesNotExist"}]}]}}}
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ class SystemPlacement:
 
 # Auto Mode's `system` pool: selected by its name, its CriticalAddonsOnly taint tolerated whatever the effect
 # (the EKS user guide's "Run critical add-ons on dedicated instances").
-AUTO_MODE_SYSTEM_PLACEMENT = SystemPlacement(node_selector={"karpenter.sh/nodepool": "system"},
+AUTO_MODE_SYSTEM_PLACEMENT = SystemPlacement(node_selector={NODEPOOL_LABEL: "system"},
                                              tolerations=({"key": "CriticalAddonsOnly", "operator": "Exists"},),
                                              avoid_karpenter_nodes=False)
 

@@ -1,27 +1,23 @@
-"""The names prescale writes into a cluster and its AWS account, in one place.
+"""The names prescale writes into a cluster and its AWS account, in one place (label keys:
+:mod:`prescale.model.fleet.labels`).
 
-Labels, tags and object names are read back by other objects (a Deployment's ``nodeSelector`` names the pool's
+Label sets, tags and object names are read back by other objects (a Deployment's ``nodeSelector`` names the pool's
 label, a failsafe names the Deployment it scales, the policy pack and ``prescale status`` find objects by them), so
 each is defined once here and both wings import it. Pure: no Pulumi.
 """
 
 from __future__ import annotations
 
+from .model.fleet.labels import NODEPOOL_LABEL, POOL_LABEL
+
 # Subnets and security groups an EC2NodeClass selects, unless a pool gives its own selector terms (Karpenter's
 # getting-started convention).
 DISCOVERY_TAG = "karpenter.sh/discovery"
 
-# prescale's own labels.
-POOL_LABEL = "prescale.io/node-pool"  # on a prescale pool's nodes and on every placeholder
-WINDOW_LABEL = "prescale.io/window"  # on a window's placeholders and its failsafe
-# Pods of `nodes:` windows carry this with their pool's name; required anti-affinity on it puts at most one
-# on a node, across all `nodes:` windows of the pool, so overlapping windows add up to distinct nodes.
-ONE_PER_NODE_LABEL = "prescale.io/one-per-node"
 PLACEHOLDER_LABELS = {"app.kubernetes.io/name": "prescale-placeholder", "app.kubernetes.io/managed-by": "prescale"}
 FAILSAFE_LABELS = {"app.kubernetes.io/name": "prescale-failsafe", "app.kubernetes.io/managed-by": "prescale"}
 
-# Karpenter's own: the NodePool a node belongs to, and the pod annotation that blocks voluntary disruption.
-NODEPOOL_LABEL = "karpenter.sh/nodepool"
+# Karpenter's pod annotation that blocks voluntary disruption of the pod's node.
 DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 
 # The namespace every window's objects live in, and the placeholders' PriorityClass.

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from prescale.model.config import CapacityConfig, EventWindow, NodePoolConfig, PricingConfig
-from prescale.model.duration import parse_duration
-from prescale.model.instances import InstanceType, instance_type, pool_launchable
-from prescale.model.sizing import PlaceholderPlan, plan_placeholders, pods_per_node
-from prescale.model.tails import KEDA_COOLDOWN, usual_tail
+from prescale.model.fleet.instances import InstanceType, instance_type, pool_launchable
+from prescale.model.fleet.sizing import PlaceholderPlan, plan_placeholders, pods_per_node
+from prescale.model.schedule.after_end import KEDA_COOLDOWN, usual_tail
+from prescale.model.schedule.duration import parse_duration
 
 from .node_hours import Hold, paid_node_hours
 from .timeline import Timeline

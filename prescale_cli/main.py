@@ -20,8 +20,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from prescale.model.duration import parse_duration
 from prescale.model.plan import plan_capacity
+from prescale.model.schedule.duration import parse_duration
 from prescale.model.validation import ConfigError
 from prescale.stack_file import StackFileError, project_name
 
@@ -243,7 +243,7 @@ def _run_plan(args: argparse.Namespace, project: Path, output: Output) -> int:
     from prescale.offline import run_program
 
     from .manifests import write_manifests
-    from .plan import plan_document, show_plan
+    from .resources import resources_document, show_resources
 
     try:
         with contextlib.redirect_stdout(sys.stderr):  # the program's own prints must not corrupt --json
@@ -257,9 +257,9 @@ def _run_plan(args: argparse.Namespace, project: Path, output: Output) -> int:
     for warning in evaluation.warnings:  # as `pulumi up` would say them; stdout stays the plan (or its JSON)
         print(f"warning: {warning}", file=sys.stderr)
     if args.json:
-        output.json(plan_document(evaluation))
+        output.json(resources_document(evaluation))
     else:
-        show_plan(evaluation, f"{project_name(project)}-{args.stack}", output)
+        show_resources(evaluation, f"{project_name(project)}-{args.stack}", output)
     if args.out:
         with _writing("the manifests", args.out):
             rendered = write_manifests(evaluation, args.out, args.stack)

@@ -27,8 +27,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch, Rectangle  # noqa: E402
-from prescale.model.budgets import unite  # noqa: E402
 from prescale.model.config import CapacityConfig, EventWindow  # noqa: E402
+from prescale.model.schedule.freezes import unite
 
 from .schedule_report import _holds, zoned_times  # noqa: E402 - the table's words for what and when
 from .timeline import Entry, Timeline  # noqa: E402

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from prescale.model.config import CapacityConfig
-from prescale.model.instances import instance_type
+from prescale.model.fleet.instances import instance_type
+from prescale.model.fleet.reservations import ReservationPlan, next_up
 from prescale.model.plan import CapacityPlan
-from prescale.model.reservations import ReservationPlan, next_up
 
 from .cost import CURRENCY, InstanceShape, priced
 from .output import Output

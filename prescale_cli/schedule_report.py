@@ -11,10 +11,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from prescale.model.config import CapacityConfig
-from prescale.model.duration import format_duration
-from prescale.model.quantity import format_cpu, format_memory
-from prescale.model.schedule import Occurrence
-from prescale.model.tails import DRAIN, KEDA_COOLDOWN
+from prescale.model.fleet.quantity import format_cpu, format_memory
+from prescale.model.schedule.after_end import DRAIN, KEDA_COOLDOWN
+from prescale.model.schedule.duration import format_duration
+from prescale.model.schedule.keda import Occurrence
 
 from .cost import CURRENCY, CostEstimate, Fleet, window_tails
 from .output import Output

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from prescale.model.schedule import BudgetSchedule, budget_active
+from prescale.model.fleet.labels import WINDOW_LABEL
+from prescale.model.schedule.freezes import Freeze, freeze_active
 from prescale.names import (
     PLACEHOLDER_LABELS,
     PLACEHOLDER_NAMESPACE,
-    WINDOW_LABEL,
     node_pool_object_name,
     placeholder_name,
     pool_node_selector,
@@ -98,7 +98,7 @@ class WindowStatus:
     placeholders: Placeholders
     nodes: Nodes
     node_claims: NodeClaims
-    freeze: BudgetSchedule | None  # the pool's `nodes: "0"` budget in force now, from the plan
+    freeze: Freeze | None  # the pool's `nodes: "0"` budget in force now, from the plan
 
     @property
     def counts(self) -> bool:
@@ -155,7 +155,7 @@ def check_windows(timeline: Timeline, reader: ClusterReader) -> list[WindowStatu
             _placeholders(entry.placeholders.pods, pods_by_window[window.name]),
             _nodes(nodes[window.node_pool]),
             _node_claims(claims[window.node_pool], events, nodepool, since),
-            next((budget for budget in pool.freezes if budget_active(budget, now)), None)))
+            next((budget for budget in pool.freezes if freeze_active(budget, now)), None)))
     return statuses
 
 

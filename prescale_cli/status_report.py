@@ -10,7 +10,7 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from prescale.model.duration import format_duration
+from prescale.model.schedule.duration import format_duration
 
 from .output import Output
 from .schedule_report import local_times

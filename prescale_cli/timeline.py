@@ -16,15 +16,15 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
-from prescale.model.budgets import unite
 from prescale.model.config import EventWindow
-from prescale.model.cron import epoch_seconds, fire_timestamps, parse_cron
-from prescale.model.duration import parse_duration
-from prescale.model.overlaps import coinciding
+from prescale.model.fleet.quantity import parse_quantity
+from prescale.model.fleet.sizing import PlaceholderPlan
 from prescale.model.plan import CapacityPlan
-from prescale.model.quantity import parse_quantity
-from prescale.model.schedule import BudgetSchedule, Occurrence, recurring_occurrences
-from prescale.model.sizing import PlaceholderPlan
+from prescale.model.schedule.cron import epoch_seconds, fire_timestamps, parse_cron
+from prescale.model.schedule.duration import parse_duration
+from prescale.model.schedule.freezes import Freeze, unite
+from prescale.model.schedule.keda import Occurrence, recurring_occurrences
+from prescale.model.schedule.overlaps import coinciding
 from prescale.model.windows import IdleWindow, WindowPlan
 
 _UTC_ZONE = ZoneInfo("UTC")  # Karpenter evaluates budget schedules in UTC
@@ -65,7 +65,7 @@ class Timeline:
     now: datetime
     entries: list[Entry]  # by scale-up instant
     overlaps: list[Overlap]
-    freezes: dict[str, list[BudgetSchedule]]  # NodePool name → its fitted `nodes: "0"` budgets
+    freezes: dict[str, list[Freeze]]  # NodePool name → its fitted `nodes: "0"` budgets
     frozen: dict[str, list[Interval]]  # NodePool name → when those budgets are active around the range (united)
     plan: CapacityPlan  # what the program deploys for each window and pool at `now`
 
@@ -102,7 +102,7 @@ def window_occurrences(plan: WindowPlan, since: datetime, until: datetime, now: 
     return [occurrence]
 
 
-def _frozen_intervals(budgets: list[BudgetSchedule], since: datetime, until: datetime) -> list[Interval]:
+def _frozen_intervals(budgets: list[Freeze], since: datetime, until: datetime) -> list[Interval]:
     """When any of the budgets is active around ``[since, until)``, as united UTC intervals."""
     intervals = []
     for budget in budgets:

@@ -1,4 +1,4 @@
-"""Regenerate :mod:`prescale.model.ec2_instance_types` from Karpenter's instance types and the VPC CNI's limits.
+"""Regenerate :mod:`prescale.model.fleet.ec2_instance_types` from Karpenter's instance types and the VPC CNI's limits.
 
 Karpenter publishes, with every release, a page listing each EC2 instance type it can launch with its labels and
 the resources a node of that type offers pods *after* Karpenter's overhead (kube-reserved, system-reserved, the
@@ -12,7 +12,8 @@ addresses per interface of each type come from the table the VPC CNI's ipamd its
 
     python -m tools.ec2_instance_types_gen instance-types.md vpc_ip_resource_limit.go \\
         "the instance-types reference of aws/karpenter-provider-aws v1.14 (release commit 692ccdd, 2026-07-11) \\
-        and pkg/vpc/vpc_ip_resource_limit.go of aws/amazon-vpc-cni-k8s v1.23.0" > components/model/ec2_instance_types.py
+        and pkg/vpc/vpc_ip_resource_limit.go of aws/amazon-vpc-cni-k8s v1.23.0" \
+        > components/model/fleet/ec2_instance_types.py
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import re
 import sys
 import textwrap
 
-from prescale.model.quantity import MIB, parse_quantity
+from prescale.model.fleet.quantity import MIB, parse_quantity
 
 _HEADING = re.compile(r"^### `(?P<name>[^`]+)`$", re.MULTILINE)
 _ROW = re.compile(r"^ \|(?P<key>[^|]+)\|(?P<value>[^|]*)\|$", re.MULTILINE)
@@ -69,7 +70,7 @@ def table_rows(reference: list[Reference], limits: dict[str, tuple[int, int]]) -
 
 
 def render_module(rows: list[Row], source: str) -> str:
-    """The Python source of :mod:`prescale.model.ec2_instance_types` for ``rows`` read from ``source``."""
+    """The Python source of :mod:`prescale.model.fleet.ec2_instance_types` for ``rows`` read from ``source``."""
     lines = ['"""EC2 instance types Karpenter can launch, with the room each offers pods and its network interfaces.',
              "",
              *textwrap.wrap(f"From {source}.", 116),

@@ -5,7 +5,7 @@ For every group of pools that select the same subnets (their ``subnetSelectorTer
 per selector term, ids in one ``subnet-id`` filter), then each one's ``available_ip_address_count``
 (``aws.ec2.get_subnet``); a VPC this run creates is counted from its plan instead, and subnets this run tags are
 looked up by id (:class:`~prescale.contract.NodeNetwork`). The armed windows' addresses
-(:mod:`prescale.model.addresses`) are compared with them: a certain shortfall raises :class:`SubnetAddressError`
+(:mod:`prescale.model.fleet.addresses`) are compared with them: a certain shortfall raises :class:`SubnetAddressError`
 inside the program, so the preview fails before the pools' node classes are registered (each waits for its
 check); a tight fit is a warning.
 """
@@ -19,7 +19,8 @@ import pulumi
 import pulumi_aws as aws
 
 from ..contract import Platform
-from ..model.addresses import Subnets, address_shortfall, planned_subnets, pool_windows, selector_groups
+from ..model.checks.addresses import address_shortfall
+from ..model.fleet.addresses import Subnets, planned_subnets, pool_windows, selector_groups
 from ..model.plan import CapacityPlan
 from ..names import DISCOVERY_TAG
 

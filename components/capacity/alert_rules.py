@@ -17,8 +17,8 @@ from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from ..model.config import NodePoolConfig
-from ..model.duration import format_duration
 from ..model.plan import CapacityPlan
+from ..model.schedule.duration import format_duration
 from ..model.windows import ArmedWindow
 from ..names import PLACEHOLDER_NAMESPACE, node_pool_object_name, placeholder_name
 

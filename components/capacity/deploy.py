@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import pulumi
@@ -26,8 +26,9 @@ import pulumi_kubernetes as k8s
 
 from ..contract import Platform
 from ..model.config import CapacityConfig
+from ..model.fleet.reservations import next_up
 from ..model.plan import CapacityPlan, plan_capacity
-from ..model.reservations import next_up
+from ..model.schedule.instants import utc_iso
 from ..names import PLACEHOLDER_LABELS, PLACEHOLDER_NAMESPACE, PRIORITY_CLASS_NAME
 from .addresses import address_checks
 from .alerts import EventAlerts, EventAlertsArgs
@@ -60,7 +61,7 @@ class DeployedCapacity:
         """Window name → its capacity reservations, held now or not yet (the stack output ``reservations``)."""
         return {plan.window.name: {
             "instanceType": plan.instance_type, "zones": {share.zone: share.count for share in plan.zones},
-            "holdFrom": _iso(plan.hold_from), "scaleUp": _iso(plan.scale_up), "endDate": end_date(plan),
+            "holdFrom": utc_iso(plan.hold_from), "scaleUp": utc_iso(plan.scale_up), "endDate": end_date(plan),
             "held": plan.held, "ids": self.reservations[plan.window.name].ids if plan.held else []}
             for plan in self.plan.reservations}
 
@@ -68,11 +69,7 @@ class DeployedCapacity:
     def next_up_for_reservations(self) -> str | None:
         """When the next ``pulumi up`` must run to create reservations not held yet (UTC), if any."""
         moment = next_up(self.plan.reservations)
-        return _iso(moment) if moment else None
-
-
-def _iso(moment: datetime) -> str:
-    return f"{moment.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}"
+        return utc_iso(moment) if moment else None
 
 
 def deploy_capacity(config: CapacityConfig, platform: Platform, now: datetime,

@@ -18,8 +18,9 @@ import pulumi_kubernetes as k8s
 
 from ..contract import Platform, SystemPlacement
 from ..model.config import EventWindow
-from ..model.failsafe_timing import starting_deadline
-from ..names import FAILSAFE_LABELS, WINDOW_LABEL, failsafe_name, placeholder_name
+from ..model.fleet.labels import WINDOW_LABEL
+from ..model.schedule.after_end import starting_deadline
+from ..names import FAILSAFE_LABELS, failsafe_name, placeholder_name
 from .scheduled_capacity import ScheduledCapacity
 
 KUBECTL_USER = 65532  # any non-root uid: kubectl only needs the service-account token and a scratch HOME

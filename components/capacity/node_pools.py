@@ -15,15 +15,15 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import pulumi
+from prescale.model.schedule.freezes import Freeze
 
 from ..contract import KARPENTER_NODE_CLASSES, NodeClassFlavour, Platform
-from ..model.budgets import FREEZE_SLOTS, STANDING_BUDGETS
 from ..model.config import CapacityReservationSelectorTerm as ReservationTermConfig
 from ..model.config import Limits, NodePoolConfig, SecurityGroupSelectorTerm, SubnetSelectorTerm, TaintConfig
-from ..model.labels import mode_key_problem
-from ..model.requirements import pool_requirements
-from ..model.schedule import BudgetSchedule
-from ..names import DISCOVERY_TAG, POOL_LABEL, node_pool_object_name
+from ..model.fleet.labels import POOL_LABEL, mode_key_problem
+from ..model.fleet.requirements import pool_requirements
+from ..model.schedule.freezes import FREEZE_SLOTS, STANDING_BUDGETS
+from ..names import DISCOVERY_TAG, node_pool_object_name
 from .crds import (
     BlockDeviceMapping,
     Budget,
@@ -60,7 +60,7 @@ _BLOCK_DEVICES: dict[str, list[BlockDeviceMapping]] = {
 class EventNodePoolArgs:
     pool: NodePoolConfig  # a pool prescale owns (`existing` false)
     # Its `nodes: "0"` budgets, already fitted beside the standing ones (`plan_capacity(...).pools[name].freezes`).
-    freezes: Sequence[BudgetSchedule]
+    freezes: Sequence[Freeze]
     platform: Platform  # its provider, node role, node class flavour, and what Karpenter's install waits for
     tags: Mapping[str, str] = field(default_factory=dict)  # on the EC2 instances (EC2NodeClass `tags`)
     # The reservations its windows hold now (`WindowReservations.ids`), selected by id beside the pool's own terms.
@@ -262,7 +262,7 @@ def _taint(given: TaintConfig) -> Taint:
     return rendered
 
 
-def budgets(freezes: Sequence[BudgetSchedule]) -> list[Budget]:
+def budgets(freezes: Sequence[Freeze]) -> list[Budget]:
     """``nodes: "0"`` for every (fitted) freeze, then the standing budgets: at most the CRD's 50 in all."""
     frozen: list[Budget] = [{"nodes": "0", "schedule": f.schedule, "duration": f.duration} for f in freezes]
     standing: list[Budget] = [{"nodes": b["nodes"], "reasons": list(b["reasons"])}  # each pool its own copies

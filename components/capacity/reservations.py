@@ -1,6 +1,6 @@
 """A one-off window's capacity reservations: one targeted On-Demand Capacity Reservation per zone.
 
-Rendered only while the plan holds them (:attr:`prescale.model.reservations.ReservationPlan.held`: from
+Rendered only while the plan holds them (:attr:`prescale.model.fleet.reservations.ReservationPlan.held`: from
 ``reserve.holdFrom`` before the scale-up until the window ends); a later ``pulumi up`` declares none and Pulumi
 cancels them. ``targeted``, so only launches that name a reservation use it (Karpenter's, once the pool's
 EC2NodeClass selects it by id: :mod:`prescale.capacity.node_pools`); ``limited`` with the plan's end date, so EC2
@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC
 
 import pulumi
 import pulumi_aws as aws
 
-from ..model.reservations import ReservationPlan
-from ..names import POOL_LABEL, WINDOW_LABEL, placeholder_name
+from ..model.fleet.labels import POOL_LABEL, WINDOW_LABEL
+from ..model.fleet.reservations import ReservationPlan
+from ..model.schedule.instants import utc_iso
+from ..names import placeholder_name
 
 LINUX = "Linux/UNIX"  # the instance platform of every AMI prescale's pools run (AL2023, Bottlerocket)
 
@@ -57,4 +58,4 @@ class WindowReservations(pulumi.ComponentResource):
 
 def end_date(plan: ReservationPlan) -> str:
     """The plan's end as EC2 takes it: RFC 3339 in UTC, whole seconds (``2027-03-02T03:04:00Z``)."""
-    return f"{plan.end.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}"
+    return utc_iso(plan.end)

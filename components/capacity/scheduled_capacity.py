@@ -23,18 +23,15 @@ import pulumi_kubernetes as k8s
 
 from ..contract import Platform
 from ..model.config import NodePoolConfig, PlaceholderConfig
-from ..model.keda_timing import COOLDOWN_SECONDS, IDLE_REPLICAS, INITIAL_COOLDOWN_SECONDS, POLLING_INTERVAL_SECONDS
-from ..model.labels import INSTANCE_TYPE, ZONE
-from ..model.windows import ArmedWindow
-from ..names import (
-    DO_NOT_DISRUPT,
-    ONE_PER_NODE_LABEL,
-    PLACEHOLDER_LABELS,
-    POOL_LABEL,
-    WINDOW_LABEL,
-    placeholder_name,
-    pool_node_selector,
+from ..model.fleet.labels import INSTANCE_TYPE, ONE_PER_NODE_LABEL, POOL_LABEL, WINDOW_LABEL, ZONE
+from ..model.schedule.after_end import (
+    COOLDOWN_SECONDS,
+    IDLE_REPLICAS,
+    INITIAL_COOLDOWN_SECONDS,
+    POLLING_INTERVAL_SECONDS,
 )
+from ..model.windows import ArmedWindow
+from ..names import DO_NOT_DISRUPT, PLACEHOLDER_LABELS, placeholder_name, pool_node_selector
 from .crds import ObjectMeta, ScaledObject, ScaledObjectSpec
 from .prepull import prepull_pod_fields
 

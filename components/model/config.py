@@ -31,14 +31,14 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
-from .cron import CronError, parse_cron
-from .duration import ALLOWED as DURATION_ALLOWED
-from .duration import parse_duration
-from .labels import CAPACITY_TYPE, CAPACITY_TYPES, OS, key_problem
-from .quantity import ALLOWED as QUANTITY_ALLOWED
-from .quantity import parse_quantity
-from .schedule import Occurrence, one_off_occurrence
-from .time_zones import time_zone_problem
+from .fleet.labels import CAPACITY_TYPE, CAPACITY_TYPES, OS, key_problem
+from .fleet.quantity import ALLOWED as QUANTITY_ALLOWED
+from .fleet.quantity import parse_quantity
+from .schedule.cron import CronError, parse_cron
+from .schedule.duration import ALLOWED as DURATION_ALLOWED
+from .schedule.duration import parse_duration
+from .schedule.keda import Occurrence, one_off_occurrence
+from .schedule.time_zones import time_zone_problem
 
 CONFIG_NAMESPACE = "prescale"
 
@@ -186,7 +186,7 @@ class ClusterConfig(Model):
                                        "starting with a letter and ending with a letter or digit")]
     create: StrictBool = True
     # The default: the newest version KEDA 2.20 is tested on (1.33-1.35) and the default failsafe kubectl 1.34
-    # supports (one minor either way); in EKS standard support until 2027-03-27 (prescale.model.eks_versions).
+    # supports (one minor either way); in EKS standard support until 2027-03-27 (prescale.model.checks.eks_versions).
     kubernetes_version: Annotated[StrictStr, _shaped(r"1\.3[0-6]", 'a Kubernetes version that Karpenter 1.14 '
                                                      'supports, "1.30" to "1.36", in quotes (e.g. "1.35")')] = "1.35"
     # EKS upgradePolicy: STANDARD lets AWS upgrade the control plane when standard support ends; EXTENDED
@@ -255,7 +255,7 @@ def karpenter_policy_problem(version: str) -> str | None:
             "and another release may need permissions that policy lacks")
 
 
-# Keys that only shape a Karpenter prescale installs (refused beside install: false, prescale.model.config_checks).
+# Keys that only shape a Karpenter prescale installs (refused beside install: false, prescale.model.checks.stack).
 KARPENTER_INSTALL_KEYS = ("version", "controller_auth", "create_spot_service_linked_role")
 
 
@@ -655,8 +655,8 @@ AvailabilityZone = Annotated[StrictStr, _shaped(r"[a-z]{2}(-gov|-iso[a-z]?)?-[a-
 
 class ReserveConfig(Model):
     """``eventWindows[].reserve``: targeted On-Demand Capacity Reservations that hold EC2 capacity for a one-off
-    window, created only by a ``pulumi up`` within ``holdFrom`` of its scale-up (:mod:`prescale.model.reservations`;
-    docs/capacity.md, "Capacity reservations for one-off events")."""
+    window, created only by a ``pulumi up`` within ``holdFrom`` of its scale-up
+    (:mod:`prescale.model.fleet.reservations`; docs/capacity.md, "Capacity reservations for one-off events")."""
 
     instance_type: Annotated[StrictStr, _shaped(r"[a-z][a-z0-9-]*\.[a-z0-9]+",
                                                 'an EC2 instance type like "m7i.xlarge" (lowercase)')]
@@ -686,7 +686,7 @@ class EventWindow(Model):
 
     ``start``/``end`` are either both 5-field crons in KEDA's dialect (a recurring window) or both local
     date-times ``YYYY-MM-DDTHH:MM`` (a one-off event), always read in ``timezone``. How the two fit together
-    over time is checked by :mod:`prescale.model.config_checks`, which can name the exact key at fault.
+    over time is checked by :mod:`prescale.model.checks.stack`, which can name the exact key at fault.
     """
 
     name: WindowName

@@ -12,12 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from .budgets import MAX_BUDGETS, STANDING_BUDGETS, FittedFreezes, fit_freezes
 from .config import CapacityConfig, EventWindow, NodePoolConfig
-from .duration import format_duration
-from .keda_timing import POLLING_INTERVAL_SECONDS
-from .reservations import ReservationPlan
-from .schedule import BudgetSchedule
+from .fleet.reservations import ReservationPlan
+from .schedule.after_end import POLLING_INTERVAL_SECONDS
+from .schedule.duration import format_duration
+from .schedule.freezes import MAX_BUDGETS, STANDING_BUDGETS, FittedFreezes, Freeze, fit_freezes
 from .windows import ArmedWindow, IdleWindow, WindowPlan, plan_windows, requested_freezes
 
 
@@ -26,11 +25,11 @@ class PoolPlan:
     """One node pool's consolidation freezes: what its armed windows ask for, and what fits in a NodePool."""
 
     pool: NodePoolConfig
-    requested: tuple[BudgetSchedule, ...]  # one per armed window on the pool (none on a pool prescale does not own)
+    requested: tuple[Freeze, ...]  # one per armed window on the pool (none on a pool prescale does not own)
     fitted: FittedFreezes
 
     @property
-    def freezes(self) -> list[BudgetSchedule]:
+    def freezes(self) -> list[Freeze]:
         """The ``nodes: "0"`` budgets the NodePool gets, beside its standing ones."""
         return self.fitted.freezes
 

@@ -21,9 +21,9 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
+from .checks.refused import Refused
+from .checks.stack import capacity_config_problems, stack_problems
 from .config import CONFIG_NAMESPACE, CapacityConfig, PoolName, StackConfig
-from .config_checks import capacity_problems, stack_problems
-from .refused import Refused
 
 
 class ConfigError(ValueError):
@@ -82,7 +82,7 @@ def load_capacity_config(raw: Mapping[str, Any], now: datetime) -> CapacityConfi
     placeholders, KEDA version, tags; no cluster or Karpenter keys), all or nothing, exactly as
     :func:`load_stack_config` validates them in prescale's own program."""
     return _load(CapacityConfig, CAPACITY_KEYS, (), raw,
-                 lambda config, refused: capacity_problems(config, now, refused))
+                 lambda config, refused: capacity_config_problems(config, now, refused))
 
 
 def _load(model: type[_Config], keys: Mapping[str, str], required: tuple[str, ...], raw: Mapping[str, Any],

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from . import schedule
 from .config import CapacityConfig, EventWindow, NodePoolConfig, PlaceholderConfig
-from .duration import parse_duration
-from .failsafe_timing import failsafe_schedule
-from .reservations import ReservationPlan, plan_reservation
-from .sizing import PlaceholderPlan, plan_placeholders
+from .fleet.reservations import ReservationPlan, plan_reservation
+from .fleet.sizing import PlaceholderPlan, plan_placeholders
+from .schedule.after_end import failsafe_schedule
+from .schedule.cron import epoch_seconds
+from .schedule.duration import parse_duration
+from .schedule.freezes import Freeze, one_off_freeze, recurring_freeze
+from .schedule.keda import Occurrence, occurrence_instants, one_off_problem, one_off_trigger
+from .schedule.shift import shift_cron
 
 
 @dataclass(frozen=True)
@@ -28,10 +31,10 @@ class ArmedWindow:
     window: EventWindow
     trigger_start: str  # lead-shifted start
     trigger_end: str
-    freeze: schedule.BudgetSchedule | None  # None on a pool prescale does not own: its budgets are not ours
+    freeze: Freeze | None  # None on a pool prescale does not own: its budgets are not ours
     placeholders: PlaceholderPlan
     failsafe_schedule: str
-    occurrence: schedule.Occurrence | None = None  # a one-off's only occurrence
+    occurrence: Occurrence | None = None  # a one-off's only occurrence
     reservation: ReservationPlan | None = None  # a one-off's capacity reservations (`reserve`), held now or not
 
     @property
@@ -46,7 +49,7 @@ class IdleWindow:
 
     window: EventWindow
     reason: str
-    occurrence: schedule.Occurrence  # only one-offs go idle: their only occurrence
+    occurrence: Occurrence  # only one-offs go idle: their only occurrence
     placeholders: PlaceholderPlan  # what it would hold once armed
     reservation: ReservationPlan | None = None  # what it will reserve once armed (never held while idle)
 
@@ -81,21 +84,21 @@ def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datet
     failsafe = failsafe_schedule(window, parse_duration(placeholders.failsafe_grace))
     if not window.is_one_off:
         # The config checks proved the freeze can be written.
-        budget = schedule.recurring_budget(window.start, window.end, window.timezone, window.lead, now) \
+        budget = recurring_freeze(window.start, window.end, window.timezone, window.lead, now) \
             if freeze else None
-        return ArmedWindow(window, schedule.shift_cron(window.start, -window.lead), window.end, budget, plan, failsafe)
+        return ArmedWindow(window, shift_cron(window.start, -window.lead), window.end, budget, plan, failsafe)
     occurrence = window.one_off_occurrence()
     if now >= occurrence.end_utc:
         return IdleWindow(window, f"one-off event ended at {occurrence.end:%Y-%m-%d %H:%M %Z} ({window.timezone}); "
                                   "nothing is deployed for it (its dated crons would fire again next year); remove "
                                   "it from prescale:eventWindows", occurrence, plan)
-    problem = schedule.one_off_problem(occurrence, now)
+    problem = one_off_problem(occurrence, now)
     if problem:
         return IdleWindow(window, f"one-off event is not armed yet: {problem}. It is deployed by the first "
                                   "`pulumi up` less than a year before it.", occurrence, plan,
                           _reservation(window, pool, plan, now, armed=False))
-    start, end = schedule.one_off_trigger(occurrence)
-    return ArmedWindow(window, start, end, schedule.one_off_budget(occurrence) if freeze else None, plan, failsafe,
+    start, end = one_off_trigger(occurrence)
+    return ArmedWindow(window, start, end, one_off_freeze(occurrence) if freeze else None, plan, failsafe,
                        occurrence, _reservation(window, pool, plan, now, armed=True))
 
 
@@ -117,10 +120,27 @@ def one_off_repeat_warning(armed: ArmedWindow) -> str | None:
             f"{end:%Y-%m-%d %H:%M %Z} ({window.timezone})")
 
 
-def requested_freezes(plans: list[WindowPlan]) -> dict[str, list[schedule.BudgetSchedule]]:
+def requested_freezes(plans: list[WindowPlan]) -> dict[str, list[Freeze]]:
     """The consolidation freezes each node pool's armed windows ask for (before fitting them into 50)."""
-    freezes: dict[str, list[schedule.BudgetSchedule]] = defaultdict(list)
+    freezes: dict[str, list[Freeze]] = defaultdict(list)
     for plan in plans:
         if isinstance(plan, ArmedWindow) and plan.freeze is not None:
             freezes[plan.window.node_pool].append(plan.freeze)
     return dict(freezes)
+
+
+_YEAR = timedelta(days=366)  # the year every check walks (so the occurrences come from their cache)
+Span = tuple[int, int]  # an occurrence's [scale_up, end) in epoch seconds
+
+
+def occupied_spans(window: EventWindow, now: datetime) -> list[Span]:
+    """When ``window`` holds placeholders over the coming year (recurring occurrences are cached, as the window's
+    time checks asked for the same ones)."""
+    if window.is_one_off:
+        occurrence = window.one_off_occurrence()
+        spans = [(epoch_seconds(occurrence.scale_up), epoch_seconds(occurrence.end))]
+    else:
+        spans = [(scale_up, end) for scale_up, _, end in
+                 occurrence_instants(window.start, window.end, window.timezone, window.lead, now, now + _YEAR)]
+    first, last = epoch_seconds(now), epoch_seconds(now + _YEAR)
+    return [(start, end) for start, end in spans if end > first and start < last]

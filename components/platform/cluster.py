@@ -26,8 +26,8 @@ import pulumi_eks as eks
 import pulumi_kubernetes as k8s
 
 from ..contract import AUTO_MODE_SYSTEM_PLACEMENT, SYSTEM_NODE_TAINT, NodeNetwork, SystemPlacement
+from ..model.checks.eks_versions import forced_upgrade_notice
 from ..model.config import ClusterConfig
-from ..model.eks_versions import forced_upgrade_notice
 from ..names import DISCOVERY_TAG
 from .iam import eks_node_role
 from .network import Network, NetworkArgs

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
-from ..model.subnets import plan_subnets
+from ..model.fleet.addresses import plan_subnets
 from ..names import DISCOVERY_TAG
 
 # Zone IDs (the same physical zone in every account, unlike zone names) where a cluster's subnets cannot be:

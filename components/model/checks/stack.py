@@ -1,0 +1,139 @@
+"""Rules that look across keys and through time: the second half of stack-config validation.
+
+The models in :mod:`prescale.model.config` check each value on its own. The rules here need several values
+at once (a window and its node pool; a window's start, end, time zone and lead time over a year of
+occurrences) and name the exact key they blame, with its value and what would be accepted. They run on every
+part of the config that validated on its own: a rule is skipped only when a value it needs was refused
+(:class:`~prescale.model.checks.refused.Refused`), so one run reports every problem.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from ..config import CONFIG_NAMESPACE, CapacityConfig, EventWindow, KedaConfig, StackConfig
+from ..schedule import after_end
+from ..schedule.duration import format_duration, parse_duration
+from ..windows import Span, occupied_spans
+from . import limits, pools, reservations
+from .addresses import planned_address_problems, vpc_cidr_problems
+from .platform import alerts_problems, auto_mode_problems, endpoint_problems, karpenter_problems, node_role_problems
+from .refused import NOTHING_REFUSED, Refused
+from .window_times import cron_comma_problems, window_time_problems
+
+
+def stack_problems(config: StackConfig, now: datetime, refused: Refused = NOTHING_REFUSED) -> list[str]:
+    """Every cross-key problem of a parsed stack config, as ``key path: message`` lines."""
+    cluster, karpenter = ("cluster" not in refused.sections), ("karpenter" not in refused.sections)
+    problems = endpoint_problems(config) if cluster else []
+    if cluster and karpenter:
+        problems += karpenter_problems(config) + node_role_problems(config)
+    if cluster:
+        problems += auto_mode_problems(config, refused, karpenter) + vpc_cidr_problems(config)
+        if "alerts" not in refused.sections:
+            problems += alerts_problems(config)
+    region = None if "region" in refused.sections else config.region
+    problems += capacity_config_problems(config, now, refused, auto_mode=config.cluster.auto_mode if cluster else None,
+                                  region=region)
+    if problems or refused.sections or refused.node_pools or refused.event_windows:
+        return problems  # addresses are counted for a wholly valid config only
+    return planned_address_problems(config, now)
+
+
+def capacity_config_problems(config: CapacityConfig, now: datetime, refused: Refused = NOTHING_REFUSED,
+                      auto_mode: bool | None = None, region: str | None = None) -> list[str]:
+    """Every cross-key problem of the node pools and event windows (with or without a platform around them);
+    ``auto_mode``: the pools are EKS Auto Mode's (their label keys and ``expireAfter`` default differ), ``None``
+    when that is not known here (a library program's platform decides it); ``region``: the stack's AWS region,
+    when known."""
+    problems = _duplicate_names(config, refused) + pools.pool_problems(config, refused, auto_mode)
+    keda = None if "keda" in refused.sections else config.keda
+    grace = None  # the failsafe grace, once it is known to be valid
+    if keda is not None:
+        problems += _keda_version_problems(keda)
+    if "placeholders" not in refused.sections:
+        grace_problems = _grace_problems(config)
+        problems += grace_problems
+        grace = None if grace_problems else parse_duration(config.placeholders.failsafe_grace)
+    owned = {pool.name: pool.owned for pool in config.node_pools}  # pool name → whether prescale writes its freezes
+    spans: dict[int, list[Span]] = {}  # window index → when it holds placeholders
+    for index, window in refused.entries("event_windows", config.event_windows):
+        path = f"{CONFIG_NAMESPACE}:eventWindows[{index}]"
+        unknown = refused.pool(window.node_pool)  # its pool was refused: nothing is known about it
+        if window.node_pool not in owned and not unknown:
+            allowed = ", ".join(repr(name) for name in owned) or "none (prescale:nodePools is empty)"
+            problems.append(f"{path}.nodePool: {window.node_pool!r} is not a node pool; allowed: {allowed}")
+        time_problems = window_time_problems(path, window, now, freeze=owned.get(window.node_pool, not unknown))
+        if not time_problems and keda is not None:
+            time_problems = cron_comma_problems(path, window, keda)
+        problems += time_problems
+        if not time_problems:
+            spans[index] = occupied_spans(window, now)  # now, while its occurrences are cached
+            if grace is not None:
+                problems += _failsafe_problems(path, window, grace, now)
+    problems += _expiry_problems(config, refused, spans, bool(auto_mode))
+    problems += reservations.reservation_problems(config, refused, region)
+    if "placeholders" in refused.sections:  # every placeholder's size is unknown
+        return problems
+    return problems + limits.limit_problems(config, spans, refused)
+
+
+def _keda_version_problems(keda: KedaConfig) -> list[str]:
+    """With ``install: false`` the version is the running KEDA's, and it decides which crons are safe."""
+    if keda.install or "version" in keda.model_fields_set:
+        return []
+    return [f"{CONFIG_NAMESPACE}:keda.version: required key is missing: with keda.install false it is the version of "
+            "the KEDA already running in the cluster (the tag of its keda-operator image), which decides the crons "
+            "it runs correctly (commas need 2.20.0, kedacore/keda#7448); allowed: that exact version, 2.18.0 or "
+            "newer, e.g. \"2.20.2\""]
+
+
+def _expiry_problems(config: CapacityConfig, refused: Refused, spans: dict[int, list[Span]],
+                     auto_mode: bool) -> list[str]:
+    """A pool's ``expireAfter`` must outlast every window on it, from scale-up to end: disruption budgets do not
+    stop expiry (Karpenter's disruption docs), so a node launched at scale-up that expires earlier goes mid-event."""
+    longest: dict[str, tuple[int, EventWindow, int]] = {}  # pool → the window holding nodes longest, in seconds
+    for index, window in refused.entries("event_windows", config.event_windows):
+        seconds_held = max((end - begin for begin, end in spans.get(index, ())), default=0)
+        if seconds_held > longest.get(window.node_pool, (0, window, 0))[2]:
+            longest[window.node_pool] = (index, window, seconds_held)
+    problems = []
+    for pool_index, pool in refused.entries("node_pools", config.node_pools):
+        expire_after = pool.deployed_expire_after(auto_mode)
+        if not pool.owned or pool.name not in longest or expire_after == "Never":
+            continue
+        index, window, seconds = longest[pool.name]
+        held = format_duration(timedelta(seconds=seconds))
+        if parse_duration(expire_after).total_seconds() < seconds:
+            problems.append(
+                f"{CONFIG_NAMESPACE}:nodePools[{pool_index}].expireAfter: {expire_after!r} is shorter than the {held} "
+                f"window {window.name!r} (eventWindows[{index}]) holds its nodes, from scale-up to end: disruption "
+                "budgets do not stop expiry, so nodes launched at scale-up would be replaced mid-event; allowed: "
+                f"at least {held}" + ("" if auto_mode else ", or Never (the default)"))
+    return problems
+
+
+def _grace_problems(config: CapacityConfig) -> list[str]:
+    grace = config.placeholders.failsafe_grace
+    problem = after_end.grace_problem(parse_duration(grace))
+    return [f"{CONFIG_NAMESPACE}:placeholders.failsafeGrace: {grace!r} {problem}"] if problem else []
+
+
+def _failsafe_problems(path: str, window: EventWindow, grace: timedelta, now: datetime) -> list[str]:
+    """The window's failsafe scale-down must fire once after each occurrence, never inside the next one."""
+    problem = after_end.failsafe_problem(window, grace, now)
+    if problem is None:
+        return []
+    return [f"{path}.end: {window.end!r}: {problem} (prescale:placeholders.failsafeGrace is "
+            f"{format_duration(grace)}; the failsafe is explained in docs/guardrails.md)"]
+
+
+def _duplicate_names(config: CapacityConfig, refused: Refused) -> list[str]:
+    problems = []
+    for key, field in (("nodePools", "node_pools"), ("eventWindows", "event_windows")):
+        first: dict[str, int] = {}  # name → index of its first use (one pass: stacks hold hundreds of windows)
+        for index, entry in refused.entries(field, getattr(config, field)):
+            if first.setdefault(entry.name, index) != index:
+                problems.append(f"{CONFIG_NAMESPACE}:{key}[{index}].name: {entry.name!r} is already used by "
+                                f"{CONFIG_NAMESPACE}:{key}[{first[entry.name]}]; names must be unique")
+    return problems

@@ -1,0 +1,147 @@
+"""Which EC2 instance types a node pool can launch, and whether a placeholder pod fits on any of them.
+
+The types are Karpenter's own list (:mod:`prescale.model.fleet.ec2_instance_types`, generated from its instance-types
+reference, with the VPC CNI's network interfaces per type), narrowed by the pool's requirements
+(:mod:`prescale.model.fleet.requirements`) on the labels Karpenter gives them: instance type, architecture, vCPUs,
+memory, and from the name (Karpenter's rule) category, family, generation, size and capability-flex
+(``m7i-flex.large``: family ``m7i-flex``, generation 7). Requirements on other keys (zone, capacity type,
+hypervisor, GPUs...) narrow nothing here, so the types kept are a superset of the real ones. A type's room is its
+*allocatable* room (after kubelet/system reservations, eviction threshold and VM overhead, before DaemonSets), so
+only a pod that fits no type at all is refused. Details: docs/internals.md (`prescale.model.fleet.instances`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import cache, cached_property
+
+from ..config import NodePoolConfig
+from .ec2_instance_types import INSTANCE_TYPES
+from .labels import ARCH, INSTANCE_TYPE, KARPENTER_DOMAIN, table_key
+from .quantity import MIB, format_cpu, format_memory
+from .requirements import PoolRequirement, pool_requirements
+
+# What the DaemonSets of a node (VPC CNI, kube-proxy, Pod Identity agent...) typically request: an assumption, as a
+# cluster's own DaemonSets are unknown here.
+DAEMONSET_CPU = Decimal("0.2")
+DAEMONSET_MEMORY = 256 * Decimal(MIB)
+
+# Karpenter's reading of a type's name: category and generation ("u-6tb1.metal": u, 1; "m7i-flex.large": m, 7).
+_NAME_SCHEME = re.compile(r"^([a-z]+)(-[0-9]+tb)?([0-9]+).*\.")
+
+
+@dataclass(frozen=True)
+class InstanceType:
+    name: str
+    category: str  # karpenter.k8s.aws/instance-category
+    architecture: str  # kubernetes.io/arch
+    vcpus: int
+    memory_mib: int
+    allocatable_cpu: Decimal  # cores a node offers pods after Karpenter's overhead
+    allocatable_memory: Decimal  # bytes
+    network_interfaces: int  # the most the VPC CNI attaches (its default network card's)
+    ipv4_per_interface: int  # each interface's addresses: its primary one and the secondary ones pods get
+
+    @cached_property
+    def labels(self) -> dict[str, str]:
+        """The labels requirements match this type by (Karpenter's keys; see the module docstring)."""
+        family, _, size = self.name.partition(".")
+        scheme = _NAME_SCHEME.match(self.name)
+        aws = {"instance-category": self.category, "instance-family": family, "instance-size": size,
+               "instance-cpu": str(self.vcpus), "instance-memory": str(self.memory_mib),
+               "instance-capability-flex": str("-flex" in family).lower(),
+               **({"instance-generation": scheme[3]} if scheme else {})}
+        return {INSTANCE_TYPE: self.name, ARCH: self.architecture,
+                **{f"{KARPENTER_DOMAIN}/{key}": value for key, value in aws.items()}}
+
+    def holds(self, cpu: Decimal, memory: Decimal) -> bool:
+        return cpu <= self.allocatable_cpu and memory <= self.allocatable_memory
+
+    @property
+    def room(self) -> tuple[Decimal, Decimal]:
+        """CPU cores and memory bytes left for pods beside typical DaemonSets (:data:`DAEMONSET_CPU`/``_MEMORY``)."""
+        return self.allocatable_cpu - DAEMONSET_CPU, self.allocatable_memory - DAEMONSET_MEMORY
+
+    def describe(self) -> str:
+        return (f"{self.name} ({self.vcpus} vCPU, {format_memory(Decimal(self.memory_mib * MIB))}; "
+                f"{format_cpu(self.allocatable_cpu)} CPU and {format_memory(self.allocatable_memory)} allocatable)")
+
+
+@cache
+def instance_types() -> tuple[InstanceType, ...]:
+    """Every type of the table."""
+    return tuple(InstanceType(name, category, architecture, vcpus, memory, Decimal(millicores) / 1000,
+                              Decimal(allocatable_mib * MIB), interfaces, ipv4)
+                 for name, category, architecture, vcpus, memory, millicores, allocatable_mib, interfaces, ipv4
+                 in INSTANCE_TYPES)
+
+
+def instance_type(name: str) -> InstanceType | None:
+    """The type of the table called ``name``, if any."""
+    return _by_name().get(name)
+
+
+@cache
+def _by_name() -> dict[str, InstanceType]:
+    return {instance.name: instance for instance in instance_types()}
+
+
+# The keys the table answers (every listed name follows the scheme, so every type has a generation).
+MATCHED_KEYS = frozenset({INSTANCE_TYPE, ARCH, *(f"{KARPENTER_DOMAIN}/instance-{key}" for key in (
+    "category", "family", "generation", "size", "cpu", "memory", "capability-flex"))})
+
+
+def narrows(requirement: PoolRequirement) -> bool:
+    """Whether ``requirement`` narrows the instance table (its key is one of :data:`MATCHED_KEYS`)."""
+    return table_key(requirement.key) in MATCHED_KEYS
+
+
+@dataclass(frozen=True)
+class Launchable:
+    """What a pool's requirements leave of the table, and if nothing, which requirement left nothing."""
+
+    types: tuple[InstanceType, ...]  # the types meeting every requirement (empty: the pool launches nothing)
+    emptied_by: PoolRequirement | None = None
+    before: tuple[InstanceType, ...] = ()  # the types left just before ``emptied_by``
+
+
+@cache
+def launchable(requirements: tuple[PoolRequirement, ...]) -> Launchable:
+    """The instance types a NodePool with ``requirements`` (in order) can launch."""
+    types = instance_types()
+    for requirement in filter(narrows, requirements):
+        key = table_key(requirement.key)
+        left = tuple(instance for instance in types if requirement.allows(instance.labels.get(key)))
+        if not left:
+            return Launchable((), requirement, types)
+        types = left
+    return Launchable(types)
+
+
+def pool_launchable(pool: NodePoolConfig) -> Launchable:
+    """The instance types node pool ``pool`` can launch (for an existing pool: those of its default shorthands,
+    as its own are unknown here)."""
+    return launchable(pool_requirements(pool))
+
+
+def fit_problem(types: tuple[InstanceType, ...], cpu: Decimal, memory: Decimal) -> str | None:
+    """Why no type of ``types`` (non-empty) holds a pod requesting ``cpu`` cores and ``memory`` bytes, or ``None``.
+
+    Names the type that comes closest as the example to meet: the largest share of the pod's tighter resource,
+    then of the other one, then the first name (so that the choice is stable).
+    """
+    if any(instance.holds(cpu, memory) for instance in types):
+        return None
+
+    def distance(instance: InstanceType) -> tuple[Decimal, Decimal, str]:
+        shares = sorted((instance.allocatable_cpu / cpu, instance.allocatable_memory / memory))
+        return -shares[0], -shares[1], instance.name
+
+    closest = min(types, key=distance)
+    return (f"fits no instance type the pool allows: the closest, {closest.describe()}, holds less after "
+            "Karpenter's kubelet/system reservations, eviction threshold and VM overhead (and DaemonSets take "
+            f"more); allowed: at most {format_cpu(closest.allocatable_cpu)} CPU and "
+            f"{format_memory(closest.allocatable_memory)} on {closest.name}, or a pool that allows larger types "
+            "(instanceCategories, architectures, requirements)")

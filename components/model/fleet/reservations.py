@@ -1,0 +1,131 @@
+"""Capacity reservations of a one-off window (``reserve``): whether this run holds them, how many, where, until when.
+
+A targeted On-Demand Capacity Reservation is billed every hour it exists, used or not. So a window's reservations are
+declared only by a ``pulumi up`` from ``reserve.holdFrom`` before its scale-up until the window ends, and each ends
+(EC2's ``limited`` end date) at the window's end plus the tail its nodes stay
+(:func:`prescale.model.schedule.after_end.usual_tail`).
+An earlier run declares none and says when to run again; a run after the event declares none, so Pulumi cancels
+what is left. The count is split over the zones as evenly as it goes. Pure: the capacity wing renders the plan
+(:mod:`prescale.capacity.reservations`); the reasons and costs are in docs/capacity.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from ..config import EventWindow, NodePoolConfig
+from ..schedule.after_end import usual_tail
+from ..schedule.duration import format_duration
+from ..schedule.time_zones import load_zone
+from .instances import instance_type
+from .labels import ZONE
+from .sizing import PlaceholderPlan, pods_per_node
+
+
+@dataclass(frozen=True)
+class ZoneShare:
+    """One reservation: ``count`` instances in availability zone ``zone``."""
+
+    zone: str
+    count: int
+
+
+@dataclass(frozen=True)
+class ReservationPlan:
+    """A one-off window's reservations (one per zone), the instants that bound them, and whether this run holds them."""
+
+    window: EventWindow
+    instance_type: str
+    zones: tuple[ZoneShare, ...]
+    hold_from: datetime  # UTC: the earliest `pulumi up` that creates them (reserve.holdFrom before the scale-up)
+    scale_up: datetime  # UTC
+    window_end: datetime  # UTC
+    end: datetime  # UTC: their end date, the window's end plus its nodes' tail
+    held: bool  # declared by a run at the plan's `now`
+
+    @property
+    def count(self) -> int:
+        return sum(share.count for share in self.zones)
+
+    @property
+    def zone_names(self) -> tuple[str, ...]:
+        return tuple(share.zone for share in self.zones)
+
+    def describe(self) -> str:
+        """``3 × m7i.xlarge (ap-northeast-2a: 2, ap-northeast-2c: 1)``."""
+        return (f"{self.count} × {self.instance_type} "
+                f"({', '.join(f'{share.zone}: {share.count}' for share in self.zones)})")
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        name, zone = self.window.name, self.window.timezone
+        if self.held:
+            return (f"event window {name!r}: holds capacity reservations {self.describe()} until {_at(self.end, zone)} "
+                    f"(the end plus {format_duration(self.end - self.window_end)} for its nodes to go); EC2 "
+                    "bills every reserved instance each hour, used or not; a `pulumi up` after the event cancels "
+                    "them sooner",)
+        hold = format_duration(self.scale_up - self.hold_from)
+        return (f"event window {name!r}: its capacity reservations {self.describe()} are not created yet: EC2 bills a "
+                f"reservation every hour it exists, so only a `pulumi up` from {_at(self.hold_from, zone)} "
+                f"(reserve.holdFrom {hold} before the scale-up) creates them; run `pulumi up` between then and the "
+                f"scale-up at {_at(self.scale_up, zone)}, early enough to react if EC2 has no capacity to reserve",)
+
+
+def plan_reservation(window: EventWindow, pool: NodePoolConfig, placeholders: PlaceholderPlan, now: datetime,
+                     armed: bool) -> ReservationPlan | None:
+    """The reservations of ``window`` (a one-off with ``reserve``, on ``pool``, holding ``placeholders``) at ``now``;
+    ``None`` for a window without them or one that has ended. ``armed``: whether the window is deployed now (a
+    reservation is held only beside its placeholders)."""
+    reserve = window.reserve
+    if reserve is None or not window.is_one_off:
+        return None
+    occurrence = window.one_off_occurrence()
+    if now >= occurrence.end_utc:
+        return None
+    hold_from = occurrence.scale_up_utc - reserve.hold
+    shares = split(reserved_count(window, placeholders), reservation_zones(window, pool))
+    return ReservationPlan(window, reserve.instance_type, shares, hold_from, occurrence.scale_up_utc,
+                           occurrence.end_utc, occurrence.end_utc + usual_tail(pool), held=armed and now >= hold_from)
+
+
+def reserved_count(window: EventWindow, placeholders: PlaceholderPlan) -> int:
+    """``reserve.count``, or the nodes the window needs: one per placeholder of a ``nodes:`` window, else its
+    placeholders over how many of them one instance of the reserved type holds beside DaemonSets."""
+    assert window.reserve is not None
+    if window.reserve.count is not None:
+        return window.reserve.count
+    instance = instance_type(window.reserve.instance_type)
+    per_node = pods_per_node(placeholders, instance.room) if instance else 1
+    return math.ceil(placeholders.pods / max(per_node, 1))
+
+
+def reservation_zones(window: EventWindow, pool: NodePoolConfig) -> tuple[str, ...]:
+    """``reserve.availabilityZones``, or else the zones of the pool's ``topology.kubernetes.io/zone`` In requirement
+    (empty: neither, which the config checks refuse)."""
+    assert window.reserve is not None
+    if window.reserve.availability_zones:
+        return tuple(window.reserve.availability_zones)
+    return next((tuple(r.values) for r in pool.requirements if r.key == ZONE and r.operator == "In"), ())
+
+
+def split(count: int, zones: Iterable[str]) -> tuple[ZoneShare, ...]:
+    """``count`` over ``zones`` as evenly as it goes, the first zones taking one more; zones left with none are
+    dropped (fewer instances than zones)."""
+    names = list(zones)
+    if not names:
+        return ()
+    each, more = divmod(count, len(names))
+    return tuple(ZoneShare(zone, each + (index < more)) for index, zone in enumerate(names) if each + (index < more))
+
+
+def next_up(plans: Iterable[ReservationPlan]) -> datetime | None:
+    """The earliest ``pulumi up`` that would create reservations not held yet, or ``None``."""
+    return min((plan.hold_from for plan in plans if not plan.held), default=None)
+
+
+def _at(moment: datetime, timezone: str) -> str:
+    local = moment.astimezone(load_zone(timezone))
+    return f"{local:%Y-%m-%d %H:%M %Z} = {moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"

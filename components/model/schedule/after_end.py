@@ -1,0 +1,149 @@
+"""What happens after a window ends: KEDA scales the placeholders to zero, the nodes stay for their tail, and a
+failsafe scales down if KEDA does not.
+
+* **KEDA's timings** (the ScaledObject renders them, :mod:`prescale.capacity.scheduled_capacity`): it writes N
+  within one poll of the window opening and 0 a cooldown after its last poll that saw it open.
+* **The tail**: how long a window's nodes outlive its end (KEDA's cooldown, the pool's ``consolidateAfter``, the
+  drain); ``prescale schedule`` prices it and a window's capacity reservations last until the end plus it.
+* **The failsafe**: a ``batch/v1`` CronJob in the window's zone (:mod:`prescale.capacity.failsafe`) that sets the
+  placeholders to zero at the end plus ``placeholders.failsafeGrace``, whatever KEDA is doing. The CronJob
+  controller evaluates schedules with robfig/cron, like KEDA, so the fire must be one exact cron, outside DST gaps
+  and overlaps, and (recurring windows) must come, even started as late as ``startingDeadlineSeconds`` allows,
+  before the next occurrence scales up, or it would remove the placeholders of a window that is open.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from datetime import datetime, timedelta
+from itertools import pairwise
+from math import ceil
+
+from ..config import EventWindow, NodePoolConfig
+from .cron import dated_cron, fire_timestamps, parse_cron
+from .dst import dst_problem, dst_problem_local
+from .duration import format_duration, parse_duration
+from .keda import occurrence_instants
+from .shift import shift_cron
+from .time_zones import load_zone
+
+# --- KEDA's timings ------------------------------------------------------------------------------------
+
+POLLING_INTERVAL_SECONDS = 15  # KEDA writes N within 15 s of the window opening (default 30)
+# After the window closes, KEDA waits this long since the last poll that saw it open, then writes 0.
+# One minute absorbs a missed poll without keeping nodes long.
+COOLDOWN_SECONDS = 60
+# A ScaledObject never active yet (just created outside its window) scales a Deployment the API server
+# defaulted to 1 replica (a GitOps apply without `replicas`) to 0 at KEDA's first poll.
+INITIAL_COOLDOWN_SECONDS = 0
+IDLE_REPLICAS = 0  # outside windows; KEDA's docs: the only supported idleReplicaCount
+
+# --- the tail ------------------------------------------------------------------------------------------
+
+
+KEDA_COOLDOWN = timedelta(seconds=COOLDOWN_SECONDS)  # the placeholders outlive the end by this much
+
+
+DRAIN = timedelta(minutes=1)  # an emptied node's drain and termination: nothing to evict (an assumption)
+
+
+def usual_tail(pool: NodePoolConfig) -> timedelta:
+    """How long the nodes of a window on ``pool`` stay after its end when KEDA scales the placeholders down."""
+    return KEDA_COOLDOWN + parse_duration(pool.consolidate_after) + DRAIN
+
+
+# --- the failsafe --------------------------------------------------------------------------------------
+
+
+# The longest failsafeGrace: a scale-down that waits longer than a day guards nothing.
+MAX_GRACE = timedelta(days=1)
+
+
+# The shortest: KEDA itself writes 0 up to one poll plus its cooldown after the end (keda_timing); a failsafe that
+# runs before that, in whole minutes, would do KEDA's job at every end instead of standing in when KEDA fails.
+MIN_GRACE = timedelta(minutes=ceil((POLLING_INTERVAL_SECONDS + COOLDOWN_SECONDS) / 60))
+
+
+_YEAR = timedelta(days=366)
+
+
+def starting_deadline(window: EventWindow) -> timedelta:
+    """How late the CronJob controller may still start a missed run (``startingDeadlineSeconds``).
+
+    Recurring: a few minutes, so that a controller outage never makes the run land in the next occurrence
+    (the config checks count it in). One-off: a week, because its next fire is a year away, and a late
+    run still disarms the event's trigger before it can repeat next year.
+    """
+    return timedelta(days=7) if window.is_one_off else timedelta(minutes=5)
+
+
+def failsafe_schedule(window: EventWindow, grace: timedelta) -> str:
+    """The CronJob's schedule, read in ``window.timezone``: the window's end moved ``grace`` later.
+
+    A one-off gets a dated cron (``M H D Mon *``) like its KEDA trigger; ``ValueError`` when a recurring
+    end cannot be shifted as one cron (see :func:`prescale.model.schedule.shift.shift_cron`).
+    """
+    if window.is_one_off:
+        return dated_cron(window.local_end + grace)
+    return shift_cron(window.end, grace)
+
+
+def grace_problem(grace: timedelta) -> str | None:
+    """What is wrong with ``placeholders.failsafeGrace`` on its own, or ``None``."""
+    if grace % timedelta(minutes=1):
+        return "must be whole minutes: a CronJob schedule has no seconds field"
+    if grace < MIN_GRACE:
+        return (f"must be at least {format_duration(MIN_GRACE)}: KEDA itself scales the placeholders to zero up to "
+                f"{format_duration(timedelta(seconds=POLLING_INTERVAL_SECONDS + COOLDOWN_SECONDS))} after each end "
+                f"(its cooldownPeriod of {COOLDOWN_SECONDS}s after its last poll, {POLLING_INTERVAL_SECONDS}s apart), "
+                "so an earlier failsafe would do KEDA's job at every end instead of standing in when KEDA fails")
+    if grace > MAX_GRACE:
+        return f"must be at most {format_duration(MAX_GRACE)}: a failsafe that waits longer guards nothing"
+    return None
+
+
+def failsafe_problem(window: EventWindow, grace: timedelta, now: datetime) -> str | None:
+    """Why ``window``'s failsafe would not run exactly once after each occurrence, or ``None``.
+
+    ``window`` must already be valid on its own (the other config checks passed), ``grace`` too.
+    """
+    try:
+        cron = failsafe_schedule(window, grace)
+    except ValueError as error:
+        return f"the failsafe scale-down at end + {format_duration(grace)} is not one cron: {error}"
+    if window.is_one_off:
+        problem = dst_problem_local(window.local_end + grace, window.timezone)
+    else:
+        problem = dst_problem(cron, window.timezone, now) or _reaches_next_window(window, cron, now)
+    return f"the failsafe scale-down ({cron!r} in {window.timezone}): {problem}" if problem else None
+
+
+def _reaches_next_window(window: EventWindow, cron: str, now: datetime) -> str | None:
+    """Whether a failsafe run, started as late as allowed, falls into the next occurrence of the window."""
+    # (scale_up, start, end) in epoch seconds; the same year the freeze check walked, so a cache hit.
+    occurrences = occurrence_instants(window.start, window.end, window.timezone, window.lead, now,
+                                               now + _YEAR)
+    if len(occurrences) < 2:
+        return None
+    latest = starting_deadline(window)
+    # Every failsafe fire from the first end on (one pass; each end then finds its own fire by bisection).
+    fires = list(fire_timestamps(parse_cron(cron), load_zone(window.timezone),
+                                 occurrences[0][2], occurrences[-1][0]))
+    for (_, _, ended), (next_scale_up, _, _) in pairwise(occurrences):
+        index = bisect_left(fires, ended)  # a fire at the end instant itself counts
+        fire = fires[index] if index < len(fires) else None
+        if fire is None or fire + latest.total_seconds() >= next_scale_up:  # landing on the scale-up is too late
+            longest = timedelta(seconds=next_scale_up - ended) - latest - timedelta(minutes=1)
+            allowed = (f"a failsafeGrace from {format_duration(MIN_GRACE)} to {format_duration(longest)}"
+                       if longest >= MIN_GRACE else
+                       f"a next scale-up more than {format_duration(MIN_GRACE + latest)} after each end")
+            return (f"would run at {_show(fire, window)} (or up to {format_duration(latest)} later), not before the "
+                    f"next scale-up at {_show(next_scale_up, window)}, and remove the placeholders of an "
+                    f"open window; allowed: {allowed}")
+    return None
+
+
+def _show(instant: int | None, window: EventWindow) -> str:
+    if instant is None:
+        return "never"
+    return f"{datetime.fromtimestamp(instant, load_zone(window.timezone)):%a %Y-%m-%d %H:%M %Z}"

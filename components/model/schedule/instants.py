@@ -1,0 +1,18 @@
+"""How instants are written: for people in a window's zone, and for tools in UTC (one format everywhere)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+
+def show_instant(instant: int | datetime, tz: ZoneInfo) -> str:
+    """``Tue 2026-12-01 07:45 KST``: an instant (epoch seconds or aware) as a person reads it in ``tz``."""
+    moment = instant if isinstance(instant, datetime) else datetime.fromtimestamp(instant, tz)
+    return f"{moment.astimezone(tz):%a %Y-%m-%d %H:%M %Z}"
+
+
+def utc_iso(moment: datetime) -> str:
+    """``2026-12-01T07:45:00Z``: an aware instant as every JSON document and stack output writes it (RFC 3339 in
+    UTC, whole seconds, as EC2 takes a reservation's end date)."""
+    return f"{moment.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}"

@@ -1,0 +1,219 @@
+"""The charts prescale installs, rendered by a real ``helm template`` with the values the program really passes.
+
+The values are the inputs of the Helm Releases the whole program registers under mocks (``__main__.py``), so
+Output-valued leaves (cluster name, queue name, role ARN) hold the mocks' stand-ins, exactly as the releases
+would carry them. Two stacks: the dev stack (a new cluster, EKS Pod Identity) and an existing cluster with
+IRSA, where no node label keeps KEDA on the system nodes. Rendering shows what would reach the cluster;
+neither chart has a values schema, so every values key is also checked against the chart itself.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from prescale.offline import Evaluation, carries_wire_values, run_program
+
+from tests.support.crd_validation import KUBERNETES_VERSION, validate_kubernetes
+from tests.support.helm import CHARTS, helm_binary, render, unknown_values_keys
+from tests.support.platform import ACCOUNT, PROJECT, REGION, RELEASE, dev_stack, policy
+
+RELEASES = ("prescale-karpenter-crd", "prescale-karpenter", "prescale-keda")
+# The kinds the program's values reach (the rest, RBAC and CRDs, the charts render alike for any values).
+VALUES_SHAPED_KINDS = {"Deployment", "PodDisruptionBudget", "ServiceAccount"}
+KARPENTER_NODES = {"key": "karpenter.sh/nodepool", "operator": "DoesNotExist"}
+EKS_TAINT_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
+
+
+def existing_cluster_stack() -> Evaluation:
+    config = {"aws:region": REGION, "prescale:cluster": json.dumps({"name": "prescale-existing", "create": False}),
+              "prescale:karpenter": json.dumps({"controllerAuth": "irsa"})}
+    return run_program(PROJECT, "existing", config=config)
+
+
+@pytest.fixture(scope="module", params=["dev", "existing-irsa"])
+def stack(request) -> Evaluation:
+    return dev_stack() if request.param == "dev" else existing_cluster_stack()
+
+
+@pytest.fixture(scope="session")
+def helm(request, tmp_path_factory) -> Path:
+    cache = getattr(request.config, "cache", None)  # kept between runs unless the cache plugin is off
+    return helm_binary(Path(cache.mkdir("helm")) if cache else tmp_path_factory.mktemp("helm"))
+
+
+@pytest.fixture(scope="module")
+def rendered(stack, helm, tmp_path_factory) -> dict[str, list[dict]]:
+    """Release name → the objects its chart renders, as ``pulumi up`` would install them."""
+    work_dir = tmp_path_factory.mktemp("render")
+    objects = {}
+    for name in RELEASES:
+        release = stack.named(RELEASE, name).inputs
+        chart = release["chart"].rsplit("/", 1)[-1]
+        assert release["version"] == chart_version(chart), "the vendored chart is not the version prescale pins"
+        assert not carries_wire_values(release["values"])
+        objects[name] = render(helm, chart, release=release["name"], namespace=release["namespace"],
+                               values=release["values"], kube_version=KUBERNETES_VERSION, work_dir=work_dir,
+                               include_crds=not release["skipCrds"])
+    return objects
+
+
+def chart_version(chart: str) -> str:
+    return yaml.safe_load((CHARTS / chart / "Chart.yaml").read_text())["version"]
+
+
+def of_kind(objects: list[dict], kind: str) -> list[dict]:
+    return [o for o in objects if o["kind"] == kind]
+
+
+def single(objects: list[dict], kind: str) -> dict:
+    (found,) = of_kind(objects, kind)
+    return found
+
+
+def env(deployment: dict) -> dict[str, str]:
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    return {variable["name"]: variable.get("value") for variable in container["env"]}
+
+
+def selects(selector: dict, labels: dict) -> bool:
+    return selector["matchLabels"].items() <= labels.items() and "matchExpressions" not in selector
+
+
+def tolerates(tolerations: list[dict], taint: dict) -> bool:
+    """``taint`` as EKS spells it on a node group (``NO_SCHEDULE``) or as Kubernetes does (``NoSchedule``)."""
+    effect = EKS_TAINT_EFFECTS.get(taint["effect"], taint["effect"])
+    return any(t["key"] == taint["key"] and t.get("effect") in (None, effect)
+               and (t["operator"] == "Exists" or t.get("value") == taint["value"]) for t in tolerations)
+
+
+def system_node_group(stack: Evaluation) -> dict | None:
+    groups = stack.of_type("eks:index:ManagedNodeGroup")
+    return groups[0].inputs if groups else None
+
+
+# --- values keys and object validity ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_every_values_key_the_program_sets_is_known_to_its_chart(stack, release):
+    inputs = stack.named(RELEASE, release).inputs
+    assert unknown_values_keys(inputs["values"], inputs["chart"].rsplit("/", 1)[-1]) == []
+
+
+def test_the_key_check_names_misspelled_keys_and_accepts_what_templates_read_whole():
+    karpenter = {"settings": {"clusterNmae": "c", "interruptionQueue": "q"}, "replica": 2,
+                 "nodeSelector": {"prescale.io/system": "true"}, "controller": {"resources": {"limits": {"cpu": "1"}}},
+                 "serviceAccount": {"annotations": {"eks.amazonaws.com/role-arn": "arn"}}}
+    assert unknown_values_keys(karpenter, "karpenter") == ["settings.clusterNmae", "replica"]
+    keda = {"operator": {"replicaCuont": 2}, "podDisruptionBudget": {"operator": {"minAvalable": 1}},
+            "topologySpreadConstraints": {"operator": []}, "affinity": {"nodeAffinity": {}},
+            "priorityClassname": "system-cluster-critical"}
+    assert unknown_values_keys(keda, "keda") == [
+        "operator.replicaCuont", "podDisruptionBudget.operator.minAvalable", "priorityClassname"]
+
+
+def test_the_objects_the_values_shape_are_valid_kubernetes_objects(rendered):
+    """Strict: what the values put inside maps templates pass whole (affinity, spread...) is checked here."""
+    shaped = [obj for objects in rendered.values() for obj in objects if obj["kind"] in VALUES_SHAPED_KINDS]
+    assert len(shaped) == 12  # Karpenter: 1 of each; KEDA: 3 of each
+    for obj in shaped:
+        validate_kubernetes(obj)
+
+
+def test_crds_come_from_the_crd_chart_only(rendered):
+    assert len(of_kind(rendered["prescale-karpenter-crd"], "CustomResourceDefinition")) == 5
+    assert of_kind(rendered["prescale-karpenter"], "CustomResourceDefinition") == []
+
+
+# --- Karpenter -------------------------------------------------------------------------------------------
+
+def test_karpenter_runs_as_the_service_account_its_aws_identity_trusts(stack, rendered):
+    objects = rendered["prescale-karpenter"]
+    account = single(objects, "ServiceAccount")["metadata"]
+    subject = (account["namespace"], account["name"])
+    assert single(objects, "Deployment")["spec"]["template"]["spec"]["serviceAccountName"] == account["name"]
+    controller_role = stack.named("aws:iam/role:Role", "prescale-karpenter-controller")
+    role_arn = f"arn:aws:iam::{ACCOUNT}:role/{controller_role.inputs['name']}"
+    associations = stack.of_type("aws:eks/podIdentityAssociation:PodIdentityAssociation")
+    if associations:  # EKS Pod Identity
+        (association,) = associations
+        assert (association.inputs["namespace"], association.inputs["serviceAccount"]) == subject
+        assert association.inputs["roleArn"] == role_arn
+        assert "annotations" not in account
+    else:  # IRSA: the role trusts exactly this subject, and the account names the role
+        (statement,) = policy(controller_role, "assumeRolePolicy")["Statement"]
+        (sub,) = [value for key, value in statement["Condition"]["StringEquals"].items() if key.endswith(":sub")]
+        assert sub == "system:serviceaccount:{}:{}".format(*subject)
+        assert account["annotations"] == {"eks.amazonaws.com/role-arn": role_arn}
+
+
+def test_karpenter_settings_name_the_stacks_cluster_and_interruption_queue(stack, rendered):
+    settings = env(single(rendered["prescale-karpenter"], "Deployment"))
+    assert settings["CLUSTER_NAME"] == stack.outputs["clusterName"]
+    assert settings["INTERRUPTION_QUEUE"] == stack.outputs["karpenterInterruptionQueueName"]
+
+
+def test_karpenter_runs_on_the_system_nodes_and_never_on_its_own(stack, rendered):
+    pod = single(rendered["prescale-karpenter"], "Deployment")["spec"]["template"]["spec"]
+    assert pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] == {
+        "nodeSelectorTerms": [{"matchExpressions": [KARPENTER_NODES]}]}
+    assert tolerates(pod["tolerations"], {"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"})
+    assert pod["dnsPolicy"] == "Default"
+    group = system_node_group(stack)
+    if group:  # a new cluster: exactly the system node group's labels and taints
+        assert group["labels"].items() <= pod["nodeSelector"].items()
+        assert all(tolerates(pod["tolerations"], taint) for taint in group["taints"])
+
+
+def test_karpenters_replicas_fit_its_one_per_node_anti_affinity_on_the_system_nodes(stack, rendered):
+    deployment = single(rendered["prescale-karpenter"], "Deployment")
+    template = deployment["spec"]["template"]
+    (term,) = template["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert term["topologyKey"] == "kubernetes.io/hostname"
+    assert selects(term["labelSelector"], template["metadata"]["labels"])
+    assert deployment["spec"]["replicas"] == 2
+    # One replica per node, so an update may only replace pods in place, one at a time.
+    assert deployment["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 1
+    assert single(rendered["prescale-karpenter"], "PodDisruptionBudget")["spec"]["maxUnavailable"] == 1
+    group = system_node_group(stack)
+    if group:
+        assert deployment["spec"]["replicas"] <= group["scalingConfig"]["minSize"]
+
+
+# --- KEDA ------------------------------------------------------------------------------------------------
+
+def keda_deployments(rendered) -> dict[str, dict]:
+    return {d["metadata"]["name"]: d for d in of_kind(rendered["prescale-keda"], "Deployment")}
+
+
+def test_keda_has_its_three_deployments(rendered):
+    assert set(keda_deployments(rendered)) == {"keda-operator", "keda-operator-metrics-apiserver",
+                                               "keda-admission-webhooks"}
+
+
+def test_every_keda_pod_stays_off_karpenters_nodes_at_system_priority(stack, rendered):
+    """Else on an existing cluster KEDA can land on a Karpenter node, and consolidating it evicts KEDA."""
+    pod_specs = [o["spec"]["template"]["spec"] for o in rendered["prescale-keda"] if "template" in o.get("spec", {})]
+    assert len(pod_specs) == 3
+    group = system_node_group(stack)
+    for pod in pod_specs:
+        assert pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] == {
+            "nodeSelectorTerms": [{"matchExpressions": [KARPENTER_NODES]}]}
+        assert pod["priorityClassName"] == "system-cluster-critical"
+        assert tolerates(pod["tolerations"], {"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"})
+        if group:
+            assert group["labels"].items() <= pod["nodeSelector"].items()
+            assert all(tolerates(pod["tolerations"], taint) for taint in group["taints"])
+
+
+def test_each_keda_components_two_replicas_spread_over_nodes_with_a_budget(rendered):
+    budgets = of_kind(rendered["prescale-keda"], "PodDisruptionBudget")
+    for name, deployment in keda_deployments(rendered).items():
+        template = deployment["spec"]["template"]
+        assert deployment["spec"]["replicas"] == 2, name
+        (spread,) = template["spec"]["topologySpreadConstraints"]
+        assert (spread["topologyKey"], spread["maxSkew"], spread["whenUnsatisfiable"]) == \
+            ("kubernetes.io/hostname", 1, "DoNotSchedule"), name
+        assert selects(spread["labelSelector"], template["metadata"]["labels"]), name
+        (budget,) = [b for b in budgets if selects(b["spec"]["selector"], template["metadata"]["labels"])]
+        assert budget["spec"]["minAvailable"] == 1, name

@@ -1,0 +1,47 @@
+"""The whole program (`__main__.py`) under mocks: the dev stack evaluates; a bad stack registers nothing."""
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+from prescale.model.validation import ConfigError
+from prescale.offline import OfflineMocks, read_stack_file, run_program
+
+from tests.support import ROOT
+from tests.support.platform import dev_stack
+
+ROOT = ROOT
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+
+
+def test_dev_stack_evaluates_offline():
+    evaluation = dev_stack()  # run_program(ROOT, "dev", NOW), evaluated once per session
+    assert evaluation.outputs["clusterName"] == "prescale-dev"
+    assert evaluation.outputs["kubeconfig"] == "[secret]"
+    assert (evaluation.outputs["karpenterVersion"], evaluation.outputs["kedaVersion"]) == ("1.14.1", "2.20.2")
+    assert len(evaluation.of_type("eks:index:Cluster")) == 1
+
+
+def test_bad_stack_is_refused_before_any_resource_is_registered():
+    config = read_stack_file(ROOT, "dev")
+    windows = json.loads(config["prescale:eventWindows"])
+    windows[0]["timezone"] = "Asia/Seol"
+    config["prescale:eventWindows"] = json.dumps(windows)
+    mocks = OfflineMocks()
+    with pytest.raises(ConfigError, match=r"prescale:eventWindows\[0\]\.timezone: 'Asia/Seol'.*'Asia/Seoul'"):
+        run_program(ROOT, "dev", NOW, config=config, mocks=mocks)
+    assert mocks.registrations == []
+
+
+def test_dev_stack_registers_capacity_after_the_platform():
+    evaluation = dev_stack()  # run_program(ROOT, "dev", NOW), evaluated once per session
+    assert evaluation.outputs["armedWindows"] == ["launch-2027", "lunch-rush", "morning-peak"]
+    assert evaluation.outputs["nodePools"] == ["event"]
+    karpenter = evaluation.named("kubernetes:helm.sh/v3:Release", "prescale-karpenter")
+    keda = evaluation.named("kubernetes:helm.sh/v3:Release", "prescale-keda")
+    for node_pool in evaluation.of_type("kubernetes:karpenter.sh/v1:NodePool"):
+        assert karpenter.urn in node_pool.dependencies
+    scaled_objects = evaluation.of_type("kubernetes:keda.sh/v1alpha1:ScaledObject")
+    assert len(scaled_objects) == 3
+    for scaled_object in scaled_objects:
+        assert keda.urn in scaled_object.dependencies
