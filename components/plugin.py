@@ -1,0 +1,222 @@
+"""The component prescale's Pulumi plugin package serves to programs in any language (``provider/``).
+
+:class:`Capacity` is :func:`~prescale.capacity.deploy_capacity` on a cluster the program brings: its inputs are
+the cluster's name and kubeconfig, and the capacity stack config keys, each named and shaped like the key it
+stands for (``nodePools`` is ``prescale:nodePools``). So the component hands them to
+:func:`~prescale.model.validation.load_capacity_config` as they are (but for the wire's numbers,
+:func:`whole_numbers`) and every rule stays in the model.
+
+The types are what the SDK's schema inference (``pulumi.provider.experimental``) accepts: TypedDicts of plain
+values, no ``Union``, ``Literal`` or pydantic models. A choice (an effect, an operator) is a string here, and a
+quantity always a string; the model refuses any other value and names what is allowed. Keep the annotations
+evaluated (no ``from __future__ import annotations``): the inference reads them at run time.
+docs/library.md ("Other languages") says how a program uses it.
+"""
+
+from collections.abc import Sequence
+from typing import Any, NotRequired, TypedDict
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from .capacity import deploy_capacity
+from .contract import Platform
+from .model.config import CONFIG_NAMESPACE
+from .model.validation import load_capacity_config
+from .program import evaluation_time
+
+
+class CapacityRequest(TypedDict):
+    cpu: str
+    memory: str
+
+
+class Keda(TypedDict):
+    install: NotRequired[bool]
+    version: NotRequired[str]
+
+
+class Limits(TypedDict):
+    cpu: NotRequired[str]
+    memory: NotRequired[str]
+    nodes: NotRequired[int]
+
+
+class NodeRequirement(TypedDict):
+    key: str
+    operator: str
+    values: NotRequired[list[str]]
+    minValues: NotRequired[int]
+
+
+class SubnetSelectorTerm(TypedDict):
+    tags: NotRequired[dict[str, str]]
+    id: NotRequired[str]
+
+
+class SecurityGroupSelectorTerm(TypedDict):
+    tags: NotRequired[dict[str, str]]
+    id: NotRequired[str]
+    name: NotRequired[str]
+
+
+class CapacityReservationSelectorTerm(TypedDict):
+    id: NotRequired[str]
+    tags: NotRequired[dict[str, str]]
+    ownerID: NotRequired[str]
+
+
+class Taint(TypedDict):
+    key: str
+    value: NotRequired[str]
+    effect: NotRequired[str]
+
+
+class NodePool(TypedDict):
+    """A ``prescale:nodePools`` entry."""
+
+    name: str
+    existing: NotRequired[bool]
+    capacityTypes: NotRequired[list[str]]
+    instanceCategories: NotRequired[list[str]]
+    architectures: NotRequired[list[str]]
+    requirements: NotRequired[list[NodeRequirement]]
+    nodeSize: NotRequired[CapacityRequest]
+    maxPodSize: NotRequired[CapacityRequest]
+    limits: NotRequired[Limits]
+    nodeClassName: NotRequired[str]
+    amiAlias: NotRequired[str]
+    subnetSelectorTerms: NotRequired[list[SubnetSelectorTerm]]
+    securityGroupSelectorTerms: NotRequired[list[SecurityGroupSelectorTerm]]
+    capacityReservationSelectorTerms: NotRequired[list[CapacityReservationSelectorTerm]]
+    taints: NotRequired[list[Taint]]
+    consolidationPolicy: NotRequired[str]
+    consolidateAfter: NotRequired[str]
+    expireAfter: NotRequired[str]
+    terminationGracePeriod: NotRequired[str]
+    weight: NotRequired[int]
+
+
+class Reserve(TypedDict):
+    instanceType: str
+    count: NotRequired[int]
+    availabilityZones: NotRequired[list[str]]
+    holdFrom: NotRequired[str]
+
+
+class EventWindow(TypedDict):
+    """A ``prescale:eventWindows`` entry."""
+
+    name: str
+    nodePool: str
+    timezone: str
+    start: str
+    end: str
+    nodes: NotRequired[int]
+    capacity: NotRequired[CapacityRequest]
+    leadTime: NotRequired[str]
+    prepullImages: NotRequired[list[str]]
+    reserve: NotRequired[Reserve]
+
+
+class Placeholders(TypedDict):
+    image: NotRequired[str]
+    priority: NotRequired[int]
+    nodeSize: NotRequired[CapacityRequest]
+    maxPodSize: NotRequired[CapacityRequest]
+    failsafeGrace: NotRequired[str]
+    failsafeImage: NotRequired[str]
+    imagePullSecrets: NotRequired[list[str]]
+    prepullToolImage: NotRequired[str]
+
+
+class Alerts(TypedDict):
+    prometheusRule: NotRequired[bool]
+
+
+class CapacityConfigInputs(TypedDict):
+    """The capacity stack config keys a library program reads (``prescale:pricing`` aside: only the cost estimate
+    of ``prescale schedule`` reads it, from a stack file)."""
+
+    keda: NotRequired[Keda]
+    nodePools: NotRequired[list[NodePool]]
+    eventWindows: NotRequired[list[EventWindow]]
+    placeholders: NotRequired[Placeholders]
+    tags: NotRequired[dict[str, str]]
+    alerts: NotRequired[Alerts]
+
+
+class CapacityArgs(CapacityConfigInputs):
+    clusterName: pulumi.Input[str]
+    """The cluster's name: node classes select the subnets and security groups tagged
+    `karpenter.sh/discovery: <clusterName>` unless a pool gives selector terms."""
+    kubeconfig: pulumi.Input[str]
+    """The cluster's kubeconfig: every in-cluster object goes through a Kubernetes provider built from it."""
+    nodeRoleName: NotRequired[pulumi.Input[str]]
+    """The IAM role the node classes prescale creates name; without it every pool must be existing or give
+    nodeClassName."""
+
+
+def stack_config(args: CapacityArgs) -> dict[str, Any]:
+    """The config inputs as the stack config keys they stand for, as load_capacity_config reads them."""
+    return {f"{CONFIG_NAMESPACE}:{key}": whole_numbers(value) for key, value in args.items()
+            if key in CapacityConfigInputs.__annotations__}
+
+
+def whole_numbers(value: Any) -> Any:
+    """``value`` with its whole floats as ints. The wire carries every number as a double, and pulumi 3.272's
+    ``ComponentProvider.map_input_properties`` converts an integer input to ``int`` but then stores the float
+    anyway; every number these inputs take is an integer, and the model refuses ``3.5`` where it wants one."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: whole_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [whole_numbers(item) for item in value]
+    return value
+
+
+def waited_for(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
+    """The resources of a ``dependsOn`` (Construct hands it over as a list)."""
+    depends_on = opts.depends_on if opts else None
+    given = depends_on if isinstance(depends_on, Sequence) else [depends_on]
+    return [resource for resource in given if isinstance(resource, pulumi.Resource)]
+
+
+class Capacity(pulumi.ComponentResource):
+    """prescale's scheduled capacity on a cluster that runs Karpenter and KEDA: node pools, each event window's
+    placeholders and ScaledObject, its failsafe. The inputs are validated whole before anything is registered;
+    node pools, node classes and ScaledObjects wait for what the component's `dependsOn` names (your Karpenter
+    and KEDA installs)."""
+
+    node_pools: list[str]
+    """The node pools prescale creates (not the existing ones windows use)."""
+    armed_windows: list[str]
+    """The windows deployed now."""
+    idle_windows: dict[str, str]
+    """Window name → why nothing is deployed for it now."""
+    reservations: dict[str, dict[str, Any]]
+    """Per one-off window with `reserve`: its capacity reservations, held now or not yet."""
+    next_up_for_reservations: str | None
+    """When the next `pulumi up` must run to create reservations not held yet (UTC), if any."""
+
+    def __init__(self, name: str, args: CapacityArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        now = evaluation_time()
+        config = load_capacity_config(stack_config(args), now)
+        super().__init__("prescale:index:Capacity", name, {}, opts)
+        provider = k8s.Provider(f"{name}-kubernetes", kubeconfig=pulumi.Output.secret(args["kubeconfig"]),
+                                opts=pulumi.ResourceOptions(parent=self))
+        # Children do not inherit the component's dependsOn: the platform's `*_ready` are what pools and
+        # ScaledObjects wait for.
+        ready = waited_for(opts)
+        platform = Platform(cluster_name=args["clusterName"], kubernetes_provider=provider,
+                            node_role_name=args.get("nodeRoleName"), karpenter_ready=ready, keda_ready=ready)
+        capacity = deploy_capacity(config, platform, now, pulumi.ResourceOptions(parent=self))
+        self.node_pools = sorted(capacity.node_pools)
+        self.armed_windows = sorted(capacity.windows)
+        self.idle_windows = capacity.idle_windows
+        self.reservations = capacity.reservation_outputs
+        self.next_up_for_reservations = capacity.next_up_for_reservations
+        self.register_outputs({"nodePools": self.node_pools, "armedWindows": self.armed_windows,
+                               "idleWindows": self.idle_windows, "reservations": self.reservations,
+                               "nextUpForReservations": self.next_up_for_reservations})
