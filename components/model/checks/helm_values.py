@@ -137,8 +137,8 @@ KARPENTER_VALUES = ChartValues(
                         "controller with a renamed one",
         "fullnameOverride": "the chart names the controller's objects after it, so Helm would replace the running "
                             "controller with a renamed one",
-        "replicas": "two, one per system node (the chart's anti-affinity allows one per host, and prescale's system "
-                    "node group starts with two nodes), so a node's loss leaves a controller running",
+        "replicas": "two, one per host as the chart's anti-affinity requires, on the two or more system nodes "
+                    "prescale asks for, so a node's loss leaves a controller running",
         "nodeSelector": _PLACEMENT,
         "tolerations": _PLACEMENT,
         "affinity": "the chart's default keeps the controller off the nodes it launches and its replicas on "
@@ -160,7 +160,8 @@ KEDA_VALUES = ChartValues(
         "topologySpreadConstraints": "each component's two replicas spread over two nodes",
         "priorityClassName": "system-cluster-critical, so a full node preempts other pods for KEDA rather than "
                              "leaving it Pending",
-        "watchNamespace": "KEDA watches every namespace, prescale's (where the windows' ScaledObjects are) included",
+        "watchNamespace": "KEDA must watch namespace prescale, where the windows' ScaledObjects are, as it does by "
+                          "default (every namespace)",
         **{key: _PLACEMENT for key in ("nodeSelector", "tolerations", "affinity")},
         **{f"{component}.{key}": f"{_PLACEMENT} (a component's own {key} would take the place of the shared one)"
            for component in _KEDA_COMPONENTS for key in ("nodeSelector", "tolerations", "affinity")},
