@@ -256,7 +256,7 @@ def karpenter_policy_problem(version: str) -> str | None:
 
 
 # Keys that only shape a Karpenter prescale installs (refused beside install: false, prescale.model.checks.stack).
-KARPENTER_INSTALL_KEYS = ("version", "controller_auth", "create_spot_service_linked_role")
+KARPENTER_INSTALL_KEYS = ("version", "controller_auth", "create_spot_service_linked_role", "values")
 
 
 class KarpenterConfig(Model):
@@ -273,6 +273,10 @@ class KarpenterConfig(Model):
     create_spot_service_linked_role: StrictBool = False
     # An existing IAM role (name, not ARN) for the nodes of the EC2NodeClasses prescale creates.
     node_role_name: IamRoleName | None = None
+    values: dict[StrictStr, Any] = Field(default={}, description=(
+        "Helm values for the karpenter chart prescale installs, deep-merged over the values prescale renders (maps "
+        "merge, lists and scalars replace); keys prescale owns (settings.clusterName, serviceAccount, the system "
+        "placement...) and keys the chart does not know are refused (docs/platform.md#helm-values)."))
 
     @field_validator("version")
     @classmethod
@@ -299,6 +303,10 @@ class KedaConfig(Model):
 
     install: StrictBool = True
     version: Version = "2.20.2"
+    values: dict[StrictStr, Any] = Field(default={}, description=(
+        "Helm values for the keda chart prescale installs, deep-merged over the values prescale renders (maps "
+        "merge, lists and scalars replace); keys prescale owns (replicas, budgets, spread, priority, the system "
+        "placement...) and keys the chart does not know are refused (docs/platform.md#helm-values)."))
 
     @field_validator("version")
     @classmethod

@@ -1,4 +1,5 @@
-"""One way to install a pinned Helm chart, so every release prescale makes behaves the same on failure.
+"""One way to install a pinned Helm chart, so every release prescale makes behaves the same on failure, and one way
+to lay a user's values over prescale's.
 
 ``helm.v3.Release`` (a real Helm release, hooks included) rather than ``helm.v4.Chart``: the vendor marks
 Release as the production choice, and a dependent waits until the release's resources are ready.
@@ -41,3 +42,19 @@ def pinned_release(resource_name: str, *, chart: str, version: str, release_name
         timeout=TIMEOUT_SECONDS,
         max_history=MAX_HISTORY,
         opts=opts)
+
+
+def merged_values(rendered: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """``overrides`` laid over ``rendered`` as Helm lays a values file over a chart's own values: maps merge key by
+    key, anything else (a list, a scalar) replaces what was there. Neither input is changed.
+
+    The user's ``prescale:<chart>.values`` over the values prescale renders; the paths prescale owns are refused
+    before (:mod:`prescale.model.checks.helm_values`), so only what a user may set is replaced.
+    """
+    merged = dict(rendered)
+    for key, value in overrides.items():
+        below = merged.get(key)
+        if isinstance(below, Mapping) and isinstance(value, Mapping):
+            value = merged_values(below, value)
+        merged[key] = value
+    return merged

@@ -16,7 +16,7 @@ import pulumi_kubernetes as k8s
 
 from ..contract import SystemPlacement
 from ..model.config import KarpenterConfig
-from .helm import pinned_release
+from .helm import merged_values, pinned_release
 from .iam import cluster_role_name, eks_node_role, policy_json
 from .karpenter_policy import (
     SERVICE_ACCOUNT_NAME,
@@ -112,9 +112,10 @@ class Karpenter(pulumi.ComponentResource):
         self.release = pinned_release(
             name, chart=f"{CHART_REPOSITORY}/karpenter", version=args.config.version,
             release_name=RELEASE_NAME, namespace=SERVICE_ACCOUNT_NAMESPACE, skip_crds=True,
-            values=controller_values(
+            values=merged_values(controller_values(
                 cluster_name=args.cluster_name, queue_name=queue.name, placement=args.placement,
                 irsa_role_arn=controller_role.arn if args.config.controller_auth == "irsa" else None),
+                args.config.values),
             opts=self._child(depends_on=[self.crd_release, *args.cluster_ready, *aws_prerequisites]))
 
         self.node_role_name = pulumi.Output.from_input(node_role_name)

@@ -24,7 +24,7 @@ import pulumi_kubernetes as k8s
 
 from ..contract import SystemPlacement
 from ..model.config import KedaConfig
-from .helm import pinned_release
+from .helm import merged_values, pinned_release
 
 CHART_REPOSITORY = "https://kedacore.github.io/charts"
 RELEASE_NAME = "keda"
@@ -73,7 +73,8 @@ class Keda(pulumi.ComponentResource):
                                                                       retain_on_delete=True))
         self.release = pinned_release(
             name, chart="keda", repository=CHART_REPOSITORY, version=args.config.version,
-            release_name=RELEASE_NAME, namespace=namespace.metadata.name, values=keda_values(args.placement),
+            release_name=RELEASE_NAME, namespace=namespace.metadata.name,
+            values=merged_values(keda_values(args.placement), args.config.values),
             opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace, *args.depends_on], retain_on_delete=True))
         self.register_outputs({"namespace": namespace.metadata.name, "version": args.config.version})
 

