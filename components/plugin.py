@@ -34,6 +34,7 @@ class CapacityRequest(TypedDict):
 class Keda(TypedDict):
     install: NotRequired[bool]
     version: NotRequired[str]
+    values: NotRequired[dict[str, Any]]
 
 
 class Limits(TypedDict):

@@ -229,6 +229,8 @@ def value_mismatches(schema: dict[str, Any], prop: dict[str, Any], annotation: A
     if origin in (Union, types.UnionType):  # optional: the model's required keys say what must be given
         (given,) = [arg for arg in args if arg is not type(None)]
         return value_mismatches(schema, prop, given, path)
+    if annotation is Any:  # any YAML (Helm values): the schema's own "any" type
+        return [] if prop.get("$ref") == "pulumi.json#/Any" else [f"{path}: {prop} where the model takes any value"]
     if prop.get("plain") is not True:
         return [f"{path}: not plain"]
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
