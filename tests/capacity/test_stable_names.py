@@ -18,16 +18,20 @@ create, which for a placeholder Deployment means losing capacity mid-event. So:
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 import pulumi
 import pytest
-from prescale.offline import Evaluation, evaluate
+from prescale.offline import Evaluation, Registration, evaluate
 
 from tests.support import TESTS
 from tests.support.capacity import (
+    NAMESPACE,
     NODE_POOL,
+    PRIORITY_CLASS,
     RICH_POOLS,
     RICH_WINDOWS,
     as_object,
@@ -42,6 +46,7 @@ from tests.support.platform import dev_stack
 from tests.support.urns import engine_urns, migrate, urn_type
 
 SNAPSHOT = TESTS / "data" / "stack_urns.json"
+CAPACITY_COMPONENT = "prescale:index:PrescaleCapacity"
 WINDOW_COMPONENTS = ("prescale:index:ScheduledCapacity", "prescale:index:Failsafe")
 POOL_COMPONENT = "prescale:index:EventNodePool"
 Key = tuple[str, str]  # (type, name)
@@ -139,7 +144,15 @@ def test_editing_a_pools_limits_changes_only_its_node_pool():
 SNAPSHOT_STACKS: dict[str, Callable[[], Evaluation]] = {
     "dev": dev_stack, "rich": lambda: rich_run()[0], "every-kind": lambda: every_kind_run()[0]}
 # The types the code registers that no recorded stack held: each is a create on the next `pulumi up`, by design.
-ADDED_SINCE_THE_SNAPSHOT: list[str] = []
+ADDED_SINCE_THE_SNAPSHOT = [CAPACITY_COMPONENT]
+
+
+NOTE = ("The URN (as the Pulumi engine forms it: tests/support/urns.py) of every resource each stack registered "
+        "with the code at commit {commit}; ADDED_SINCE_THE_SNAPSHOT in tests/capacity/test_stable_names.py lists "
+        "the types the code registered since. dev: __main__.py with Pulumi.dev.yaml at 2026-11-30T12:00Z "
+        "(tests.support.platform.dev_stack); rich and every-kind: deploy_capacity on a stand-in platform "
+        "(tests.support.capacity.rich_run, every_kind_run). Written by python -m tests.capacity.test_stable_names; "
+        "record again only once no deployed stack may still hold these URNs: the aliases they prove stay until then.")
 
 
 def recorded(stack: str) -> frozenset[str]:
@@ -151,6 +164,28 @@ def test_every_urn_an_existing_stack_holds_is_taken_over_by_its_urn_or_an_alias(
     migration = migrate(recorded(stack), SNAPSHOT_STACKS[stack]())
     assert (migration.deleted, migration.problems) == ([], [])
     assert sorted(urn_type(urn) for urn in migration.created) == ADDED_SINCE_THE_SNAPSHOT
+
+
+def test_dropping_any_one_alias_deletes_its_resource_and_everything_under_it():
+    evaluation, old = every_kind_run()[0], recorded("every-kind")
+    urns = engine_urns(evaluation)
+    old_urn = {new: previous for previous, new in migrate(old, evaluation).taken.items()}
+    (component,) = evaluation.of_type(CAPACITY_COMPONENT)
+    moved = [r for r in evaluation.resources if r.parent == component.urn]
+    assert {r.type for r in moved} == {NAMESPACE, PRIORITY_CLASS, POOL_COMPONENT, *WINDOW_COMPONENTS,
+                                       "prescale:index:WindowReservations", "prescale:index:EventAlerts"}
+    for registration in moved:
+        kept = [a for a in registration.aliases if not (isinstance(a, pulumi.Alias) and a.parent is None)]
+        assert len(kept) == len(registration.aliases) - 1  # the one naming the stack's top
+        without = replace(evaluation, resources=[replace(r, aliases=kept) if r is registration else r
+                                                 for r in evaluation.resources])
+        lost = [registration, *(r for r in evaluation.resources if under(evaluation, r, registration))]
+        assert migrate(old, without).deleted == sorted(old_urn[urns[r.urn]] for r in lost), registration.name
+
+
+def under(evaluation: Evaluation, registration: Registration, ancestor: Registration) -> bool:
+    parent = next((r for r in evaluation.resources if r.urn == registration.parent), None)
+    return parent is not None and (parent is ancestor or under(evaluation, parent, ancestor))
 
 
 class Versioned(pulumi.ComponentResource):
@@ -178,15 +213,10 @@ def test_a_rename_without_aliases_deletes_the_old_resources_and_one_with_aliases
 
 def record() -> None:
     """Write the snapshot: the engine's URN of every resource each stack registers with the code as it is."""
-    note = ("The URN (as the Pulumi engine forms it: tests/support/urns.py) of every resource each stack "
-            "registers, recorded from the code at commit cf9a59a, before the capacity wing moved under the "
-            "PrescaleCapacity component. dev: __main__.py with Pulumi.dev.yaml at 2026-11-30T12:00Z "
-            "(tests.support.platform.dev_stack); rich and every-kind: deploy_capacity on a stand-in platform "
-            "(tests.support.capacity.rich_run, every_kind_run). Written by python -m tests.capacity.test_stable_names; "
-            "record again only when no deployed stack may still hold these URNs, since the aliases they prove "
-            "must stay until then.")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True,
+                            cwd=TESTS).stdout.strip()
     stacks = {name: sorted(engine_urns(evaluation()).values()) for name, evaluation in SNAPSHOT_STACKS.items()}
-    SNAPSHOT.write_text(json.dumps({"note": note, "stacks": stacks}, indent=1) + "\n")
+    SNAPSHOT.write_text(json.dumps({"note": NOTE.format(commit=commit), "stacks": stacks}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
