@@ -6,21 +6,15 @@ objects: stack config → prescale.model.config → prescale.model.plan → comp
 """
 
 import pulumi
-from prescale.capacity import deploy_capacity
+from prescale.capacity import PrescaleCapacity, PrescaleCapacityArgs
 from prescale.model.validation import load_stack_config
-from prescale.platform import deploy_platform
+from prescale.platform import PrescalePlatform, PrescalePlatformArgs
 from prescale.program import evaluation_time, read_raw_config
 
 now = evaluation_time()
 config = load_stack_config(read_raw_config(), now)
-platform = deploy_platform(config, now)
-capacity = deploy_capacity(config, platform, now)
+platform = PrescalePlatform("prescale", PrescalePlatformArgs.from_config(config, now))
+capacity = PrescaleCapacity("prescale", PrescaleCapacityArgs(config, platform.platform, now))
 
-for name, value in platform.exports.items():
+for name, value in {**platform.stack_outputs, **capacity.stack_outputs}.items():
     pulumi.export(name, value)
-pulumi.export("nodePools", sorted(capacity.node_pools))
-pulumi.export("armedWindows", sorted(capacity.windows))
-pulumi.export("idleWindows", capacity.idle_windows)
-if capacity.plan.reservations:  # one-off windows with `reserve`
-    pulumi.export("reservations", capacity.reservation_outputs)
-    pulumi.export("nextUpForReservations", capacity.next_up_for_reservations)

@@ -93,7 +93,7 @@ def _comparable(registration: Registration, recorded: set[str]) -> dict[str, Any
             "retain_on_delete": registration.retain_on_delete, "outputs": registration.outputs,
             "ignore_changes": registration.ignore_changes,
             "dependencies": {urn for urn in registration.dependencies if urn in recorded},
-            "aliases": sorted(map(_alias_key, registration.aliases))}
+            "aliases": sorted(set(map(_alias_key, registration.aliases)))}
 
 
 def _alias_key(alias: str | pulumi.Alias) -> str:
@@ -107,8 +107,9 @@ def _register(registration: Registration, made: Mapping[str, pulumi.Resource], t
         provider=made.get(_provider_urn(registration.provider)),
         depends_on=[made[urn] for urn in registration.dependencies if urn in made],
         ignore_changes=registration.ignore_changes or None,
-        # SDK classes declare their own aliases (the type's former API versions); the program adds none.
-        aliases=None if sdk_class else registration.aliases or None,
+        # SDK classes add their own aliases (the type's former API versions) after these, so theirs come twice:
+        # the same set, which is what the engine reads (`generateAliases` drops repeats).
+        aliases=registration.aliases or None,
         protect=registration.protect or None,
         retain_on_delete=registration.retain_on_delete or None,
         version=registration.version or None)

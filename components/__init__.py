@@ -17,7 +17,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # what IDEs and type checkers resolve; at run time each name is imported on first use
-    from .capacity.deploy import DeployedCapacity, deploy_capacity
+    from .capacity.deploy import DeployedCapacity, PrescaleCapacity, PrescaleCapacityArgs, deploy_capacity
     from .capacity.failsafe import Failsafe, FailsafeArgs
     from .capacity.node_pools import EventNodePool, EventNodePoolArgs
     from .capacity.scheduled_capacity import ScheduledCapacity, ScheduledCapacityArgs
@@ -32,6 +32,8 @@ if TYPE_CHECKING:  # what IDEs and type checkers resolve; at run time each name 
 # Public name → the module that defines it.
 _EXPORTS = {
     "DeployedCapacity": "prescale.capacity.deploy",
+    "PrescaleCapacity": "prescale.capacity.deploy",
+    "PrescaleCapacityArgs": "prescale.capacity.deploy",
     "deploy_capacity": "prescale.capacity.deploy",
     "EventNodePool": "prescale.capacity.node_pools",
     "EventNodePoolArgs": "prescale.capacity.node_pools",

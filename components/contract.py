@@ -110,9 +110,6 @@ class Platform:
     # ScaledObjects wait for these (prescale's KEDA Helm release: CRDs and admission webhook; empty when KEDA
     # was there before).
     keda_ready: Sequence[pulumi.Resource] = ()
-    # Stack outputs a user needs (`pulumi.export` each): cluster name, kubeconfig (secret), node role,
-    # interruption queue, chart versions.
-    exports: Mapping[str, pulumi.Input[Any]] = field(default_factory=dict)
     # Where controllers run (the failsafe's CronJob pods too): by default off Karpenter's nodes, tolerating
     # the common `CriticalAddonsOnly` taint.
     system_placement: SystemPlacement = SystemPlacement()

@@ -1,9 +1,10 @@
 """Everything in-cluster that turns ``prescale:nodePools`` and ``prescale:eventWindows`` into capacity.
 
-:func:`deploy_capacity` is the one entry point ``__main__.py`` (or a library user's program) calls once the
-platform exists. It plans the config once (:func:`prescale.model.plan.plan_capacity`), says the plan's warnings,
-checks each pool's subnets for addresses (:mod:`prescale.capacity.addresses`), and renders it: the pieces shared by
-all windows (the placeholders' namespace and PriorityClass), the capacity reservations one-off windows hold now
+:class:`PrescaleCapacity` is the one component ``__main__.py`` (or a library user's program) builds once the
+platform exists; :func:`deploy_capacity` is its wrapper. It plans the config once
+(:func:`prescale.model.plan.plan_capacity`), says the plan's warnings, checks each pool's subnets for addresses
+(:mod:`prescale.capacity.addresses`), and renders it: the pieces shared by all windows (the placeholders'
+namespace and PriorityClass), the capacity reservations one-off windows hold now
 (:class:`~prescale.capacity.reservations.WindowReservations`), one
 :class:`~prescale.capacity.node_pools.EventNodePool` per pool prescale owns (selecting those reservations), and one
 :class:`~prescale.capacity.scheduled_capacity.ScheduledCapacity` per window armed now, each guarded by a
@@ -40,7 +41,7 @@ from .scheduled_capacity import ScheduledCapacity, ScheduledCapacityArgs
 
 @dataclass(frozen=True)
 class DeployedCapacity:
-    """What :func:`deploy_capacity` built, by config name (for stack outputs and the failsafe guard)."""
+    """What a :class:`PrescaleCapacity` declared, by config name (for stack outputs and the failsafe guard)."""
 
     plan: CapacityPlan
     namespace: k8s.core.v1.Namespace
@@ -72,51 +73,87 @@ class DeployedCapacity:
         return utc_iso(moment) if moment else None
 
 
+@dataclass(frozen=True)
+class PrescaleCapacityArgs:
+    config: CapacityConfig  # from :func:`prescale.model.validation.load_capacity_config` (or load_stack_config)
+    # From :func:`prescale.platform.deploy_platform`, or built from your own cluster's provider.
+    platform: Platform
+    # The program's clock (aware): which windows are armed, idle or holding reservations is decided at it.
+    now: datetime
+
+
+class PrescaleCapacity(pulumi.ComponentResource):
+    """Everything in-cluster for the stack's pools and windows, and the reservations they hold, under one parent.
+
+    The names of its children are the ones they had at the stack's top (they derive from pool and window names,
+    never from this component's name), and each carries the alias naming that old place, so no existing stack
+    replaces anything: their own children follow them, the engine carries the alias down (docs/internals.md).
+    """
+
+    deployed: DeployedCapacity
+    # The stack outputs it offers (`pulumi.export` each): nodePools, armedWindows, idleWindows, and with
+    # reserving one-offs reservations and nextUpForReservations.
+    stack_outputs: dict[str, pulumi.Input[Any]]
+
+    def __init__(self, name: str, args: PrescaleCapacityArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("prescale:index:PrescaleCapacity", name, {}, opts)
+        config, platform = args.config, args.platform
+        plan = plan_capacity(config, args.now)
+        for warning in plan.warnings:
+            pulumi.log.warn(warning)
+        # Where the children sat before this component parented them: the caller's parent, or the stack.
+        moved = pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts else None, aliases=[
+            pulumi.Alias(parent=opts.parent if opts and opts.parent else pulumi.ROOT_STACK_RESOURCE)])
+
+        reservations: dict[str, WindowReservations] = {}
+        reservation_ids: dict[str, list[pulumi.Output[str]]] = defaultdict(list)  # by node pool
+        for held in (reservation for reservation in plan.reservations if reservation.held):
+            window = held.window
+            reservations[window.name] = WindowReservations(window.name, WindowReservationsArgs(held, config.tags),
+                                                           moved)
+            reservation_ids[window.node_pool] += reservations[window.name].ids
+        checks = address_checks(plan, platform)
+        node_pools = {name: EventNodePool(name, EventNodePoolArgs(pool_plan.pool, pool_plan.freezes, platform,
+                                                                  config.tags, reservation_ids.get(name, ()),
+                                                                  checks.get(name)), moved)
+                      for name, pool_plan in plan.pools.items() if pool_plan.pool.owned}
+
+        shared = pulumi.ResourceOptions.merge(moved, pulumi.ResourceOptions(provider=platform.kubernetes_provider))
+        namespace = k8s.core.v1.Namespace("prescale-namespace", metadata={
+            "name": PLACEHOLDER_NAMESPACE,
+            # The API server itself refuses any pod here that breaks the "restricted" standard.
+            "labels": {**PLACEHOLDER_LABELS, "pod-security.kubernetes.io/enforce": "restricted",
+                       "pod-security.kubernetes.io/enforce-version": "latest"},
+        }, opts=shared)
+        priority_class = k8s.scheduling.v1.PriorityClass(
+            "prescale-placeholder-priority",
+            metadata={"name": PRIORITY_CLASS_NAME, "labels": PLACEHOLDER_LABELS},
+            value=config.placeholders.priority,
+            preemption_policy="Never",
+            global_default=False,
+            description="prescale placeholders: below every real pod, which preempts them; they preempt nothing.",
+            opts=shared)
+
+        # Names as outputs, so every window's objects wait for the namespace and the class to exist.
+        windows = {armed.window.name: ScheduledCapacity(armed.window.name, ScheduledCapacityArgs(
+            armed, plan.pools[armed.window.node_pool].pool, config.placeholders, namespace.metadata.name,
+            priority_class.metadata.name, platform), moved) for armed in plan.armed}
+        failsafes = {name: Failsafe(name, FailsafeArgs(window, config.placeholders.failsafe_image, platform), moved)
+                     for name, window in windows.items()}
+        alerts = EventAlerts("alerts", EventAlertsArgs(plan, namespace.metadata.name, platform), moved) \
+            if config.alerts.prometheus_rule else None
+        self.deployed = DeployedCapacity(plan, namespace, priority_class, node_pools, windows, failsafes, alerts,
+                                         reservations)
+        self.stack_outputs = {"nodePools": sorted(node_pools), "armedWindows": sorted(windows),
+                              "idleWindows": self.deployed.idle_windows}
+        if plan.reservations:  # one-off windows with `reserve`
+            self.stack_outputs.update(reservations=self.deployed.reservation_outputs,
+                                      nextUpForReservations=self.deployed.next_up_for_reservations)
+        self.register_outputs(self.stack_outputs)
+
+
 def deploy_capacity(config: CapacityConfig, platform: Platform, now: datetime,
                     opts: pulumi.ResourceOptions | None = None) -> DeployedCapacity:
-    """Declare node pools, shared placeholder resources and every armed window (``now``: aware datetime).
-
-    ``config`` from :func:`prescale.model.validation.load_capacity_config`; ``platform`` from
-    :func:`prescale.platform.deploy_platform`, or built from your own cluster's provider.
-    """
-    plan = plan_capacity(config, now)
-    for warning in plan.warnings:
-        pulumi.log.warn(warning)
-
-    reservations: dict[str, WindowReservations] = {}
-    reservation_ids: dict[str, list[pulumi.Output[str]]] = defaultdict(list)  # by node pool
-    for held in (reservation for reservation in plan.reservations if reservation.held):
-        window = held.window
-        reservations[window.name] = WindowReservations(window.name, WindowReservationsArgs(held, config.tags), opts)
-        reservation_ids[window.node_pool] += reservations[window.name].ids
-    checks = address_checks(plan, platform)
-    node_pools = {name: EventNodePool(name, EventNodePoolArgs(pool_plan.pool, pool_plan.freezes, platform,
-                                                              config.tags, reservation_ids.get(name, ()),
-                                                              checks.get(name)), opts)
-                  for name, pool_plan in plan.pools.items() if pool_plan.pool.owned}
-
-    shared = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=platform.kubernetes_provider))
-    namespace = k8s.core.v1.Namespace("prescale-namespace", metadata={
-        "name": PLACEHOLDER_NAMESPACE,
-        # The API server itself refuses any pod here that breaks the "restricted" standard.
-        "labels": {**PLACEHOLDER_LABELS, "pod-security.kubernetes.io/enforce": "restricted",
-                   "pod-security.kubernetes.io/enforce-version": "latest"},
-    }, opts=shared)
-    priority_class = k8s.scheduling.v1.PriorityClass(
-        "prescale-placeholder-priority",
-        metadata={"name": PRIORITY_CLASS_NAME, "labels": PLACEHOLDER_LABELS},
-        value=config.placeholders.priority,
-        preemption_policy="Never",
-        global_default=False,
-        description="prescale placeholders: below every real pod, which preempts them; they preempt nothing.",
-        opts=shared)
-
-    # Names as outputs, so every window's objects wait for the namespace and the class to exist.
-    windows = {armed.window.name: ScheduledCapacity(armed.window.name, ScheduledCapacityArgs(
-        armed, plan.pools[armed.window.node_pool].pool, config.placeholders, namespace.metadata.name,
-        priority_class.metadata.name, platform), opts) for armed in plan.armed}
-    failsafes = {name: Failsafe(name, FailsafeArgs(window, config.placeholders.failsafe_image, platform), opts)
-                 for name, window in windows.items()}
-    alerts = EventAlerts("alerts", EventAlertsArgs(plan, namespace.metadata.name, platform), opts) \
-        if config.alerts.prometheus_rule else None
-    return DeployedCapacity(plan, namespace, priority_class, node_pools, windows, failsafes, alerts, reservations)
+    """Declare node pools, shared placeholder resources and every armed window (``now``: aware datetime) in one
+    :class:`PrescaleCapacity` named ``prescale``, and return what it declared."""
+    return PrescaleCapacity("prescale", PrescaleCapacityArgs(config, platform, now), opts).deployed

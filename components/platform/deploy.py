@@ -43,6 +43,9 @@ class PrescalePlatform(pulumi.ComponentResource):
     the config asks prescale to install them (never Karpenter on Auto Mode, where AWS runs it)."""
 
     platform: Platform
+    # The stack outputs it offers (`pulumi.export` each): cluster name, kubeconfig (secret), node role,
+    # interruption queue, chart versions.
+    stack_outputs: dict[str, pulumi.Input[Any]]
 
     def __init__(self, name: str, args: PrescalePlatformArgs, opts: pulumi.ResourceOptions | None = None):
         # The type token keeps its first name: it is part of every child's URN, and a new one would replace the
@@ -85,14 +88,15 @@ class PrescalePlatform(pulumi.ComponentResource):
 
         self.platform = Platform(
             cluster_name=cluster.cluster_name, kubernetes_provider=cluster.provider, node_role_name=node_role_name,
-            karpenter_ready=karpenter_ready, keda_ready=keda_ready, exports=exports,
+            karpenter_ready=karpenter_ready, keda_ready=keda_ready,
             system_placement=cluster.system_placement,
             node_classes=AUTO_MODE_NODE_CLASSES if auto_mode else KARPENTER_NODE_CLASSES,
             node_network=cluster.node_network)
+        self.stack_outputs = exports
         self.register_outputs(exports)
 
 
 def deploy_platform(config: StackConfig, now: datetime, opts: pulumi.ResourceOptions | None = None) -> Platform:
-    """Build the whole platform for a stack (``now``: aware datetime, the program's clock); ``pulumi.export``
-    each of the result's ``exports``."""
+    """Build the whole platform for a stack (``now``: aware datetime, the program's clock) and return its
+    :class:`~prescale.contract.Platform` (for the stack outputs, build :class:`PrescalePlatform` itself)."""
     return PrescalePlatform("prescale", PrescalePlatformArgs.from_config(config, now), opts).platform

@@ -8,28 +8,34 @@ create, which for a placeholder Deployment means losing capacity mid-event. So:
   change is precisely: the window's own resources (its ``ScheduledCapacity`` and ``Failsafe`` components and
   everything under them) and, only in ``spec.disruption.budgets``, the NodePool of its pool, which lists
   every window of the pool. For a pool: the pool's own ``EventNodePool`` and what is under it.
-* **Code changes.** ``tests/data/dev_stack_names.json`` is the dev stack's (type, name) set. Renaming a
-  component, a child or a resource type in code changes that set; the test then fails unless each new
-  (type, name) carries a Pulumi alias naming a (type, name) that vanished (``aliases=[pulumi.Alias(name=...)]``
-  or ``pulumi.Alias(type_=...)``, recorded by ``prescale_cli/offline.py``). Adding or removing resources on
-  purpose: regenerate the snapshot with ``python -m tests.capacity.test_stable_names`` and review its diff.
+* **Code changes.** ``tests/data/stack_urns.json`` holds the URN of every resource three stacks hold (its note
+  says which and when). Each must be taken over by the code's run, by its URN or by an alias, as the engine
+  matches them (:func:`tests.support.urns.migrate`): a renamed, retyped or re-parented resource without the
+  alias naming its old URN is a delete plus a create. Resources added on purpose are listed by type in
+  ``ADDED_SINCE_THE_SNAPSHOT``; one removed on purpose leaves the snapshot with it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import subprocess
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 import pulumi
+import pytest
 from prescale.offline import Evaluation, Registration, evaluate
 
 from tests.support import TESTS
 from tests.support.capacity import (
+    NAMESPACE,
     NODE_POOL,
+    PRIORITY_CLASS,
     RICH_POOLS,
     RICH_WINDOWS,
     as_object,
+    every_kind_run,
     pool,
     rich_run,
     run,
@@ -37,8 +43,10 @@ from tests.support.capacity import (
     window,
 )
 from tests.support.platform import dev_stack
+from tests.support.urns import engine_urns, migrate, urn_type
 
-SNAPSHOT = TESTS / "data" / "dev_stack_names.json"
+SNAPSHOT = TESTS / "data" / "stack_urns.json"
+CAPACITY_COMPONENT = "prescale:index:PrescaleCapacity"
 WINDOW_COMPONENTS = ("prescale:index:ScheduledCapacity", "prescale:index:Failsafe")
 POOL_COMPONENT = "prescale:index:EventNodePool"
 Key = tuple[str, str]  # (type, name)
@@ -130,75 +138,87 @@ def test_editing_a_pools_limits_changes_only_its_node_pool():
     assert changes(rich_run()[0], rich(pools=edited)) == (set(), set(), {(NODE_POOL, "spot-arm-node-pool")})
 
 
-# --- code changes: the dev stack's names and their aliases ------------------------------------------------
+# --- code changes: every URN an existing stack holds is taken over ------------------------------------------
 
-def old_identities(registration: Registration) -> set[Key]:
-    """The (type, name)s a registration's aliases point back to: URNs, alias specs, or bare old names."""
-    identities = set()
-    for alias in registration.aliases:
-        if isinstance(alias, str) and alias.startswith("urn:pulumi:"):
-            qualified_type, name = alias.split("::", 3)[2:]
-            identities.add((qualified_type.rsplit("$", 1)[-1], name))
-        elif isinstance(alias, str) and alias:
-            identities.add((registration.type, alias))
-        elif isinstance(alias, pulumi.Alias):
-            identities.add((alias.type_ if isinstance(alias.type_, str) else registration.type,
-                            alias.name if isinstance(alias.name, str) else registration.name))
-    return identities
+# Each recorded stack, evaluated as the snapshot's note says.
+SNAPSHOT_STACKS: dict[str, Callable[[], Evaluation]] = {
+    "dev": dev_stack, "rich": lambda: rich_run()[0], "every-kind": lambda: every_kind_run()[0]}
+# The types the code registers that no recorded stack held: each is a create on the next `pulumi up`, by design.
+ADDED_SINCE_THE_SNAPSHOT = [CAPACITY_COMPONENT]
 
 
-def drift_problems(snapshot: set[Key], registrations: list[Registration]) -> list[str]:
-    """Every (type, name) that appeared without an alias to one that vanished, and every unexplained vanishing."""
-    vanished = snapshot - {(r.type, r.name) for r in registrations}
-    problems, covered = [], set()
-    for registration in registrations:
-        key = (registration.type, registration.name)
-        if key in snapshot:
-            continue
-        previous = old_identities(registration) & vanished
-        covered |= previous
-        if not previous:
-            problems.append(f"{key} is new: if it was renamed, give it aliases=[pulumi.Alias(...)] naming its old name "
-                            "or type; if it is really new, regenerate the snapshot "
-                            "(python -m tests.capacity.test_stable_names)")
-    problems += [f"{key} vanished: if it was renamed, alias it from its new name; if it was removed on purpose, "
-                 "regenerate the snapshot (python -m tests.capacity.test_stable_names)"
-                 for key in sorted(vanished - covered)]
-    return problems
+NOTE = ("The URN (as the Pulumi engine forms it: tests/support/urns.py) of every resource each stack registered "
+        "with the code at commit {commit}; ADDED_SINCE_THE_SNAPSHOT in tests/capacity/test_stable_names.py lists "
+        "the types the code registered since. dev: __main__.py with Pulumi.dev.yaml at 2026-11-30T12:00Z "
+        "(tests.support.platform.dev_stack); rich and every-kind: deploy_capacity on a stand-in platform "
+        "(tests.support.capacity.rich_run, every_kind_run). Written by python -m tests.capacity.test_stable_names; "
+        "record again only once no deployed stack may still hold these URNs: the aliases they prove stay until then.")
 
 
-def snapshot_names(registrations: list[Registration]) -> list[list[str]]:
-    return sorted([r.type, r.name] for r in registrations)
+def recorded(stack: str) -> frozenset[str]:
+    return frozenset(json.loads(SNAPSHOT.read_text())["stacks"][stack])
 
 
-def test_the_dev_stacks_names_match_the_snapshot_or_carry_aliases():
-    snapshot = {tuple(key) for key in json.loads(SNAPSHOT.read_text())}
-    assert drift_problems(snapshot, dev_stack().resources) == []
-    assert len(snapshot) == len(dev_stack().resources)
+@pytest.mark.parametrize("stack", SNAPSHOT_STACKS)
+def test_every_urn_an_existing_stack_holds_is_taken_over_by_its_urn_or_an_alias(stack):
+    migration = migrate(recorded(stack), SNAPSHOT_STACKS[stack]())
+    assert (migration.deleted, migration.problems) == ([], [])
+    assert sorted(urn_type(urn) for urn in migration.created) == ADDED_SINCE_THE_SNAPSHOT
 
 
-class Renamed(pulumi.ComponentResource):
-    """A component as a later version of the code might declare it: new type, new child suffix."""
+def test_dropping_any_one_alias_deletes_its_resource_and_everything_under_it():
+    evaluation, old = every_kind_run()[0], recorded("every-kind")
+    urns = engine_urns(evaluation)
+    old_urn = {new: previous for previous, new in migrate(old, evaluation).taken.items()}
+    (component,) = evaluation.of_type(CAPACITY_COMPONENT)
+    moved = [r for r in evaluation.resources if r.parent == component.urn]
+    assert {r.type for r in moved} == {NAMESPACE, PRIORITY_CLASS, POOL_COMPONENT, *WINDOW_COMPONENTS,
+                                       "prescale:index:WindowReservations", "prescale:index:EventAlerts"}
+    for registration in moved:
+        kept = [a for a in registration.aliases if not (isinstance(a, pulumi.Alias) and a.parent is None)]
+        assert len(kept) == len(registration.aliases) - 1  # the one naming the stack's top
+        without = replace(evaluation, resources=[replace(r, aliases=kept) if r is registration else r
+                                                 for r in evaluation.resources])
+        lost = [registration, *(r for r in evaluation.resources if under(evaluation, r, registration))]
+        assert migrate(old, without).deleted == sorted(old_urn[urns[r.urn]] for r in lost), registration.name
 
-    def __init__(self, name: str, aliased: bool):
+
+def under(evaluation: Evaluation, registration: Registration, ancestor: Registration) -> bool:
+    parent = next((r for r in evaluation.resources if r.urn == registration.parent), None)
+    return parent is not None and (parent is ancestor or under(evaluation, parent, ancestor))
+
+
+class Versioned(pulumi.ComponentResource):
+    """One component as two versions of the code declare it: first, then with a new type and a new child suffix."""
+
+    def __init__(self, name: str, renamed: bool = False, aliased: bool = False):
         type_alias = [pulumi.Alias(type_="prescale:index:Original")] if aliased else []
-        super().__init__("prescale:index:Renamed", name, {}, pulumi.ResourceOptions(aliases=type_alias))
+        super().__init__("prescale:index:Renamed" if renamed else "prescale:index:Original", name, {},
+                         pulumi.ResourceOptions(aliases=type_alias))
         child_alias = [pulumi.Alias(name=f"{name}-old")] if aliased else []
-        pulumi.CustomResource("test:index:Thing", f"{name}-new", {},
+        pulumi.CustomResource("test:index:Thing", f"{name}-new" if renamed else f"{name}-old", {},
                               pulumi.ResourceOptions(parent=self, aliases=child_alias))
         self.register_outputs({})
 
 
-def test_a_rename_without_an_alias_is_caught_and_one_with_aliases_passes():
-    snapshot = {("prescale:index:Original", "lunch"), ("test:index:Thing", "lunch-old")}
-    bare = evaluate(lambda: Renamed("lunch", aliased=False)).resources
-    assert [p.split(" ", 2)[:2] for p in drift_problems(snapshot, bare)] == [
-        ["('prescale:index:Renamed',", "'lunch')"], ["('test:index:Thing',", "'lunch-new')"],
-        ["('prescale:index:Original',", "'lunch')"], ["('test:index:Thing',", "'lunch-old')"]]
-    assert drift_problems(snapshot, evaluate(lambda: Renamed("lunch", aliased=True)).resources) == []
+def test_a_rename_without_aliases_deletes_the_old_resources_and_one_with_aliases_takes_them_over():
+    old = frozenset(engine_urns(evaluate(lambda: Versioned("lunch"))).values())
+    assert old == {"urn:pulumi:dev::prescale::prescale:index:Original::lunch",
+                   "urn:pulumi:dev::prescale::prescale:index:Original$test:index:Thing::lunch-old"}
+    bare = migrate(old, evaluate(lambda: Versioned("lunch", renamed=True)))
+    assert bare.deleted == sorted(old) and len(bare.created) == 2
+    aliased = migrate(old, evaluate(lambda: Versioned("lunch", renamed=True, aliased=True)))
+    assert (aliased.deleted, aliased.created, aliased.problems) == ([], [], [])
+
+
+def record() -> None:
+    """Write the snapshot: the engine's URN of every resource each stack registers with the code as it is."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True,
+                            cwd=TESTS).stdout.strip()
+    stacks = {name: sorted(engine_urns(evaluation()).values()) for name, evaluation in SNAPSHOT_STACKS.items()}
+    SNAPSHOT.write_text(json.dumps({"note": NOTE.format(commit=commit), "stacks": stacks}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
-    SNAPSHOT.parent.mkdir(exist_ok=True)
-    SNAPSHOT.write_text("[\n" + ",\n".join(json.dumps(key) for key in snapshot_names(dev_stack().resources)) + "\n]\n")
+    record()
     print(f"wrote {SNAPSHOT}")

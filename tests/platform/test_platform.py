@@ -3,7 +3,7 @@
 import pulumi
 import pytest
 from prescale.offline import SECRET, evaluate
-from prescale.platform import deploy_platform
+from prescale.platform import PrescalePlatform, PrescalePlatformArgs
 
 from tests.support.platform import DEV_NOW, K8S_PROVIDER, RELEASE, only, stack_config, uses_provider
 
@@ -13,8 +13,9 @@ NEW_ONLY_TYPES = {"eks:index:Cluster", "eks:index:ManagedNodeGroup", "aws:eks/ad
 
 def build(**sections):
     def program():
-        platform = deploy_platform(stack_config(**sections), DEV_NOW)
-        for key, value in platform.exports.items():
+        component = PrescalePlatform("prescale", PrescalePlatformArgs.from_config(stack_config(**sections), DEV_NOW))
+        platform = component.platform
+        for key, value in component.stack_outputs.items():
             pulumi.export(key, value)
         # What the handle points at, as URNs (kept apart from the real stack outputs by the prefix).
         pulumi.export("handle.karpenterReady", [r.urn for r in platform.karpenter_ready])

@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 
 import pytest
 from prescale.model.validation import ConfigError
-from prescale.offline import OfflineMocks, read_stack_file, run_program
+from prescale.offline import SECRET, OfflineMocks, is_secret, read_stack_file, revealed, run_program
 
 from tests.support import ROOT
 from tests.support.platform import dev_stack
@@ -45,3 +45,13 @@ def test_dev_stack_registers_capacity_after_the_platform():
     assert len(scaled_objects) == 3
     for scaled_object in scaled_objects:
         assert keda.urn in scaled_object.dependencies
+
+
+def test_the_stack_holds_two_components_and_exports_what_they_offer():
+    evaluation = dev_stack()
+    recorded = {r.urn for r in evaluation.resources}
+    top = [r for r in evaluation.resources if r.parent not in recorded]
+    assert sorted(r.type for r in top) == ["prescale:index:PlatformStack", "prescale:index:PrescaleCapacity"]
+    offered = {name: SECRET if is_secret(value) else revealed(value)
+               for component in top for name, value in (component.outputs or {}).items()}
+    assert offered == evaluation.outputs

@@ -77,6 +77,19 @@ def rich_config(now: datetime = NOW) -> StackConfig:
     return stack_config(RICH_POOLS, RICH_WINDOWS, now, tags={"team": "platform"})
 
 
+# Rich, plus what only some stacks have: a one-off holding its capacity reservations at NOW, and alerts (which
+# go only to an existing cluster). Every kind of resource the capacity wing registers is in it.
+EVERY_KIND_POOLS = [*RICH_POOLS, pool("reserved", capacityTypes=["on-demand", "reserved"])]
+EVERY_KIND_WINDOWS = [*RICH_WINDOWS, window(
+    "launch", "2026-12-01T18:00", "2026-12-01T20:00", "reserved", nodes=4,
+    reserve={"instanceType": "m7i.xlarge", "availabilityZones": ["ap-northeast-2a", "ap-northeast-2c"]})]
+
+
+def every_kind_config(now: datetime = NOW) -> StackConfig:
+    return stack_config(EVERY_KIND_POOLS, EVERY_KIND_WINDOWS, now, tags={"team": "platform"},
+                        cluster={"name": "prescale-test", "create": False}, alerts={"prometheusRule": True})
+
+
 def run(config: StackConfig, now: datetime = NOW) -> tuple[Evaluation, list[DeployedCapacity]]:
     """Evaluate :func:`deploy_capacity` under fresh mocks with a stand-in platform."""
     built: list[DeployedCapacity] = []
@@ -96,6 +109,11 @@ def dev_run() -> tuple[Evaluation, list[DeployedCapacity]]:
 @cache
 def rich_run() -> tuple[Evaluation, list[DeployedCapacity]]:
     return run(rich_config())
+
+
+@cache
+def every_kind_run() -> tuple[Evaluation, list[DeployedCapacity]]:
+    return run(every_kind_config())
 
 
 def stand_in_platform() -> Platform:
