@@ -72,7 +72,7 @@ def deptry(*packages: str, dev_extras: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_library_needs_the_runtime_dependencies_and_no_more():
-    """All of it, and no more: the program's virtualenv needs no CLI or test tool (no rich, no pytest, no helm),
+    """All of it, and no more: `pip install prescale` is enough for the library (no rich, no pytest, no helm),
     and every runtime dependency is imported (tzdata excepted, see pyproject's deptry section)."""
     scan = deptry("prescale", dev_extras="cli,test")
     assert scan.returncode == 0, scan.stdout + scan.stderr
