@@ -48,7 +48,7 @@ def many_windows_run():
     return run(stack_config(pools, windows))
 
 
-@pytest.fixture(scope="module", params=["dev", "rich", "48 windows"])
+@pytest.fixture(scope="module", params=["dev", "rich", pytest.param("48 windows", marks=pytest.mark.slow)])
 def evaluation(request):
     return {"dev": dev_run, "rich": rich_run, "48 windows": many_windows_run}[request.param]()[0]
 

@@ -224,6 +224,7 @@ def valid_budgets(evaluation) -> list[dict]:
     return node_pool["spec"]["disruption"]["budgets"]
 
 
+@pytest.mark.slow
 def test_many_windows_on_one_pool_fit_the_crds_fifty_budgets_with_a_warning():
     budgets, warnings = budgets_and_warnings(one_off_sales(81))
     assert len(budgets) <= MAX_BUDGETS and budgets[-2:] == STANDING

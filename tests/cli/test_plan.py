@@ -271,6 +271,7 @@ def test_terminal_output_is_rich_and_piped_output_is_plain():
     assert piped.getvalue() == "T\nType  Name\nx[0]  y\n\n"
 
 
+@pytest.mark.slow
 def test_readme_opening_command_runs_with_the_installed_script():
     """The README's main job: `.venv/bin/prescale plan --stack dev && .venv/bin/prescale schedule --stack dev`."""
     script = Path(sys.executable).parent / "prescale"

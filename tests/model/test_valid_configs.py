@@ -8,6 +8,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from prescale.model.config import EventWindow
 from prescale.model.schedule.after_end import failsafe_schedule
 from prescale.model.schedule.shift import shift_cron
@@ -92,6 +93,7 @@ def fifty_windows() -> list[dict]:
     return windows
 
 
+@pytest.mark.slow
 def test_fifty_windows_over_pools_kinds_and_zones_are_all_armed_and_guarded():
     configured = fifty_windows()
     evaluation = run_stack([pool(name) for name in POOLS], configured)

@@ -12,6 +12,7 @@ import pytest
 from bench.table import COLUMNS
 
 
+@pytest.mark.slow
 def test_bench_prints_its_table_for_a_tiny_stack(capsys, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["python -m bench", "--windows", "1", "--runs", "1", "--no-plan"])
     with pytest.raises(SystemExit) as done:

@@ -1,20 +1,17 @@
-"""The wheel a library user installs: what it declares it needs, what requirements.txt pins, what it contains.
+"""The wheel a library user installs: what each installable part needs, what requirements.txt pins, what it holds.
 
-A module's needs are read from the source (its absolute imports, with ast) and mapped to distributions with
-``importlib.metadata.packages_distributions()``. The wheel is built once, offline, from a copy of the sources,
-so the worktree gets no build/ or egg-info.
+``deptry .`` (CI) checks every import in the repository against everything pyproject.toml declares; here deptry
+scans one installable part at a time, with the extras it may not rely on as development dependencies. The wheel is
+built once, offline, from a copy of the sources, so the worktree gets no build/ or egg-info.
 """
 
 from __future__ import annotations
 
-import ast
 import shutil
 import subprocess
 import sys
 import tomllib
 import zipfile
-from functools import cache
-from importlib.metadata import packages_distributions
 from pathlib import Path
 
 import pytest
@@ -23,14 +20,12 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from tests.support import ROOT
-from tests.support.source import parse_file
 
 ROOT = ROOT
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 SETUPTOOLS = PROJECT["tool"]["setuptools"]
 NAME = canonicalize_name(PROJECT["project"]["name"])
-# Needed at run time without an import: zoneinfo reads its zones from tzdata where the OS has no tz database.
-UNIMPORTED_RUNTIME = {"tzdata"}
+TOP_PACKAGES = sorted({package.split(".")[0] for package in SETUPTOOLS["packages"]})  # prescale, prescale_cli
 
 
 def source_folder(package: str) -> Path:
@@ -43,7 +38,7 @@ def source_folder(package: str) -> Path:
 def wheel(tmp_path_factory) -> zipfile.ZipFile:
     source = tmp_path_factory.mktemp("source")
     shutil.copy(ROOT / "pyproject.toml", source)
-    for top in {package.split(".")[0] for package in SETUPTOOLS["packages"]}:
+    for top in TOP_PACKAGES:
         folder = source_folder(top)
         shutil.copytree(folder, source / folder.name, ignore=shutil.ignore_patterns("__pycache__"))
     subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", "dist", "."],
@@ -67,62 +62,26 @@ def declared(metadata: Metadata, extra: str | None = None) -> dict[str, Requirem
     return {canonicalize_name(r.name): r for r in metadata.requires_dist or [] if applies(r)}
 
 
-installed = cache(packages_distributions)  # import name -> distributions; slow to compute, so once
+def deptry(*packages: str, dev_extras: str) -> subprocess.CompletedProcess[str]:
+    """deptry on the folders of ``packages`` with pyproject's configuration, the extras ``dev_extras`` counted as
+    development dependencies: an import that only they provide is misplaced (DEP004)."""
+    folders = [str(source_folder(package).relative_to(ROOT)) for package in packages]
+    return subprocess.run([sys.executable, "-m", "deptry", *folders, "--no-ansi",
+                           "--optional-dependencies-dev-groups", dev_extras],
+                          cwd=ROOT, capture_output=True, text=True, check=False)
 
 
-def distributions_of(import_name: str) -> set[str]:
-    return {canonicalize_name(d) for d in installed().get(import_name, [])}
+def test_the_library_needs_the_runtime_dependencies_and_no_more():
+    """All of it, and no more: `pip install prescale` is enough for the library (no rich, no pytest, no helm),
+    and every runtime dependency is imported (tzdata excepted, see pyproject's deptry section)."""
+    scan = deptry("prescale", dev_extras="cli,test")
+    assert scan.returncode == 0, scan.stdout + scan.stderr
 
 
-def first_party(import_name: str) -> bool:
-    return (ROOT / import_name).is_dir() or (ROOT / f"{import_name}.py").is_file() or \
-        NAME in distributions_of(import_name)
-
-
-@cache
-def imports(folder: Path) -> dict[str, Path]:
-    """Every top-level name the modules under ``folder`` import absolutely (but a script's sibling module),
-    with one file that does."""
-    found: dict[str, Path] = {}
-    for path in sorted(folder.rglob("*.py")):
-        for node in ast.walk(parse_file(path)):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            else:
-                continue
-            for top in {name.split(".")[0] for name in names}:
-                if not (path.parent / f"{top}.py").is_file():
-                    found.setdefault(top, path)
-    return {name: path for name, path in found.items() if name not in sys.stdlib_module_names}
-
-
-def uncovered(folders: list[Path], allowed: set[str]) -> list[str]:
-    """Third-party imports under ``folders`` whose distribution is not in ``allowed``."""
-    return [f"{name} ({path.relative_to(ROOT)}, distributions {sorted(distributions_of(name)) or 'not installed'})"
-            for folder in folders for name, path in imports(folder).items()
-            if not first_party(name) and not distributions_of(name) & allowed]
-
-
-def test_the_runtime_is_what_the_library_imports(metadata):
-    """All of it, and no more: the program's virtualenv needs no CLI or test tool (no pytest, no helm)."""
-    library = source_folder("prescale")
-    runtime = set(declared(metadata))
-    assert uncovered([library], runtime) == []
-    imported = {d for name in imports(library) if not first_party(name) for d in distributions_of(name)}
-    assert runtime - UNIMPORTED_RUNTIME == imported
-
-
-def test_the_cli_extra_covers_the_command(metadata):
-    assert uncovered([ROOT / "prescale_cli"], set(declared(metadata)) | set(declared(metadata, "cli"))) == []
-
-
-def test_the_test_extra_covers_the_suite_and_what_it_imports(metadata):
-    """tests/ and the repository folders it imports (bench/, tools/, policy/…)."""
-    local = sorted(ROOT / name for name in imports(ROOT / "tests") if (ROOT / name).is_dir())
-    everything = set().union(*(declared(metadata, extra) for extra in (None, "cli", "test")))
-    assert uncovered(local, everything) == []
+def test_the_command_needs_the_runtime_and_cli_extra_and_no_test_tool():
+    """The wheel (library and command) imports no test tool, and each of its runtime and cli dependencies."""
+    scan = deptry(*TOP_PACKAGES, dev_extras="test")
+    assert scan.returncode == 0, scan.stdout + scan.stderr
 
 
 def test_requirements_pin_every_declared_distribution_within_its_range(metadata):
@@ -143,7 +102,7 @@ def test_requirements_pin_every_declared_distribution_within_its_range(metadata)
 def test_the_wheel_holds_every_module_of_every_package(wheel):
     """Each folder with an ``__init__.py`` is listed in pyproject's packages, so its modules are in the wheel."""
     expected = {"/".join((top, *module.relative_to(source_folder(top)).parts))
-                for top in {package.split(".")[0] for package in SETUPTOOLS["packages"]}
+                for top in TOP_PACKAGES
                 for module in source_folder(top).rglob("*.py")}
     assert {"prescale/model/__init__.py", "prescale/platform/__init__.py", "prescale/capacity/__init__.py",
             "prescale_cli/__init__.py"} <= expected
