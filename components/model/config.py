@@ -658,11 +658,11 @@ class NodePoolConfig(Model):
         "here replaces its shorthand's default (capacityTypes, instanceCategories, architectures). Requirements "
         "the NodePool CRD would refuse, or that leave no instance type, are refused (docs/capacity.md#requirements)."))
     node_size: CapacityRequest | None = Field(None, description=(
-        "For the nodes: windows on this pool, what each placeholder requests instead of placeholders.nodeSize; "
-        "checked against the pool's instance types (docs/capacity.md#pod-sizing)."))
+        "For the windows on this pool sized by nodes, what each placeholder requests instead of "
+        "placeholders.nodeSize; checked against the pool's instance types (docs/capacity.md#pod-sizing)."))
     max_pod_size: CapacityRequest | None = Field(None, description=(
-        "For the capacity: windows on this pool, the largest placeholder instead of placeholders.maxPodSize "
-        "(docs/capacity.md#pod-sizing)."))
+        "For the windows on this pool sized by capacity, the largest placeholder instead of "
+        "placeholders.maxPodSize (docs/capacity.md#pod-sizing)."))
     limits: Limits | None = Field(default=None, validate_default=True, description=(
         "The most the pool may launch, as Karpenter's NodePool limits: any of cpu, memory and nodes, at least one. "
         "Required for a pool prescale creates (without limits it could launch without bound); optional for an "
@@ -939,11 +939,11 @@ class PlaceholderConfig(Model):
         "Priority of the placeholders' PriorityClass, below zero (the default priority) so that every real pod "
         "preempts them."))
     node_size: CapacityRequest = Field(CapacityRequest(cpu="1", memory="2Gi"), description=(
-        "For nodes: windows, what each placeholder requests: the free room each of the N nodes will have. It must "
-        "fit the pool's largest instance after its reserved overhead (docs/capacity.md#pod-sizing)."))
+        "For windows sized by nodes, what each placeholder requests: the free room each of the N nodes will have. "
+        "It must fit the pool's largest instance after its reserved overhead (docs/capacity.md#pod-sizing)."))
     max_pod_size: CapacityRequest = Field(CapacityRequest(cpu="4", memory="16Gi"), description=(
-        "For capacity: windows, the largest single placeholder: the capacity is split into pods no bigger than "
-        "this, so that Karpenter can pack them onto the pool's instance types (docs/capacity.md#pod-sizing)."))
+        "For windows sized by capacity, the largest single placeholder: the capacity is split into pods no bigger "
+        "than this, so that Karpenter can pack them onto the pool's instance types (docs/capacity.md#pod-sizing)."))
     failsafe_grace: Duration = Field("15m", description=(
         "The failsafe sets each window's placeholders to zero this long after its end, even if KEDA is down: "
         "whole minutes, 2m to 24h, and never on or after the next scale-up "
