@@ -226,57 +226,57 @@ class ClusterConfig(Model):
                                        "starting with a letter and ending with a letter or digit")] = Field(
         description="The EKS cluster's name: the cluster prescale creates, or with create: false the existing one it "
                     "looks up in the stack's region.")
-    create: StrictBool = Field(True, description=(
+    create: StrictBool = Field(default=True, description=(
         "true: prescale creates the cluster, its VPC (unless vpcId is given) and its system node group. false: an "
         "existing cluster is looked up by name and used as it is, and the keys that only shape a new cluster are "
         "refused (docs/platform.md#using-an-existing-cluster-prescaleclustercreate-false)."))
     kubernetes_version: Annotated[StrictStr, _shaped(r"1\.3[0-6]", 'a Kubernetes version that Karpenter 1.14 '
                                                      'supports, "1.30" to "1.36", in quotes (e.g. "1.35")')] = Field(
-        "1.35", description=(
+        default="1.35", description=(
             'Kubernetes version of a new cluster, in quotes: "1.30" to "1.36", the versions Karpenter 1.14 supports. '
             "The default is the newest version KEDA 2.20 is tested on (1.33 to 1.35) and the default failsafe "
             "kubectl 1.34 supports (one minor either way), in EKS standard support until 2027-03-27. prescale warns "
             "from 90 days before AWS would upgrade it (docs/platform.md#upgrading-kubernetes)."))
-    support_type: Literal["STANDARD", "EXTENDED"] = Field("STANDARD", description=(
+    support_type: Literal["STANDARD", "EXTENDED"] = Field(default="STANDARD", description=(
         "EKS upgrade policy of a new cluster: STANDARD lets AWS upgrade the control plane when standard support "
         "ends; EXTENDED keeps the version 12 months longer at extra cost per cluster hour "
         "(docs/platform.md#upgrading-kubernetes)."))
     vpc_id: Annotated[StrictStr, _shaped(r"vpc-[0-9a-f]{8,17}",
                                          'a VPC id like "vpc-0123456789abcdef0" (8 to 17 hex digits)')] | None = Field(
-        None, description="An existing VPC for a new cluster, given together with privateSubnetIds. Unset: prescale "
-                          "creates a VPC from vpcCidr.")
+        default=None, description=("An existing VPC for a new cluster, given together with privateSubnetIds. "
+                                   "Unset: prescale creates a VPC from vpcCidr."))
     private_subnet_ids: list[SubnetId] | None = Field(default=None, min_length=2, description=(
         "The existing VPC's private subnets, at least 2 over at least 2 zones: the cluster, the system node group "
         "and Karpenter's nodes use them, and they get the karpenter.sh/discovery tag. Goes with vpcId."))
-    public_subnet_ids: list[SubnetId] | None = Field(None, description=(
+    public_subnet_ids: list[SubnetId] | None = Field(default=None, description=(
         "The existing VPC's public subnets, handed to the cluster beside the private ones (no node runs there); "
         "needs vpcId and privateSubnetIds."))
-    vpc_cidr: Cidr = Field("10.0.0.0/16", description=(
+    vpc_cidr: Cidr = Field(default="10.0.0.0/16", description=(
         'IPv4 or IPv6 CIDR block of a new VPC, like "10.0.0.0/16": split into one private and one public subnet '
         "per zone; its private subnets must hold the addresses of the windows' nodes (docs/capacity.md#addresses)."))
     availability_zones: StrictInt = Field(default=3, ge=2, le=6, description=(
         "Zones of a new VPC (2 to 6), taken in name order among those where EKS places control planes and that "
         "offer a systemNodeGroup instance type."))
-    nat_gateways: Literal["single", "onePerAz"] = Field("single", description=(
+    nat_gateways: Literal["single", "onePerAz"] = Field(default="single", description=(
         "NAT gateways of a new VPC: single (cheaper) or onePerAz (each zone keeps its way out if another zone "
         "fails; docs/platform.md#what-it-costs-to-run)."))
-    endpoint_public_access: StrictBool = Field(True, description=(
+    endpoint_public_access: StrictBool = Field(default=True, description=(
         "Whether the EKS API endpoint is reachable from the internet (from publicAccessCidrs); turn it off or limit "
         "publicAccessCidrs in production."))
     public_access_cidrs: list[Cidr] = Field(default=["0.0.0.0/0"], min_length=1, description=(
         "CIDR blocks that may reach the public API endpoint. A list without 0.0.0.0/0 needs "
         "endpointPrivateAccess: true, or the nodes could not reach the API."))
-    endpoint_private_access: StrictBool = Field(True, description=(
+    endpoint_private_access: StrictBool = Field(default=True, description=(
         "Whether the EKS API endpoint is reachable from inside the VPC (the nodes use it)."))
-    system_node_group: SystemNodeGroupConfig = Field(SystemNodeGroupConfig(), description=(
+    system_node_group: SystemNodeGroupConfig = Field(default=SystemNodeGroupConfig(), description=(
         "The managed node group for Karpenter, KEDA and CoreDNS (at least 2 nodes, tainted CriticalAddonsOnly); "
         "refused with autoMode: true, where Auto Mode's own system pool runs them."))
     admin_role_arns: list[Annotated[StrictStr, _shaped(
         r"arn:aws[a-z-]*:iam::[0-9]{12}:role/.+",
-        'an IAM role ARN like "arn:aws:iam::123456789012:role/platform-admin"')]] = Field([], description=(
+        'an IAM role ARN like "arn:aws:iam::123456789012:role/platform-admin"')]] = Field(default=[], description=(
             "IAM roles granted cluster-admin access entries. Not the role that creates the cluster: it is admin "
             "already, and a second entry would fail (refused at preview)."))
-    auto_mode: StrictBool = Field(False, description=(
+    auto_mode: StrictBool = Field(default=False, description=(
         "EKS Auto Mode, for a new or an existing cluster: AWS runs Karpenter and the add-ons' nodes, so prescale "
         "installs no Karpenter and its pools become Auto Mode NodePools on a NodeClass; refuses prescale:karpenter, "
         "amiAlias, systemNodeGroup and expireAfter: Never (docs/auto-mode.md)."))
@@ -339,20 +339,20 @@ class KarpenterConfig(Model):
     NodePools/EC2NodeClasses and needs ``nodeRoleName``, the role that Karpenter may pass to its instances.
     """
 
-    install: StrictBool = Field(True, description=(
+    install: StrictBool = Field(default=True, description=(
         "false: a Karpenter of the v1 API (1.0 or newer) already runs in the existing cluster (create: false; a "
         "new cluster has none), and prescale installs none of it: no chart, IAM, queue or rules, only the "
         "NodePools and EC2NodeClasses (docs/adoption.md#bring-your-own-karpenter-karpenterinstall-false)."))
-    version: Version = Field("1.14.1", description=(
+    version: Version = Field(default="1.14.1", description=(
         "Version of the Karpenter chart and controller prescale installs, exact: a 1.14.x release, the ones whose "
         "controller IAM policy prescale carries (another release may need permissions that policy lacks)."))
-    controller_auth: Literal["podIdentity", "irsa"] = Field("podIdentity", description=(
+    controller_auth: Literal["podIdentity", "irsa"] = Field(default="podIdentity", description=(
         "How Karpenter's controller gets AWS credentials: EKS Pod Identity (an existing cluster needs the "
         "eks-pod-identity-agent add-on) or IRSA (it needs an IAM OIDC provider)."))
-    create_spot_service_linked_role: StrictBool = Field(False, description=(
+    create_spot_service_linked_role: StrictBool = Field(default=False, description=(
         "Create the account's AWSServiceRoleForEC2Spot, which Karpenter needs to launch spot instances; creating "
         "it fails where the account already has it (docs/platform.md)."))
-    node_role_name: IamRoleName | None = Field(None, description=(
+    node_role_name: IamRoleName | None = Field(default=None, description=(
         "An existing IAM role (its name, not its ARN) for the nodes of the EC2NodeClasses prescale creates. "
         "Required with install: false while a pool needs an EC2NodeClass (your Karpenter's node role: upstream's "
         "controller policy passes only that one); with install: true it replaces the node role prescale creates."))
@@ -380,10 +380,10 @@ class KedaConfig(Model):
     of the KEDA already in the cluster, so the checks that depend on it (cron commas before 2.20) hold.
     """
 
-    install: StrictBool = Field(True, description=(
+    install: StrictBool = Field(default=True, description=(
         "false: a KEDA already runs in the cluster (watching namespace prescale) and no release is installed; "
         "then version is required (docs/adoption.md#bring-your-own-keda-kedainstall-false)."))
-    version: Version = Field("2.20.2", description=(
+    version: Version = Field(default="2.20.2", description=(
         "Version of the KEDA chart prescale installs or, with install: false, of the KEDA that runs; exact and "
         "2.18.0 or newer (older cron scalers report 1 replica outside windows, kedacore/keda#6886). Below 2.20.0, "
         "crons with commas are refused (kedacore/keda#7448)."))
@@ -435,9 +435,10 @@ class Limits(Model):
     one is required: a pool prescale creates is bounded (an empty map would let it launch without end).
     """
 
-    cpu: LimitQuantity | None = Field(None, description=(
+    cpu: LimitQuantity | None = Field(default=None, description=(
         'Most CPU the pool\'s nodes may have in all: a quantity as a string or an integer (cpu: 1000, "512").'))
-    memory: LimitQuantity | None = Field(None, description="Most memory the pool's nodes may have in all, like 2048Gi.")
+    memory: LimitQuantity | None = Field(default=None, description=(
+        "Most memory the pool's nodes may have in all, like 2048Gi."))
     nodes: StrictInt | None = Field(default=None, ge=1, description="Most nodes the pool may have at once.")
 
     @model_validator(mode="after")
@@ -459,8 +460,8 @@ class TaintConfig(Model):
     value: Annotated[StrictStr, Field(max_length=63),
                      _shaped(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?",
                              'empty or a taint value like "event": letters, digits, \'-\', \'_\' and \'.\', starting '
-                             "and ending with a letter or digit")] = Field("", description="The taint's value.")
-    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = Field("NoSchedule", description=(
+                             "and ending with a letter or digit")] = Field(default="", description="The taint's value.")
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = Field(default="NoSchedule", description=(
         "PreferNoSchedule keeps other pods off while anything else fits; NoSchedule dedicates the nodes (the "
         "event's pods then need the toleration); NoExecute also evicts pods that do not tolerate it."))
 
@@ -475,7 +476,7 @@ class SubnetSelectorTerm(Model):
     tags: dict[StrictStr, StrictStr] | None = Field(default=None, min_length=1, description=(
         "Subnets carrying all of these tags; give tags or id, not both."))
     id: Annotated[StrictStr, _shaped(r"subnet-[0-9a-z]+", 'a subnet id like "subnet-0a1b2c3d"')] | None = Field(
-        None, description="One subnet by its id.")
+        default=None, description="One subnet by its id.")
 
     @model_validator(mode="after")
     def _one_selector(self) -> Self:
@@ -488,8 +489,8 @@ class SecurityGroupSelectorTerm(Model):
     tags: dict[StrictStr, StrictStr] | None = Field(default=None, min_length=1, description=(
         "Security groups carrying all of these tags; give exactly one of tags, id or name."))
     id: Annotated[StrictStr, _shaped(r"sg-[0-9a-z]+", 'a security group id like "sg-0a1b2c3d"')] | None = Field(
-        None, description="One security group by its id.")
-    name: StrictStr | None = Field(None, description="Security groups by their name.")
+        default=None, description="One security group by its id.")
+    name: StrictStr | None = Field(default=None, description="Security groups by their name.")
 
     @model_validator(mode="after")
     def _one_selector(self) -> Self:
@@ -548,7 +549,7 @@ class NodeRequirement(Model):
         "domains Kubernetes and Karpenter keep (docs/capacity.md#requirements)."))
     operator: RequirementOperator = Field(description=(
         "In and NotIn take values; Exists and DoesNotExist take none; Gt and Lt take one whole number in quotes."))
-    values: list[LabelValue] = Field([], description="Label values, each once.")
+    values: list[LabelValue] = Field(default=[], description="Label values, each once.")
     min_values: StrictInt | None = Field(default=None, ge=1, le=50, description=(
         "Karpenter launches only when the key keeps at least this many distinct values (MIN_VALUES_POLICY Strict, "
         "its default): a floor on instance-type flexibility. At most the number of In values."))
@@ -595,7 +596,7 @@ class CapacityReservationSelectorTerm(Model):
     (the account that owns them). Karpenter's ``EC2NodeClass`` shape (v1.14.1); several terms select the union."""
 
     id: Annotated[StrictStr, _shaped(r"cr-[0-9a-z]+", 'a capacity reservation id like "cr-0123456789abcdef0"')] | None \
-        = Field(None, description="One reservation by its id, alone (no ownerID); give id or tags, not both.")
+        = Field(default=None, description="One reservation by its id, alone (no ownerID); give id or tags, not both.")
     tags: dict[Annotated[StrictStr, Field(min_length=1)], Annotated[StrictStr, Field(min_length=1)]] | None = Field(
         default=None, min_length=1, max_length=20, description=(
             "Reservations carrying all of these tags (* matches any value), at most 20."))
@@ -637,7 +638,7 @@ class NodePoolConfig(Model):
     name: PoolName = Field(description=(
         "Unique; windows name their pool by it, and it names the pool's Kubernetes objects (NodePool and "
         "EC2NodeClass prescale-<name>). For an existing pool: its NodePool's exact name."))
-    existing: StrictBool = Field(False, description=(
+    existing: StrictBool = Field(default=False, description=(
         "true: a NodePool that already runs in the cluster. prescale creates nothing for it and never touches its "
         "disruption budgets (its placeholders carry karpenter.sh/do-not-disrupt instead), and it takes only name, "
         "taints (to tolerate; none by default), limits (for the checks), nodeSize and maxPodSize "
@@ -653,14 +654,14 @@ class NodePoolConfig(Model):
     architectures: list[Literal["amd64", "arm64"]] = Field(
         default=["amd64"], min_length=1, json_schema_extra={"uniqueItems": True},
         description="CPU architectures the pool may launch.")
-    requirements: list[NodeRequirement] = Field([], description=(
+    requirements: list[NodeRequirement] = Field(default=[], description=(
         "More NodePool requirements in Karpenter's own shape, on its well-known labels or your own; a key written "
         "here replaces its shorthand's default (capacityTypes, instanceCategories, architectures). Requirements "
         "the NodePool CRD would refuse, or that leave no instance type, are refused (docs/capacity.md#requirements)."))
-    node_size: CapacityRequest | None = Field(None, description=(
+    node_size: CapacityRequest | None = Field(default=None, description=(
         "For the windows on this pool sized by nodes, what each placeholder requests instead of "
         "placeholders.nodeSize; checked against the pool's instance types (docs/capacity.md#pod-sizing)."))
-    max_pod_size: CapacityRequest | None = Field(None, description=(
+    max_pod_size: CapacityRequest | None = Field(default=None, description=(
         "For the windows on this pool sized by capacity, the largest placeholder instead of "
         "placeholders.maxPodSize (docs/capacity.md#pod-sizing)."))
     limits: Limits | None = Field(default=None, validate_default=True, description=(
@@ -670,13 +671,13 @@ class NodePoolConfig(Model):
         "(docs/capacity.md#overlapping-windows-the-sum)."))
     node_class_name: Annotated[StrictStr, _shaped(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?", 'a Kubernetes object name like '
                                                    '"default": lowercase letters, digits, "-" and "."'),
-                               Field(max_length=253)] | None = Field(None, description=(
+                               Field(max_length=253)] | None = Field(default=None, description=(
         "An existing EC2NodeClass (by name) for this pool instead of one prescale creates; then amiAlias and the "
         "selector terms do not apply."))
     ami_alias: Annotated[StrictStr, _shaped(r"(al2023|bottlerocket)@(latest|v[0-9][0-9A-Za-z.\-]*)",
                                             'an AMI alias like "al2023@v20260828" or "bottlerocket@v1.30.0" '
                                             "(al2023 or bottlerocket, '@', and a version or latest)")] = Field(
-        "al2023@v20260828", description=(
+        default="al2023@v20260828", description=(
             "The pinned AMI alias of the EC2NodeClass. @latest rolls every node whenever AWS publishes an AMI "
             "(Karpenter's docs advise against it; warned at pulumi up and prescale plan); a pinned release must "
             "exist for the cluster's Kubernetes version (docs/platform.md#upgrading-kubernetes)."))
@@ -693,25 +694,25 @@ class NodePoolConfig(Model):
             "EC2 capacity reservations (On-Demand Capacity Reservations, Capacity Blocks) the pool's nodes may "
             "launch into as reserved capacity, which Karpenter prefers; none unless given "
             "(docs/capacity.md#capacity-reservations-odcrs-and-capacity-blocks)."))
-    taints: list[TaintConfig] = Field([TaintConfig(key=EVENT_CAPACITY_TAINT_KEY, effect="PreferNoSchedule")],
+    taints: list[TaintConfig] = Field(default=[TaintConfig(key=EVENT_CAPACITY_TAINT_KEY, effect="PreferNoSchedule")],
                                       description=(
         "Taints of the pool's nodes; placeholders tolerate them. The default keeps other pods off while anything "
         "else fits; [] shares the pool; a NoSchedule taint dedicates it (the event's pods then need the "
         "toleration). A list replaces the default; an existing pool has none unless given "
         "(docs/capacity.md#who-else-lands-on-a-pool-softly-dedicated-by-default)."))
     consolidation_policy: Literal["WhenEmpty", "WhenEmptyOrUnderutilized"] = Field(
-        "WhenEmptyOrUnderutilized", description=(
+        default="WhenEmptyOrUnderutilized", description=(
             "Which nodes Karpenter may consolidate: only empty ones, or also underutilized ones (outside the "
             "windows' freezes, docs/capacity.md#consolidation-freezes-disruption-budgets)."))
-    consolidate_after: Duration = Field("2m", description=(
+    consolidate_after: Duration = Field(default="2m", description=(
         "How long a node stays empty or underutilized before Karpenter consolidates it: how fast nodes go after "
         "a window."))
-    expire_after: DurationOrNever = Field("Never", description=(
+    expire_after: DurationOrNever = Field(default="Never", description=(
         "Node lifetime. Budgets do not stop expiry, so a lifetime could end a node mid-event: Never by default "
         "(event nodes are consolidated after each window anyway). A duration must outlast every window on the "
         f"pool, scale-up to end; on Auto Mode, where Never is refused, unset means {AUTO_MODE_EXPIRE_AFTER} "
         "(docs/capacity.md#node-lifetime-expireafter-never-by-default)."))
-    termination_grace_period: Duration = Field("1h", description="The longest a node's drain may take.")
+    termination_grace_period: Duration = Field(default="1h", description="The longest a node's drain may take.")
     weight: StrictInt | None = Field(default=None, ge=1, le=100, description=(
         "NodePool weight (1 to 100): Karpenter tries pools of higher weight first."))
 
@@ -810,9 +811,9 @@ class ReserveConfig(Model):
         "window needs (nodes: N gives N; a capacity window, the instances that hold its placeholders)."))
     availability_zones: Annotated[tuple[AvailabilityZone, ...], BeforeValidator(_list_as_tuple),
                                   _Checked(_distinct, uniqueItems=True), Field(min_length=1)] | None = Field(
-        None, description="Zones to reserve in, each once. Unset: the zones of the pool's topology.kubernetes.io/zone "
-                          "requirement (a pool without one is refused).")
-    hold_from: Duration = Field("24h", description=(
+        default=None, description=("Zones to reserve in, each once. Unset: the zones of the pool's "
+                                   "topology.kubernetes.io/zone requirement (a pool without one is refused)."))
+    hold_from: Duration = Field(default="24h", description=(
         "How long before the window's scale-up the reservations may be created, in whole minutes: a pulumi up "
         "within that time creates them (docs/capacity.md#when-it-exists-and-what-it-costs)."))
 
@@ -856,18 +857,18 @@ class EventWindow(Model):
     nodes: StrictInt | None = Field(default=None, ge=1, le=1000, description=(
         "Nodes to hold ready (1 to 1000): one placeholder of the pool's nodeSize on each. Give exactly one of "
         "nodes or capacity (docs/capacity.md#pod-sizing)."))
-    capacity: CapacityRequest | None = Field(None, description=(
+    capacity: CapacityRequest | None = Field(default=None, description=(
         "Pod requests to hold ready, split into the fewest equal placeholders no bigger than maxPodSize; give "
         "exactly one of nodes or capacity (docs/capacity.md#pod-sizing)."))
-    lead_time: Duration = Field("10m", description=(
+    lead_time: Duration = Field(default="10m", description=(
         "Placeholders scale up this long before start, in whole minutes; below 2m is warned: nodes need about "
         "that to be Ready (docs/capacity.md#how-long-a-lead-time)."))
     prepull_images: Annotated[tuple[ImageReference, ...], BeforeValidator(_list_as_tuple),
-                              _Checked(_distinct, uniqueItems=True)] = Field((), description=(
+                              _Checked(_distinct, uniqueItems=True)] = Field(default=(), description=(
         "Images the window's placeholders pull onto their nodes during the lead time (a placeholder is Ready once "
         "its images are there), so the event's pods start without a pull; any image, distroless included "
         "(docs/capacity.md#event-images-prepullimages)."))
-    reserve: ReserveConfig | None = Field(None, description=(
+    reserve: ReserveConfig | None = Field(default=None, description=(
         "One-off windows only: targeted On-Demand Capacity Reservations that hold EC2 capacity for the event, "
         "created by a pulumi up from holdFrom before the scale-up; the pool must be one prescale creates, without "
         "nodeClassName, whose capacityTypes allow reserved "
@@ -933,30 +934,32 @@ class EventWindow(Model):
 class PlaceholderConfig(Model):
     """``prescale:placeholders``: the pause pods that hold capacity, shared by all windows."""
 
-    image: Annotated[StrictStr, Field(min_length=1)] = Field("registry.k8s.io/pause:3.10", description=(
+    image: Annotated[StrictStr, Field(min_length=1)] = Field(default="registry.k8s.io/pause:3.10", description=(
         "The placeholders' pause image, pinned; point it at a mirror for air-gapped clusters."))
     priority: StrictInt = Field(default=-10, lt=0, ge=-1_000_000_000, description=(
         "Priority of the placeholders' PriorityClass, below zero (the default priority) so that every real pod "
         "preempts them."))
-    node_size: CapacityRequest = Field(CapacityRequest(cpu="1", memory="2Gi"), description=(
+    node_size: CapacityRequest = Field(default=CapacityRequest(cpu="1", memory="2Gi"), description=(
         "For windows sized by nodes, what each placeholder requests: the free room each of the N nodes will have. "
         "It must fit the pool's largest instance after its reserved overhead (docs/capacity.md#pod-sizing)."))
-    max_pod_size: CapacityRequest = Field(CapacityRequest(cpu="4", memory="16Gi"), description=(
+    max_pod_size: CapacityRequest = Field(default=CapacityRequest(cpu="4", memory="16Gi"), description=(
         "For windows sized by capacity, the largest single placeholder: the capacity is split into pods no bigger "
         "than this, so that Karpenter can pack them onto the pool's instance types (docs/capacity.md#pod-sizing)."))
-    failsafe_grace: Duration = Field("15m", description=(
+    failsafe_grace: Duration = Field(default="15m", description=(
         "The failsafe sets each window's placeholders to zero this long after its end, even if KEDA is down: "
         "whole minutes, 2m to 24h, and never on or after the next scale-up "
         "(docs/guardrails.md#3-the-failsafe-when-keda-fails-at-a-windows-end)."))
-    failsafe_image: Annotated[StrictStr, Field(min_length=1)] = Field("registry.k8s.io/kubectl:v1.34.3", description=(
+    failsafe_image: Annotated[StrictStr, Field(min_length=1)] = Field(
+        default="registry.k8s.io/kubectl:v1.34.3", description=(
         "The failsafe's kubectl image: upstream's own (registry.k8s.io, published with every Kubernetes release "
         "since 1.28), pinned to the default cluster version (kubectl supports one minor either way); point it at a "
         "mirror for air-gapped clusters."))
     image_pull_secrets: Annotated[tuple[SecretName, ...], BeforeValidator(_list_as_tuple),
-                                  _Checked(_distinct, uniqueItems=True)] = Field((), description=(
+                                  _Checked(_distinct, uniqueItems=True)] = Field(default=(), description=(
         "Secrets (in namespace prescale, created by you) the placeholder pods pull with, for registries the node "
         "role cannot read; ECR in the account needs none."))
-    prepull_tool_image: ImageReference = Field("public.ecr.aws/docker/library/busybox:1.37.0-musl", description=(
+    prepull_tool_image: ImageReference = Field(
+        default="public.ecr.aws/docker/library/busybox:1.37.0-musl", description=(
         "For windows with prepullImages: the image whose static /bin/true each pulled image runs (busybox's musl "
         "build, from the Docker official image's ECR Public mirror); point it at a mirror for air-gapped clusters."))
 
@@ -964,9 +967,9 @@ class PlaceholderConfig(Model):
 class PricingConfig(Model):
     """``prescale:pricing``: on-demand prices for the cost estimate of ``prescale schedule``."""
 
-    vcpu_hour: Annotated[float, Field(gt=0, strict=False)] = Field(0.05, description=(
+    vcpu_hour: Annotated[float, Field(gt=0, strict=False)] = Field(default=0.05, description=(
         "USD per vCPU-hour, for instance types without their own price."))
-    instance_types: dict[StrictStr, Annotated[float, Field(gt=0, strict=False)]] = Field({}, description=(
+    instance_types: dict[StrictStr, Annotated[float, Field(gt=0, strict=False)]] = Field(default={}, description=(
         'USD per hour of given instance types, like {"c7i.xlarge": 0.1785}.'))
 
 
@@ -974,7 +977,7 @@ class AlertsConfig(Model):
     """``prescale:alerts``: alerting rules for the windows, for a cluster that already runs the Prometheus Operator
     and kube-state-metrics (docs/alerts.md). Off by default."""
 
-    prometheus_rule: StrictBool = Field(False, description=(
+    prometheus_rule: StrictBool = Field(default=False, description=(
         "A monitoring.coreos.com/v1 PrometheusRule prescale/prescale-alerts that alerts when a window's capacity "
         "is late; for existing clusters that run the Prometheus Operator and kube-state-metrics (docs/alerts.md)."))
 
@@ -989,20 +992,20 @@ class CapacityConfig(Model):
     (:func:`prescale.model.validation.load_capacity_config`).
     """
 
-    keda: KedaConfig = Field(KedaConfig(), description=(
+    keda: KedaConfig = Field(default=KedaConfig(), description=(
         "Whether prescale installs KEDA, and the version of the KEDA that runs the windows' triggers."))
-    node_pools: list[NodePoolConfig] = Field([], description=(
+    node_pools: list[NodePoolConfig] = Field(default=[], description=(
         "The node pools windows take nodes from: each a Karpenter NodePool and EC2NodeClass prescale creates, or "
         "a NodePool that already runs (docs/capacity.md#node-pools)."))
-    event_windows: list[EventWindow] = Field([], description=(
+    event_windows: list[EventWindow] = Field(default=[], description=(
         "When capacity must be ready, on which pool, and how much: recurring (crons) or one-off (date-times) "
         "windows (docs/capacity.md#a-windows-timeline)."))
-    placeholders: PlaceholderConfig = Field(PlaceholderConfig(), description=(
+    placeholders: PlaceholderConfig = Field(default=PlaceholderConfig(), description=(
         "The pause pods that hold the capacity, shared by all windows."))
-    pricing: PricingConfig = Field(PricingConfig(), description=(
+    pricing: PricingConfig = Field(default=PricingConfig(), description=(
         "On-demand prices for prescale schedule's cost estimate (docs/cli.md#the-cost-estimate)."))
-    tags: dict[StrictStr, StrictStr] = Field({}, description="Tags on every AWS resource prescale creates.")
-    alerts: AlertsConfig = Field(AlertsConfig(), description="Alerting rules for the windows; off by default.")
+    tags: dict[StrictStr, StrictStr] = Field(default={}, description="Tags on every AWS resource prescale creates.")
+    alerts: AlertsConfig = Field(default=AlertsConfig(), description="Alerting rules for the windows; off by default.")
 
     def node_pool(self, name: str) -> NodePoolConfig:
         return next(pool for pool in self.node_pools if pool.name == name)
@@ -1024,6 +1027,6 @@ class StackConfig(CapacityConfig):
                      "controller policy is scoped to it)."))
     cluster: ClusterConfig = Field(description=(
         "The EKS cluster: a new one (create: true, the default) or an existing one looked up by name."))
-    karpenter: KarpenterConfig = Field(KarpenterConfig(), description=(
+    karpenter: KarpenterConfig = Field(default=KarpenterConfig(), description=(
         "Whether prescale installs Karpenter, its version, how its controller gets AWS credentials, and the node "
         "role of the EC2NodeClasses; refused with cluster.autoMode, where AWS runs Karpenter."))
