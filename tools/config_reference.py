@@ -84,25 +84,32 @@ def _resolved(schema: Schema, defs: Schema) -> Schema:
 
 
 def _kind(schema: Schema, defs: Schema, required: bool = False) -> str:
+    """A value's type in words, like ``integer 2 to 6`` or ``list of strings, not empty``."""
     schema = _resolved(schema, defs)
     if "anyOf" in schema:
         text = " or ".join(_kind(option, defs) for option in schema["anyOf"] if option != {"type": "null"})
     elif "enum" in schema:
         text = r" \| ".join(f"`{value}`" for value in schema["enum"])
-    elif schema.get("type") == "array":
-        first, _, rest = _kind(schema["items"], defs).partition(" ")
-        text = f"list of {_PLURALS.get(first, first)} {rest}".rstrip() + "".join(
-            [f", at least {schema['minItems']}" if schema.get("minItems", 0) > 1 else ", not empty"
-             if schema.get("minItems") else "", f", at most {schema['maxItems']}" if "maxItems" in schema else "",
-             ", each once" if schema.get("uniqueItems") else ""])
-    elif schema.get("type") == "object":
+    elif schema["type"] == "array":
+        text = f"list of {_plural(_kind(schema['items'], defs))}" + _length(schema)
+    elif schema["type"] == "object":
         values = schema.get("additionalProperties")
-        first, _, rest = ("map" if "properties" in schema or values is True else _kind(values, defs)).partition(" ")
-        text = "map" if first == "map" and not rest else f"map of {_PLURALS.get(first, first)} {rest}".rstrip()
+        text = "map" if "properties" in schema or values is True else f"map of {_plural(_kind(values, defs))}"
     else:
-        text = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}[schema["type"]]
-        text += _bounds(schema)
+        text = schema["type"] + _bounds(schema)
     return text + (", **required**" if required else "")
+
+
+def _plural(kind: str) -> str:
+    first, _, rest = kind.partition(" ")
+    return f"{_PLURALS.get(first, first)} {rest}".rstrip()
+
+
+def _length(schema: Schema) -> str:
+    low, high = schema.get("minItems", 0), schema.get("maxItems")
+    parts = [", not empty" if low == 1 else f", at least {low}" if low else "",
+             f", at most {high}" if high is not None else "", ", each once" if schema.get("uniqueItems") else ""]
+    return "".join(parts)
 
 
 def _bounds(schema: Schema) -> str:

@@ -52,7 +52,8 @@ class _StackFileSchema(GenerateJsonSchema):
 
     def dict_schema(self, schema: core_schema.DictSchema) -> JsonSchemaValue:
         generated = super().dict_schema(schema)
-        if generated.get("additionalProperties", {}).get("type") == "string":
+        values = generated.get("additionalProperties")
+        if isinstance(values, dict) and values.get("type") == "string":
             generated["not"] = _SECRET
         return generated
 
@@ -73,18 +74,16 @@ def stack_file_schema(library: bool = False) -> JsonSchemaValue:
         "additionalProperties": False,
     }
     for key, field in keys.items():
-        namespace, name = key.split(":")
+        canonical, *others = _spellings(key, library)
         config["properties"][key] = generated["properties"][model.model_fields[field].alias or field]
-        # The other spellings the Pulumi CLI reads as this key (prescale.stack_file): `<namespace>:config:<name>`,
-        # and in prescale's own project (named `prescale`) the name alone.
-        prefix = f"{namespace}:config:" if library or namespace != CONFIG_NAMESPACE else f"(?:{namespace}:config:)?"
-        config["patternProperties"][f"^{prefix}{name}$"] = {"$ref": f"#/properties/config/properties/{key}"}
+        config["patternProperties"][f"^(?:{'|'.join(others)})$"] = {"$ref": f"#/properties/config/properties/{key}"}
     config["patternProperties"][f"^(?!{CONFIG_NAMESPACE}:)[^:]+:(?:config:)?[^:]+$"] = True
     if library:
         config["patternProperties"]["^[^:]+$"] = True  # the library program's own keys
-    else:
-        config["allOf"] = [{"anyOf": [{"required": [spelling]} for spelling in _spellings(key)]}
-                           for key in ("aws:region", f"{CONFIG_NAMESPACE}:cluster")]
+    required = [key for key, field in keys.items() if model.model_fields[field].is_required()]
+    if required:
+        config["allOf"] = [{"anyOf": [{"required": [spelling]} for spelling in _spellings(key, library)]}
+                           for key in required]
     who = "a program that uses prescale as a library" if library else "prescale's program"
     return {
         "$schema": DIALECT,
@@ -100,6 +99,9 @@ def stack_file_schema(library: bool = False) -> JsonSchemaValue:
     }
 
 
-def _spellings(key: str) -> list[str]:
+def _spellings(key: str, library: bool) -> list[str]:
+    """``key`` and the other spellings the Pulumi CLI reads as it (prescale.stack_file): ``<namespace>:config:<name>``,
+    and in prescale's own project (named ``prescale``) the name alone."""
     namespace, name = key.split(":")
-    return [key, f"{namespace}:config:{name}", *([name] if namespace == CONFIG_NAMESPACE else [])]
+    bare = [name] if namespace == CONFIG_NAMESPACE and not library else []
+    return [key, f"{namespace}:config:{name}", *bare]
