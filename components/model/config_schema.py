@@ -2,9 +2,10 @@
 
 Editors validate and complete stack files with it (``prescale schema``), and the config reference docs/config.md is
 generated from it, so both say what the models say: camelCase keys, types, defaults, allowed values, the patterns
-the validators check and every field's description. It never refuses what the program accepts; what JSON Schema
-cannot say (rules across keys, crons, time zones, DST, the pools' limits) stays the validation's alone, run by
-``prescale plan`` and ``prescale schedule``, and the descriptions say what it checks. Details: docs/config.md.
+the validators check and every field's description. It refuses nothing the program accepts (but prices written as
+text); what JSON Schema cannot say (rules across keys, crons, time zones, DST, the pools' limits) stays the
+validation's alone, run by ``prescale plan`` and ``prescale schedule``, and the descriptions say what it checks.
+Details: docs/config.md.
 """
 
 from __future__ import annotations
