@@ -56,7 +56,7 @@ def read_config_file(path: Path, project: str = CONFIG_NAMESPACE) -> dict[str, s
     project is ``prescale``). Raises :class:`StackFileError` for a file that is not a YAML map with a
     ``config:`` map, and :class:`ConfigError` listing every key the CLI would refuse or this reader cannot.
     """
-    stack = _map(_load(path), path, "the stack file")
+    stack = stack_document(path)
     stray = [str(key) for key in stack if ":" in str(key)]
     if stray:  # the CLI reads config only under `config:`; elsewhere these keys are not config at all
         raise StackFileError(f"{path}: {', '.join(stray[:3])}{' ...' * (len(stray) > 3)} at the top level, outside "
@@ -84,6 +84,11 @@ def read_config_file(path: Path, project: str = CONFIG_NAMESPACE) -> dict[str, s
     if problems:
         raise ConfigError(problems)
     return wire
+
+
+def stack_document(path: Path) -> dict[str, Any]:
+    """A stack file whole, as the Pulumi CLI's YAML reading gives it (what the editors' JSON Schema describes)."""
+    return _map(_load(path), path, "the stack file")
 
 
 def _load(path: Path) -> Any:

@@ -6,6 +6,7 @@ maths the program deploys from. Exit codes: 0 ok, 1 the project or stack cannot 
 config is invalid, or an output cannot be written (one message on stderr, without a traceback), 2 bad
 command-line usage (shown with the usage of the command concerned).
 ``status`` reads the cluster: 0 ready, 1 not ready, 2 the config is invalid or the cluster cannot be read.
+``schema`` prints the stack file's JSON Schema, the same for every stack (it reads no project).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ _DESCRIPTION = """\
 Pre-scale EKS clusters for known traffic events. `plan` and `schedule` run offline: they
 show what `pulumi up` would create for a stack and when its capacity will be up, without a
 cloud account or the Pulumi CLI. `status` asks the cluster whether the windows running now
-or starting soon are ready."""
+or starting soon are ready. `schema` prints the JSON Schema editors check stack files with."""
 
 _PLAN_DESCRIPTION = """\
 Run the Pulumi program offline with the stack's config and show every resource it
@@ -65,6 +66,18 @@ e.g. InsufficientCapacityError) and the consolidation freeze in force. Windows a
 are the ones `prescale schedule` lists. Exit code 0 when every window in its lead time or
 running is ready, 1 when one is not (upcoming windows are shown but do not count), 2 when
 the stack config is invalid or the cluster cannot be reached or read."""
+
+_SCHEMA_DESCRIPTION = """\
+Print the JSON Schema (draft 2020-12) of a whole Pulumi.<stack>.yaml: every prescale: key
+with its type, default, allowed values and description, from the config models. Editors
+that run the YAML language server validate and complete stack files with it (a
+`# yaml-language-server: $schema=FILE` line, or VS Code's yaml.schemas setting); rules
+across keys stay `prescale plan`'s and `prescale schedule`'s. See docs/config.md."""
+
+_SCHEMA_EXAMPLES = """examples:
+  prescale schema --out prescale.schema.json             for prescale's own program
+  prescale schema --library --out prescale.schema.json   for a program using prescale as a library
+"""
 
 _STATUS_EXAMPLES = """examples:
   prescale status --stack prod                           windows running now or in the next 24 hours
@@ -100,7 +113,7 @@ class CommandError(Exception):
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(build_parser(), sys.argv[1:] if argv is None else list(argv))
     try:
-        project = args.project or find_project(Path.cwd())
+        project = (args.project or find_project(Path.cwd())) if args.reads_project else None
         return args.run(args, project, Output(sys.stdout))
     except (ConfigError, StackFileError, FileNotFoundError, CommandError) as error:
         print(f"prescale: {error}", file=sys.stderr)
@@ -140,7 +153,7 @@ def build_parser() -> CommandParser:
                "Run `prescale <command> --help` for a command's options.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(title="commands", dest="command", required=True,
-                                     metavar="{plan,schedule,status}", parser_class=argparse.ArgumentParser)
+                                     metavar="{plan,schedule,status,schema}", parser_class=argparse.ArgumentParser)
 
     common = argparse.ArgumentParser(add_help=False)
     options = common.add_argument_group("stack options")
@@ -163,7 +176,7 @@ def build_parser() -> CommandParser:
                       help="also write every Kubernetes object (NodePool, EC2NodeClass, PriorityClass, "
                            "Deployment, ScaledObject...) to DIR as one YAML manifest per object, for "
                            "`kubectl apply -f DIR` or a GitOps repository; Helm releases are listed in DIR/README.md")
-    plan.set_defaults(run=_run_plan)
+    plan.set_defaults(run=_run_plan, reads_project=True)
 
     schedule = commands.add_parser(
         "schedule", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -181,7 +194,7 @@ def build_parser() -> CommandParser:
     schedule.add_argument("--png", type=Path, metavar="FILE",
                           help="also draw the first week of the range to FILE (PNG): placeholders vs event windows "
                                "per NodePool")
-    schedule.set_defaults(run=_run_schedule)
+    schedule.set_defaults(run=_run_schedule, reads_project=True)
 
     status = commands.add_parser(
         "status", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -195,7 +208,16 @@ def build_parser() -> CommandParser:
     status.add_argument("--json", action="store_true",
                         help='print {"stack", "now", "within", "ready", "windows": [{"window", "state", "ready", '
                              '"notReady", "scaledObject", "placeholders", "nodes", "nodeClaims", "freeze", ...}]}')
-    status.set_defaults(run=_run_status)
+    status.set_defaults(run=_run_status, reads_project=True)
+
+    schema = commands.add_parser(
+        "schema", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_SCHEMA_EXAMPLES,
+        help="print the JSON Schema of a stack file, for editors", description=_SCHEMA_DESCRIPTION)
+    schema.add_argument("--library", action="store_true",
+                        help="the schema of a program that uses prescale as a library: only the capacity's "
+                             "prescale: keys, none required, keys without a namespace the program's own")
+    schema.add_argument("--out", type=Path, metavar="FILE", help="write it to FILE instead of printing it")
+    schema.set_defaults(run=_run_schema, reads_project=False)
     parser.commands = commands.choices
     return parser
 
@@ -303,6 +325,21 @@ def _run_status(args: argparse.Namespace, project: Path, output: Output) -> int:
     else:
         show_status(args.stack, now, args.within, statuses, output)
     return 0 if all_ready(statuses) else 1
+def _run_schema(args: argparse.Namespace, project: Path | None, output: Output) -> int:
+    from prescale.model.config_schema import stack_file_schema  # pydantic's schema generator: only when asked
+
+    schema = stack_file_schema(library=args.library)
+    if not args.out:
+        output.json(schema)
+        return 0
+    with _writing("the schema", args.out):
+        with args.out.open("w", encoding="utf-8") as file:
+            Output(file).json(schema)
+    whose = "a library program's stack files" if args.library else "prescale's stack files"
+    output.line(f"Wrote the JSON Schema of {whose} to {args.out}")
+    return 0
+
+
 @contextlib.contextmanager
 def _writing(what: str, path: Path) -> Iterator[None]:
     """A failure to write ``path`` as one line naming it and the reason, instead of ``[Errno 2] ...``."""

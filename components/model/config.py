@@ -5,13 +5,16 @@ runs them and the cross-key rules together and reports every problem at once.
 
 Models are strict (no ``"5"`` for ``5``, no ``yes`` for ``true``) and forbid unknown keys, so typos fail
 loudly instead of silently falling back to defaults.
+
+Every field's ``description`` is written for the user of the stack file: the config reference (docs/config.md)
+and the editors' JSON Schema (``prescale schema``, :mod:`.config_schema`) are generated from it.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Annotated, Any, Literal, Self, TypeVar
 
@@ -21,21 +24,27 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
     StrictBool,
     StrictInt,
     StrictStr,
     ValidationInfo,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
-from pydantic_core import PydanticCustomError
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from .fleet.labels import CAPACITY_TYPE, CAPACITY_TYPES, OS, key_problem
 from .fleet.quantity import ALLOWED as QUANTITY_ALLOWED
+from .fleet.quantity import PATTERN as QUANTITY_PATTERN
 from .fleet.quantity import parse_quantity
 from .schedule.cron import CronError, parse_cron
 from .schedule.duration import ALLOWED as DURATION_ALLOWED
+from .schedule.duration import PATTERN as DURATION_PATTERN
 from .schedule.duration import parse_duration
 from .schedule.keda import Occurrence, one_off_occurrence
 from .schedule.time_zones import time_zone_problem
@@ -53,16 +62,33 @@ _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 
 
-def _dns_label(max_length: int) -> AfterValidator:
+class _Checked:
+    """A check of a value (``check`` returns it or raises the refusal), and what JSON Schema can say of it
+    (``facts``, such as a pattern) for the editors' schema (:mod:`.config_schema`). The check stays the validator:
+    the facts only let an editor flag what they can express."""
+
+    def __init__(self, check: Callable[[Any], Any], **facts: Any):
+        self.check, self.facts = check, facts
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_after_validator_function(self.check, handler(source))
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return {**handler(schema), **self.facts}
+
+
+def _dns_label(max_length: int) -> _Checked:
     def check(value: str) -> str:
         if not _DNS_LABEL.match(value) or len(value) > max_length:
             raise _fail("dns_label", f"must be a DNS-1123 label: lowercase letters, digits and '-', starting "
                                      f"and ending with a letter or digit, at most {max_length} characters")
         return value
-    return AfterValidator(check)
+    return _Checked(check, pattern=_DNS_LABEL.pattern, maxLength=max_length,
+                    patternErrorMessage="must be a DNS-1123 label: lowercase letters, digits and '-', starting and "
+                                        "ending with a letter or digit")
 
 
-def _shaped(pattern: str, shape: str) -> AfterValidator:
+def _shaped(pattern: str, shape: str) -> _Checked:
     """A string that must match ``pattern`` (whole), refused in words: ``shape`` says what the value looks
     like, with an example, instead of showing the regular expression."""
     compiled = re.compile(pattern)
@@ -71,12 +97,15 @@ def _shaped(pattern: str, shape: str) -> AfterValidator:
         if not compiled.fullmatch(value):
             raise _fail("format", f"must be {shape}")
         return value
-    return AfterValidator(check)
+    return _Checked(check, pattern=f"^(?:{pattern})$", patternErrorMessage=f"must be {shape}")
+
+
+_SEMVER_SHAPE = "must be an exact version MAJOR.MINOR.PATCH without 'v' or ranges (e.g. \"1.14.1\")"
 
 
 def _semver(value: str) -> str:
     if not _SEMVER.match(value):
-        raise _fail("semver", "must be an exact version MAJOR.MINOR.PATCH without 'v' or ranges (e.g. \"1.14.1\")")
+        raise _fail("semver", _SEMVER_SHAPE)
     return value
 
 
@@ -131,10 +160,15 @@ def _number_for_duration(value: object) -> object:
 # `keda-hpa-prescale-<window>` must stay within 63 characters), hence the tighter limit.
 WindowName = Annotated[StrictStr, _dns_label(40)]
 PoolName = Annotated[StrictStr, _dns_label(40)]
-Version = Annotated[StrictStr, AfterValidator(_semver)]
-Quantity = Annotated[StrictStr, AfterValidator(_quantity)]
-Duration = Annotated[StrictStr, BeforeValidator(_number_for_duration), AfterValidator(_duration)]
-DurationOrNever = Annotated[StrictStr, BeforeValidator(_number_for_duration), AfterValidator(_duration_or_never)]
+Version = Annotated[StrictStr, _Checked(_semver, pattern=_SEMVER.pattern, patternErrorMessage=_SEMVER_SHAPE)]
+# What the editors' schema can say of a quantity: its grammar (whether it is above zero stays the check's).
+_QUANTITY_FACTS = {"pattern": f"^{QUANTITY_PATTERN}$", "patternErrorMessage": f"must be {QUANTITY_ALLOWED}"}
+Quantity = Annotated[StrictStr, _Checked(_quantity, **_QUANTITY_FACTS)]
+_DURATION_FACTS = {"minLength": 1, "patternErrorMessage": f"must be a duration: {DURATION_ALLOWED}"}
+Duration = Annotated[StrictStr, BeforeValidator(_number_for_duration),
+                     _Checked(_duration, pattern=f"^{DURATION_PATTERN}$", **_DURATION_FACTS)]
+DurationOrNever = Annotated[StrictStr, BeforeValidator(_number_for_duration),
+                            _Checked(_duration_or_never, pattern=f"^(?:Never|{DURATION_PATTERN})$", **_DURATION_FACTS)]
 
 
 class Model(BaseModel):
@@ -151,11 +185,17 @@ class SystemNodeGroupConfig(Model):
 
     instance_types: list[Annotated[StrictStr, _shaped(r"[a-z][a-z0-9-]*\.[a-z0-9]+",
                                                       'an EC2 instance type like "m7i.large" (lowercase)')]] = Field(
-        default=["m7i.large"], min_length=1)
-    min_size: StrictInt = Field(default=2, ge=2)
-    desired_size: StrictInt = Field(default=2, ge=2)
-    max_size: StrictInt = Field(default=3, ge=2)
-    disk_size_gib: StrictInt = Field(default=50, ge=20, le=16384)
+        default=["m7i.large"], min_length=1, description=(
+            "EC2 instance types of the system node group, the managed node group that runs Karpenter, KEDA and "
+            "CoreDNS (never event capacity); a new VPC only uses zones that offer one of them "
+            "(docs/platform.md#what-gets-created-prescaleclustercreate-true-the-default)."))
+    min_size: StrictInt = Field(default=2, ge=2, description=(
+        "Fewest system nodes, at least 2: Karpenter's and KEDA's two replicas each need two nodes; minSize <= "
+        "desiredSize <= maxSize."))
+    desired_size: StrictInt = Field(default=2, ge=2, description="System nodes to start with, from minSize to maxSize.")
+    max_size: StrictInt = Field(default=3, ge=2, description="Most system nodes, at least desiredSize.")
+    disk_size_gib: StrictInt = Field(default=50, ge=20, le=16384, description=(
+        "Root volume of each system node, in GiB (20 to 16384)."))
 
     @model_validator(mode="after")
     def _sizes_ordered(self) -> Self:
@@ -183,31 +223,63 @@ class ClusterConfig(Model):
 
     name: Annotated[StrictStr, _shaped(r"[A-Za-z][A-Za-z0-9-]{0,37}[A-Za-z0-9]",
                                        'a cluster name like "prescale-prod": 2 to 39 letters, digits and \'-\', '
-                                       "starting with a letter and ending with a letter or digit")]
-    create: StrictBool = True
-    # The default: the newest version KEDA 2.20 is tested on (1.33-1.35) and the default failsafe kubectl 1.34
-    # supports (one minor either way); in EKS standard support until 2027-03-27 (prescale.model.checks.eks_versions).
+                                       "starting with a letter and ending with a letter or digit")] = Field(
+        description="The EKS cluster's name: the cluster prescale creates, or with create: false the existing one it "
+                    "looks up in the stack's region.")
+    create: StrictBool = Field(default=True, description=(
+        "true: prescale creates the cluster, its VPC (unless vpcId is given) and its system node group. false: an "
+        "existing cluster is looked up by name and used as it is, and the keys that only shape a new cluster are "
+        "refused (docs/platform.md#using-an-existing-cluster-prescaleclustercreate-false)."))
     kubernetes_version: Annotated[StrictStr, _shaped(r"1\.3[0-6]", 'a Kubernetes version that Karpenter 1.14 '
-                                                     'supports, "1.30" to "1.36", in quotes (e.g. "1.35")')] = "1.35"
-    # EKS upgradePolicy: STANDARD lets AWS upgrade the control plane when standard support ends; EXTENDED
-    # keeps the version 12 months longer at extra cost per cluster hour.
-    support_type: Literal["STANDARD", "EXTENDED"] = "STANDARD"
+                                                     'supports, "1.30" to "1.36", in quotes (e.g. "1.35")')] = Field(
+        default="1.35", description=(
+            'Kubernetes version of a new cluster, in quotes: "1.30" to "1.36", the versions Karpenter 1.14 supports. '
+            "The default is the newest version KEDA 2.20 is tested on (1.33 to 1.35) and the default failsafe "
+            "kubectl 1.34 supports (one minor either way), in EKS standard support until 2027-03-27. prescale warns "
+            "from 90 days before AWS would upgrade it (docs/platform.md#upgrading-kubernetes)."))
+    support_type: Literal["STANDARD", "EXTENDED"] = Field(default="STANDARD", description=(
+        "EKS upgrade policy of a new cluster: STANDARD lets AWS upgrade the control plane when standard support "
+        "ends; EXTENDED keeps the version 12 months longer at extra cost per cluster hour "
+        "(docs/platform.md#upgrading-kubernetes)."))
     vpc_id: Annotated[StrictStr, _shaped(r"vpc-[0-9a-f]{8,17}",
-                                         'a VPC id like "vpc-0123456789abcdef0" (8 to 17 hex digits)')] | None = None
-    private_subnet_ids: list[SubnetId] | None = Field(default=None, min_length=2)
-    public_subnet_ids: list[SubnetId] | None = None
-    vpc_cidr: Cidr = "10.0.0.0/16"
-    availability_zones: StrictInt = Field(default=3, ge=2, le=6)
-    nat_gateways: Literal["single", "onePerAz"] = "single"
-    endpoint_public_access: StrictBool = True
-    public_access_cidrs: list[Cidr] = Field(default=["0.0.0.0/0"], min_length=1)
-    endpoint_private_access: StrictBool = True
-    system_node_group: SystemNodeGroupConfig = SystemNodeGroupConfig()
+                                         'a VPC id like "vpc-0123456789abcdef0" (8 to 17 hex digits)')] | None = Field(
+        default=None, description=("An existing VPC for a new cluster, given together with privateSubnetIds. "
+                                   "Unset: prescale creates a VPC from vpcCidr."))
+    private_subnet_ids: list[SubnetId] | None = Field(default=None, min_length=2, description=(
+        "The existing VPC's private subnets, at least 2 over at least 2 zones: the cluster, the system node group "
+        "and Karpenter's nodes use them, and they get the karpenter.sh/discovery tag. Goes with vpcId."))
+    public_subnet_ids: list[SubnetId] | None = Field(default=None, description=(
+        "The existing VPC's public subnets, handed to the cluster beside the private ones (no node runs there); "
+        "needs vpcId and privateSubnetIds."))
+    vpc_cidr: Cidr = Field(default="10.0.0.0/16", description=(
+        'IPv4 or IPv6 CIDR block of a new VPC, like "10.0.0.0/16": split into one private and one public subnet '
+        "per zone; its private subnets must hold the addresses of the windows' nodes (docs/capacity.md#addresses)."))
+    availability_zones: StrictInt = Field(default=3, ge=2, le=6, description=(
+        "Zones of a new VPC (2 to 6), taken in name order among those where EKS places control planes and that "
+        "offer a systemNodeGroup instance type."))
+    nat_gateways: Literal["single", "onePerAz"] = Field(default="single", description=(
+        "NAT gateways of a new VPC: single (cheaper) or onePerAz (each zone keeps its way out if another zone "
+        "fails; docs/platform.md#what-it-costs-to-run)."))
+    endpoint_public_access: StrictBool = Field(default=True, description=(
+        "Whether the EKS API endpoint is reachable from the internet (from publicAccessCidrs); turn it off or limit "
+        "publicAccessCidrs in production."))
+    public_access_cidrs: list[Cidr] = Field(default=["0.0.0.0/0"], min_length=1, description=(
+        "CIDR blocks that may reach the public API endpoint. A list without 0.0.0.0/0 needs "
+        "endpointPrivateAccess: true, or the nodes could not reach the API."))
+    endpoint_private_access: StrictBool = Field(default=True, description=(
+        "Whether the EKS API endpoint is reachable from inside the VPC (the nodes use it)."))
+    system_node_group: SystemNodeGroupConfig = Field(default=SystemNodeGroupConfig(), description=(
+        "The managed node group for Karpenter, KEDA and CoreDNS (at least 2 nodes, tainted CriticalAddonsOnly); "
+        "refused with autoMode: true, where Auto Mode's own system pool runs them."))
     admin_role_arns: list[Annotated[StrictStr, _shaped(
         r"arn:aws[a-z-]*:iam::[0-9]{12}:role/.+",
-        'an IAM role ARN like "arn:aws:iam::123456789012:role/platform-admin"')]] = []
-    # EKS Auto Mode: AWS runs Karpenter and the add-ons' nodes; prescale only adds NodeClasses and NodePools.
-    auto_mode: StrictBool = False
+        'an IAM role ARN like "arn:aws:iam::123456789012:role/platform-admin"')]] = Field(default=[], description=(
+            "IAM roles granted cluster-admin access entries. Not the role that creates the cluster: it is admin "
+            "already, and a second entry would fail (refused at preview)."))
+    auto_mode: StrictBool = Field(default=False, description=(
+        "EKS Auto Mode, for a new or an existing cluster: AWS runs Karpenter and the add-ons' nodes, so prescale "
+        "installs no Karpenter and its pools become Auto Mode NodePools on a NodeClass; refuses prescale:karpenter, "
+        "amiAlias, systemNodeGroup and expireAfter: Never (docs/auto-mode.md)."))
 
     @model_validator(mode="after")
     def _network_fields_consistent(self) -> Self:
@@ -267,12 +339,23 @@ class KarpenterConfig(Model):
     NodePools/EC2NodeClasses and needs ``nodeRoleName``, the role that Karpenter may pass to its instances.
     """
 
-    install: StrictBool = True
-    version: Version = "1.14.1"
-    controller_auth: Literal["podIdentity", "irsa"] = "podIdentity"
-    create_spot_service_linked_role: StrictBool = False
-    # An existing IAM role (name, not ARN) for the nodes of the EC2NodeClasses prescale creates.
-    node_role_name: IamRoleName | None = None
+    install: StrictBool = Field(default=True, description=(
+        "false: a Karpenter of the v1 API (1.0 or newer) already runs in the existing cluster (create: false; a "
+        "new cluster has none), and prescale installs none of it: no chart, IAM, queue or rules, only the "
+        "NodePools and EC2NodeClasses (docs/adoption.md#bring-your-own-karpenter-karpenterinstall-false)."))
+    version: Version = Field(default="1.14.1", description=(
+        "Version of the Karpenter chart and controller prescale installs, exact: a 1.14.x release, the ones whose "
+        "controller IAM policy prescale carries (another release may need permissions that policy lacks)."))
+    controller_auth: Literal["podIdentity", "irsa"] = Field(default="podIdentity", description=(
+        "How Karpenter's controller gets AWS credentials: EKS Pod Identity (an existing cluster needs the "
+        "eks-pod-identity-agent add-on) or IRSA (it needs an IAM OIDC provider)."))
+    create_spot_service_linked_role: StrictBool = Field(default=False, description=(
+        "Create the account's AWSServiceRoleForEC2Spot, which Karpenter needs to launch spot instances; creating "
+        "it fails where the account already has it (docs/platform.md)."))
+    node_role_name: IamRoleName | None = Field(default=None, description=(
+        "An existing IAM role (its name, not its ARN) for the nodes of the EC2NodeClasses prescale creates. "
+        "Required with install: false while a pool needs an EC2NodeClass (your Karpenter's node role: upstream's "
+        "controller policy passes only that one); with install: true it replaces the node role prescale creates."))
     values: dict[StrictStr, Any] = Field(default={}, description=(
         "Helm values for the karpenter chart prescale installs, deep-merged over the values prescale renders (maps "
         "merge, lists and scalars replace); keys prescale owns (settings.clusterName, serviceAccount, the system "
@@ -301,8 +384,13 @@ class KedaConfig(Model):
     of the KEDA already in the cluster, so the checks that depend on it (cron commas before 2.20) hold.
     """
 
-    install: StrictBool = True
-    version: Version = "2.20.2"
+    install: StrictBool = Field(default=True, description=(
+        "false: a KEDA already runs in the cluster (watching namespace prescale) and no release is installed; "
+        "then version is required (docs/adoption.md#bring-your-own-keda-kedainstall-false)."))
+    version: Version = Field(default="2.20.2", description=(
+        "Version of the KEDA chart prescale installs or, with install: false, of the KEDA that runs; exact and "
+        "2.18.0 or newer (older cron scalers report 1 replica outside windows, kedacore/keda#6886). Below 2.20.0, "
+        "crons with commas are refused (kedacore/keda#7448)."))
     values: dict[StrictStr, Any] = Field(default={}, description=(
         "Helm values for the keda chart prescale installs, deep-merged over the values prescale renders (maps "
         "merge, lists and scalars replace); keys prescale owns (replicas, budgets, spread, priority, the system "
@@ -327,8 +415,8 @@ class KedaConfig(Model):
 class CapacityRequest(Model):
     """Capacity to hold ready for an event, as pod requests (CPU cores and memory)."""
 
-    cpu: Quantity
-    memory: Quantity
+    cpu: Quantity = Field(description='CPU as a Kubernetes quantity above zero, in quotes: "4" cores or "500m".')
+    memory: Quantity = Field(description='Memory as a Kubernetes quantity above zero, like 16Gi or "2048Mi".')
 
 
 # --- node pools ---------------------------------------------------------------------------------------
@@ -343,7 +431,9 @@ def _integer_as_quantity(value: object) -> object:
 
 
 # A NodePool limit: a quantity string or an integer (Karpenter's own getting-started pool has `cpu: 1000`).
-LimitQuantity = Annotated[StrictStr, BeforeValidator(_integer_as_quantity), AfterValidator(_quantity)]
+LimitQuantity = Annotated[StrictStr, BeforeValidator(_integer_as_quantity), AfterValidator(_quantity),
+                          WithJsonSchema({"anyOf": [{"type": "integer", "minimum": 1},
+                                                    {"type": "string", **_QUANTITY_FACTS}]})]
 
 
 class Limits(Model):
@@ -353,9 +443,11 @@ class Limits(Model):
     one is required: a pool prescale creates is bounded (an empty map would let it launch without end).
     """
 
-    cpu: LimitQuantity | None = None
-    memory: LimitQuantity | None = None
-    nodes: StrictInt | None = Field(default=None, ge=1)
+    cpu: LimitQuantity | None = Field(default=None, description=(
+        'Most CPU the pool\'s nodes may have in all: a quantity as a string or an integer (cpu: 1000, "512").'))
+    memory: LimitQuantity | None = Field(default=None, description=(
+        "Most memory the pool's nodes may have in all, like 2048Gi."))
+    nodes: StrictInt | None = Field(default=None, ge=1, description="Most nodes the pool may have at once.")
 
     @model_validator(mode="after")
     def _bounded(self) -> Self:
@@ -366,16 +458,20 @@ class Limits(Model):
 
 
 class TaintConfig(Model):
+    """A taint of a pool's nodes, which its placeholders tolerate."""
+
     key: Annotated[StrictStr, Field(max_length=316),
                    _shaped(r"([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?",
                            'a taint key like "dedicated" or "example.com/dedicated": letters, digits, \'-\', '
                            "'_' and '.', starting and ending with a letter or digit, after an optional "
-                           "lowercase DNS prefix and '/'")]
+                           "lowercase DNS prefix and '/'")] = Field(description="The taint's key.")
     value: Annotated[StrictStr, Field(max_length=63),
                      _shaped(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?",
                              'empty or a taint value like "event": letters, digits, \'-\', \'_\' and \'.\', starting '
-                             "and ending with a letter or digit")] = ""
-    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+                             "and ending with a letter or digit")] = Field(default="", description="The taint's value.")
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = Field(default="NoSchedule", description=(
+        "PreferNoSchedule keeps other pods off while anything else fits; NoSchedule dedicates the nodes (the "
+        "event's pods then need the toleration); NoExecute also evicts pods that do not tolerate it."))
 
 
 # The default taint (PreferNoSchedule) dedicates event pools softly; why: prescale.node_pools, docs/capacity.md.
@@ -385,8 +481,10 @@ EVENT_CAPACITY_TAINT_KEY = "prescale.io/event-capacity"
 class SubnetSelectorTerm(Model):
     """Subnets for an EC2NodeClass: by tags (all must match) or by id."""
 
-    tags: dict[StrictStr, StrictStr] | None = Field(default=None, min_length=1)
-    id: Annotated[StrictStr, _shaped(r"subnet-[0-9a-z]+", 'a subnet id like "subnet-0a1b2c3d"')] | None = None
+    tags: dict[StrictStr, StrictStr] | None = Field(default=None, min_length=1, description=(
+        "Subnets carrying all of these tags; give tags or id, not both."))
+    id: Annotated[StrictStr, _shaped(r"subnet-[0-9a-z]+", 'a subnet id like "subnet-0a1b2c3d"')] | None = Field(
+        default=None, description="One subnet by its id.")
 
     @model_validator(mode="after")
     def _one_selector(self) -> Self:
@@ -396,9 +494,11 @@ class SubnetSelectorTerm(Model):
 class SecurityGroupSelectorTerm(Model):
     """Security groups for an EC2NodeClass: by tags (all must match), by id or by name."""
 
-    tags: dict[StrictStr, StrictStr] | None = Field(default=None, min_length=1)
-    id: Annotated[StrictStr, _shaped(r"sg-[0-9a-z]+", 'a security group id like "sg-0a1b2c3d"')] | None = None
-    name: StrictStr | None = None
+    tags: dict[StrictStr, StrictStr] | None = Field(default=None, min_length=1, description=(
+        "Security groups carrying all of these tags; give exactly one of tags, id or name."))
+    id: Annotated[StrictStr, _shaped(r"sg-[0-9a-z]+", 'a security group id like "sg-0a1b2c3d"')] | None = Field(
+        default=None, description="One security group by its id.")
+    name: StrictStr | None = Field(default=None, description="Security groups by their name.")
 
     @model_validator(mode="after")
     def _one_selector(self) -> Self:
@@ -451,11 +551,16 @@ class NodeRequirement(Model):
     refuse them; ``Gt`` with one less says the same.
     """
 
-    key: RequirementKey
-    operator: RequirementOperator
-    values: list[LabelValue] = []
-    # Karpenter (MIN_VALUES_POLICY Strict, its default) launches only when the key keeps this many distinct values.
-    min_values: StrictInt | None = Field(default=None, ge=1, le=50)
+    key: RequirementKey = Field(description=(
+        "A node label key: one of Karpenter's well-known labels (karpenter.k8s.aws/instance-family, "
+        "topology.kubernetes.io/zone, ...; on Auto Mode the eks.amazonaws.com/ ones) or your own, outside the "
+        "domains Kubernetes and Karpenter keep (docs/capacity.md#requirements)."))
+    operator: RequirementOperator = Field(description=(
+        "In and NotIn take values; Exists and DoesNotExist take none; Gt and Lt take one whole number in quotes."))
+    values: list[LabelValue] = Field(default=[], description="Label values, each once.")
+    min_values: StrictInt | None = Field(default=None, ge=1, le=50, description=(
+        "Karpenter launches only when the key keeps at least this many distinct values (MIN_VALUES_POLICY Strict, "
+        "its default): a floor on instance-type flexibility. At most the number of In values."))
 
     @model_validator(mode="after")
     def _values_fit_the_operator(self) -> Self:
@@ -499,11 +604,13 @@ class CapacityReservationSelectorTerm(Model):
     (the account that owns them). Karpenter's ``EC2NodeClass`` shape (v1.14.1); several terms select the union."""
 
     id: Annotated[StrictStr, _shaped(r"cr-[0-9a-z]+", 'a capacity reservation id like "cr-0123456789abcdef0"')] | None \
-        = None
+        = Field(default=None, description="One reservation by its id, alone (no ownerID); give id or tags, not both.")
     tags: dict[Annotated[StrictStr, Field(min_length=1)], Annotated[StrictStr, Field(min_length=1)]] | None = Field(
-        default=None, min_length=1, max_length=20)
+        default=None, min_length=1, max_length=20, description=(
+            "Reservations carrying all of these tags (* matches any value), at most 20."))
     owner_id: Annotated[StrictStr, _shaped(r"[0-9]{12}", 'an AWS account id of 12 digits like "123456789012"')] | None \
-        = Field(default=None, alias="ownerID")
+        = Field(default=None, alias="ownerID", description=(
+            "With tags: the AWS account that owns the reservations."))
 
     @model_validator(mode="after")
     def _id_or_tags(self) -> Self:
@@ -536,49 +643,86 @@ class NodePoolConfig(Model):
     """One ``prescale:nodePools`` entry: a Karpenter NodePool (and EC2NodeClass) prescale creates, or with
     ``existing: true`` a NodePool that already runs in the cluster and that windows may use as it is."""
 
-    name: PoolName
-    # A NodePool of the cluster's own (by its exact name): prescale creates nothing for it and never
-    # touches its disruption budgets; its placeholders carry `karpenter.sh/do-not-disrupt` instead.
-    existing: StrictBool = False
-    capacity_types: list[Literal["on-demand", "spot", "reserved"]] = Field(default=["on-demand"], min_length=1)
+    name: PoolName = Field(description=(
+        "Unique; windows name their pool by it, and it names the pool's Kubernetes objects (NodePool and "
+        "EC2NodeClass prescale-<name>). For an existing pool: its NodePool's exact name."))
+    existing: StrictBool = Field(default=False, description=(
+        "true: a NodePool that already runs in the cluster. prescale creates nothing for it and never touches its "
+        "disruption budgets (its placeholders carry karpenter.sh/do-not-disrupt instead), and it takes only name, "
+        "taints (to tolerate; none by default), limits (for the checks), nodeSize and maxPodSize "
+        "(docs/adoption.md#windows-on-a-nodepool-you-own-nodepoolsexisting-true)."))
+    capacity_types: list[Literal["on-demand", "spot", "reserved"]] = Field(
+        default=["on-demand"], min_length=1, json_schema_extra={"uniqueItems": True}, description=(
+            "Karpenter capacity types the pool may launch; reserved needs capacityReservationSelectorTerms or a "
+            "window's reserve (docs/capacity.md#capacity-reservations-odcrs-and-capacity-blocks)."))
     instance_categories: list[Annotated[StrictStr, _shaped(r"[a-z]+", 'an EC2 instance category: lowercase '
                                                            'letters like "c", "m" or "r"')]] = Field(
-        default=["c", "m", "r"], min_length=1)
-    architectures: list[Literal["amd64", "arm64"]] = Field(default=["amd64"], min_length=1)
-    # More of the NodePool's requirements, in Karpenter's shape; a key written here replaces its shorthand's default.
-    requirements: list[NodeRequirement] = []
-    # For windows on this pool, instead of placeholders.nodeSize / placeholders.maxPodSize.
-    node_size: CapacityRequest | None = None
-    max_pod_size: CapacityRequest | None = None
-    # Required for pools prescale creates (a pool without limits could launch without bound); optional for an
-    # existing pool, where it only feeds prescale's capacity checks.
-    limits: Limits | None = Field(default=None, validate_default=True)
-    # An existing EC2NodeClass (by name) for this pool instead of one prescale creates.
+        default=["c", "m", "r"], min_length=1, json_schema_extra={"uniqueItems": True}, description=(
+            "EC2 instance categories the pool may launch (c compute, m general purpose, r memory, ...)."))
+    architectures: list[Literal["amd64", "arm64"]] = Field(
+        default=["amd64"], min_length=1, json_schema_extra={"uniqueItems": True},
+        description="CPU architectures the pool may launch.")
+    requirements: list[NodeRequirement] = Field(default=[], description=(
+        "More NodePool requirements in Karpenter's own shape, on its well-known labels or your own; a key written "
+        "here replaces its shorthand's default (capacityTypes, instanceCategories, architectures). Requirements "
+        "the NodePool CRD would refuse, or that leave no instance type, are refused (docs/capacity.md#requirements)."))
+    node_size: CapacityRequest | None = Field(default=None, description=(
+        "For the windows on this pool sized by nodes, what each placeholder requests instead of "
+        "placeholders.nodeSize; checked against the pool's instance types (docs/capacity.md#pod-sizing)."))
+    max_pod_size: CapacityRequest | None = Field(default=None, description=(
+        "For the windows on this pool sized by capacity, the largest placeholder instead of "
+        "placeholders.maxPodSize (docs/capacity.md#pod-sizing)."))
+    limits: Limits | None = Field(default=None, validate_default=True, description=(
+        "The most the pool may launch, as Karpenter's NodePool limits: any of cpu, memory and nodes, at least one. "
+        "Required for a pool prescale creates (without limits it could launch without bound); optional for an "
+        "existing pool, where it only feeds the checks. Windows must fit them, alone and where they overlap "
+        "(docs/capacity.md#overlapping-windows-the-sum)."))
     node_class_name: Annotated[StrictStr, _shaped(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?", 'a Kubernetes object name like '
                                                    '"default": lowercase letters, digits, "-" and "."'),
-                               Field(max_length=253)] | None = None
-    # Pinned: `@latest` rolls every node whenever AWS publishes an AMI (Karpenter docs advise against it).
+                               Field(max_length=253)] | None = Field(default=None, description=(
+        "An existing EC2NodeClass (by name) for this pool instead of one prescale creates; then amiAlias and the "
+        "selector terms do not apply."))
     ami_alias: Annotated[StrictStr, _shaped(r"(al2023|bottlerocket)@(latest|v[0-9][0-9A-Za-z.\-]*)",
                                             'an AMI alias like "al2023@v20260828" or "bottlerocket@v1.30.0" '
-                                            "(al2023 or bottlerocket, '@', and a version or latest)")] = \
-        "al2023@v20260828"
-    # Unset: the subnets and security groups tagged `karpenter.sh/discovery: <cluster>`.
-    subnet_selector_terms: list[SubnetSelectorTerm] | None = Field(default=None, min_length=1, max_length=30)
+                                            "(al2023 or bottlerocket, '@', and a version or latest)")] = Field(
+        default="al2023@v20260828", description=(
+            "The pinned AMI alias of the EC2NodeClass. @latest rolls every node whenever AWS publishes an AMI "
+            "(Karpenter's docs advise against it; warned at pulumi up and prescale plan); a pinned release must "
+            "exist for the cluster's Kubernetes version (docs/platform.md#upgrading-kubernetes)."))
+    subnet_selector_terms: list[SubnetSelectorTerm] | None = Field(default=None, min_length=1, max_length=30,
+                                                                   description=(
+        "Where the EC2NodeClass launches nodes, for clusters tagged differently; several terms select the union. "
+        "Unset: the subnets tagged karpenter.sh/discovery: <cluster>."))
     security_group_selector_terms: list[SecurityGroupSelectorTerm] | None = Field(
-        default=None, min_length=1, max_length=30)
-    # Reservations the pool may launch into (`reserved` capacity, which Karpenter prefers); none unless given.
+        default=None, min_length=1, max_length=30, description=(
+            "The security groups of the pool's nodes; several terms select the union. Unset: the security group "
+            "tagged karpenter.sh/discovery: <cluster>."))
     capacity_reservation_selector_terms: list[CapacityReservationSelectorTerm] | None = Field(
-        default=None, min_length=1, max_length=30)
-    # A list set in config replaces this default: `[]` shares the pool, a NoSchedule taint dedicates it. An
-    # existing pool has no taint unless given: the placeholders tolerate what its owner set, nothing more.
-    taints: list[TaintConfig] = [TaintConfig(key=EVENT_CAPACITY_TAINT_KEY, effect="PreferNoSchedule")]
-    consolidation_policy: Literal["WhenEmpty", "WhenEmptyOrUnderutilized"] = "WhenEmptyOrUnderutilized"
-    consolidate_after: Duration = "2m"
-    # Budgets do not stop expiry, so a lifetime timer could end a node mid-event: off by default; event
-    # nodes are short-lived anyway because consolidation removes them after each window.
-    expire_after: DurationOrNever = "Never"
-    termination_grace_period: Duration = "1h"
-    weight: StrictInt | None = Field(default=None, ge=1, le=100)
+        default=None, min_length=1, max_length=30, description=(
+            "EC2 capacity reservations (On-Demand Capacity Reservations, Capacity Blocks) the pool's nodes may "
+            "launch into as reserved capacity, which Karpenter prefers; none unless given "
+            "(docs/capacity.md#capacity-reservations-odcrs-and-capacity-blocks)."))
+    taints: list[TaintConfig] = Field(default=[TaintConfig(key=EVENT_CAPACITY_TAINT_KEY, effect="PreferNoSchedule")],
+                                      description=(
+        "Taints of the pool's nodes; placeholders tolerate them. The default keeps other pods off while anything "
+        "else fits; [] shares the pool; a NoSchedule taint dedicates it (the event's pods then need the "
+        "toleration). A list replaces the default; an existing pool has none unless given "
+        "(docs/capacity.md#who-else-lands-on-a-pool-softly-dedicated-by-default)."))
+    consolidation_policy: Literal["WhenEmpty", "WhenEmptyOrUnderutilized"] = Field(
+        default="WhenEmptyOrUnderutilized", description=(
+            "Which nodes Karpenter may consolidate: only empty ones, or also underutilized ones (outside the "
+            "windows' freezes, docs/capacity.md#consolidation-freezes-disruption-budgets)."))
+    consolidate_after: Duration = Field(default="2m", description=(
+        "How long a node stays empty or underutilized before Karpenter consolidates it: how fast nodes go after "
+        "a window."))
+    expire_after: DurationOrNever = Field(default="Never", description=(
+        "Node lifetime. Budgets do not stop expiry, so a lifetime could end a node mid-event: Never by default "
+        "(event nodes are consolidated after each window anyway). A duration must outlast every window on the "
+        f"pool, scale-up to end; on Auto Mode, where Never is refused, unset means {AUTO_MODE_EXPIRE_AFTER} "
+        "(docs/capacity.md#node-lifetime-expireafter-never-by-default)."))
+    termination_grace_period: Duration = Field(default="1h", description="The longest a node's drain may take.")
+    weight: StrictInt | None = Field(default=None, ge=1, le=100, description=(
+        "NodePool weight (1 to 100): Karpenter tries pools of higher weight first."))
 
     @property
     def owned(self) -> bool:
@@ -667,13 +811,19 @@ class ReserveConfig(Model):
     (:mod:`prescale.model.fleet.reservations`; docs/capacity.md, "Capacity reservations for one-off events")."""
 
     instance_type: Annotated[StrictStr, _shaped(r"[a-z][a-z0-9-]*\.[a-z0-9]+",
-                                                'an EC2 instance type like "m7i.xlarge" (lowercase)')]
-    # Unset: the nodes the window needs (nodes: N → N; capacity → its placeholders over what one node holds).
-    count: StrictInt | None = Field(default=None, ge=1, le=1000)
-    # Unset: the zones of the pool's topology.kubernetes.io/zone requirement.
+                                                'an EC2 instance type like "m7i.xlarge" (lowercase)')] = Field(
+        description=("The instance type to reserve: one the pool can launch, that holds the window's placeholders "
+                     "and that the pool's limits can fill."))
+    count: StrictInt | None = Field(default=None, ge=1, le=1000, description=(
+        "Instances to reserve in all (1 to 1000), split over the zones as evenly as it goes. Unset: the nodes the "
+        "window needs (nodes: N gives N; a capacity window, the instances that hold its placeholders)."))
     availability_zones: Annotated[tuple[AvailabilityZone, ...], BeforeValidator(_list_as_tuple),
-                                  AfterValidator(_distinct), Field(min_length=1)] | None = None
-    hold_from: Duration = "24h"
+                                  _Checked(_distinct, uniqueItems=True), Field(min_length=1)] | None = Field(
+        default=None, description=("Zones to reserve in, each once. Unset: the zones of the pool's "
+                                   "topology.kubernetes.io/zone requirement (a pool without one is refused)."))
+    hold_from: Duration = Field(default="24h", description=(
+        "How long before the window's scale-up the reservations may be created, in whole minutes: a pulumi up "
+        "within that time creates them (docs/capacity.md#when-it-exists-and-what-it-costs)."))
 
     @field_validator("hold_from")
     @classmethod
@@ -697,19 +847,40 @@ class EventWindow(Model):
     over time is checked by :mod:`prescale.model.checks.stack`, which can name the exact key at fault.
     """
 
-    name: WindowName
-    node_pool: StrictStr
-    timezone: Annotated[StrictStr, AfterValidator(_time_zone)]
-    start: StrictStr
-    end: StrictStr
-    nodes: StrictInt | None = Field(default=None, ge=1, le=1000)
-    capacity: CapacityRequest | None = None
-    lead_time: Duration = "10m"
-    # Images the window's placeholders pull onto their nodes during the lead time (prescale.capacity.prepull).
+    name: WindowName = Field(description=(
+        "Unique (at most 40 characters); names the window's Kubernetes objects (prescale-<name>)."))
+    node_pool: StrictStr = Field(description="The prescale:nodePools entry, by name, whose nodes the window holds.")
+    timezone: Annotated[StrictStr, AfterValidator(_time_zone)] = Field(description=(
+        "IANA time zone that start and end are read in, naming a place or UTC: Asia/Seoul, America/New_York, UTC. "
+        "Abbreviations (KST) and legacy or fixed-offset names (EST, CET, Etc/GMT+5) are refused with the zone to "
+        "write."))
+    start: StrictStr = Field(description=(
+        'When the event starts: a 5-field cron in KEDA\'s dialect for a recurring window ("15 11 * * *": minute '
+        "hour day-of-month month day-of-week, day-of-week 0-6; no @daily, CRON_TZ= or L/W/#), or a local date-time "
+        'YYYY-MM-DDTHH:MM for a one-off event ("2027-03-02T08:00", no seconds or offset). start and end are both '
+        "crons or both date-times; prescale plan and schedule check how they fit over the coming year (a start or "
+        "end in a DST gap or overlap, starts and ends that do not alternate)."))
+    end: StrictStr = Field(description=(
+        "When the event ends, in the same form as start; a one-off end must be after its start."))
+    nodes: StrictInt | None = Field(default=None, ge=1, le=1000, description=(
+        "Nodes to hold ready (1 to 1000): one placeholder of the pool's nodeSize on each. Give exactly one of "
+        "nodes or capacity (docs/capacity.md#pod-sizing)."))
+    capacity: CapacityRequest | None = Field(default=None, description=(
+        "Pod requests to hold ready, split into the fewest equal placeholders no bigger than maxPodSize; give "
+        "exactly one of nodes or capacity (docs/capacity.md#pod-sizing)."))
+    lead_time: Duration = Field(default="10m", description=(
+        "Placeholders scale up this long before start, in whole minutes; below 2m is warned: nodes need about "
+        "that to be Ready (docs/capacity.md#how-long-a-lead-time)."))
     prepull_images: Annotated[tuple[ImageReference, ...], BeforeValidator(_list_as_tuple),
-                              AfterValidator(_distinct)] = ()
-    # One-off windows only: EC2 capacity reserved for the event (targeted On-Demand Capacity Reservations).
-    reserve: ReserveConfig | None = None
+                              _Checked(_distinct, uniqueItems=True)] = Field(default=(), description=(
+        "Images the window's placeholders pull onto their nodes during the lead time (a placeholder is Ready once "
+        "its images are there), so the event's pods start without a pull; any image, distroless included "
+        "(docs/capacity.md#event-images-prepullimages)."))
+    reserve: ReserveConfig | None = Field(default=None, description=(
+        "One-off windows only: targeted On-Demand Capacity Reservations that hold EC2 capacity for the event, "
+        "created by a pulumi up from holdFrom before the scale-up; the pool must be one prescale creates, without "
+        "nodeClassName, whose capacityTypes allow reserved "
+        "(docs/capacity.md#capacity-reservations-for-one-off-events)."))
 
     @property
     def is_one_off(self) -> bool:
@@ -771,43 +942,52 @@ class EventWindow(Model):
 class PlaceholderConfig(Model):
     """``prescale:placeholders``: the pause pods that hold capacity, shared by all windows."""
 
-    image: Annotated[StrictStr, Field(min_length=1)] = "registry.k8s.io/pause:3.10"
-    # Below the default priority (0) so that every real pod preempts placeholders.
-    priority: StrictInt = Field(default=-10, lt=0, ge=-1_000_000_000)
-    # `nodes: N` windows: what each placeholder requests, i.e. the free room each of the N nodes will have.
-    node_size: CapacityRequest = CapacityRequest(cpu="1", memory="2Gi")
-    # `capacity:` windows: the largest single placeholder; capacity is split into pods no bigger than this
-    # so that Karpenter can pack them onto the pool's instance types.
-    max_pod_size: CapacityRequest = CapacityRequest(cpu="4", memory="16Gi")
-    # Failsafe: placeholders are forced to zero this long after a window's end, even if KEDA is down.
-    failsafe_grace: Duration = "15m"
-    # The failsafe's kubectl: upstream's own image (registry.k8s.io, published with every Kubernetes release
-    # since 1.28), pinned to the default cluster version; point it at a mirror for air-gapped clusters.
-    failsafe_image: Annotated[StrictStr, Field(min_length=1)] = "registry.k8s.io/kubectl:v1.34.3"
-    # Secrets (in namespace `prescale`, created by you) the placeholder pods pull with, for registries the
-    # node role cannot read; ECR in the account needs none.
+    image: Annotated[StrictStr, Field(min_length=1)] = Field(default="registry.k8s.io/pause:3.10", description=(
+        "The placeholders' pause image, pinned; point it at a mirror for air-gapped clusters."))
+    priority: StrictInt = Field(default=-10, lt=0, ge=-1_000_000_000, description=(
+        "Priority of the placeholders' PriorityClass, below zero (the default priority) so that every real pod "
+        "preempts them."))
+    node_size: CapacityRequest = Field(default=CapacityRequest(cpu="1", memory="2Gi"), description=(
+        "For windows sized by nodes, what each placeholder requests: the free room each of the N nodes will have. "
+        "It must fit the pool's largest instance after its reserved overhead (docs/capacity.md#pod-sizing)."))
+    max_pod_size: CapacityRequest = Field(default=CapacityRequest(cpu="4", memory="16Gi"), description=(
+        "For windows sized by capacity, the largest single placeholder: the capacity is split into pods no bigger "
+        "than this, so that Karpenter can pack them onto the pool's instance types (docs/capacity.md#pod-sizing)."))
+    failsafe_grace: Duration = Field(default="15m", description=(
+        "The failsafe sets each window's placeholders to zero this long after its end, even if KEDA is down: "
+        "whole minutes, 2m to 24h, and never on or after the next scale-up "
+        "(docs/guardrails.md#3-the-failsafe-when-keda-fails-at-a-windows-end)."))
+    failsafe_image: Annotated[StrictStr, Field(min_length=1)] = Field(
+        default="registry.k8s.io/kubectl:v1.34.3", description=(
+        "The failsafe's kubectl image: upstream's own (registry.k8s.io, published with every Kubernetes release "
+        "since 1.28), pinned to the default cluster version (kubectl supports one minor either way); point it at a "
+        "mirror for air-gapped clusters."))
     image_pull_secrets: Annotated[tuple[SecretName, ...], BeforeValidator(_list_as_tuple),
-                                  AfterValidator(_distinct)] = ()
-    # Windows with prepullImages: the image whose static `/bin/true` each pulled image runs (busybox's musl build,
-    # from the Docker official image's ECR Public mirror); point it at a mirror for air-gapped clusters.
-    prepull_tool_image: ImageReference = "public.ecr.aws/docker/library/busybox:1.37.0-musl"
+                                  _Checked(_distinct, uniqueItems=True)] = Field(default=(), description=(
+        "Secrets (in namespace prescale, created by you) the placeholder pods pull with, for registries the node "
+        "role cannot read; ECR in the account needs none."))
+    prepull_tool_image: ImageReference = Field(
+        default="public.ecr.aws/docker/library/busybox:1.37.0-musl", description=(
+        "For windows with prepullImages: the image whose static /bin/true each pulled image runs (busybox's musl "
+        "build, from the Docker official image's ECR Public mirror); point it at a mirror for air-gapped clusters."))
 
 
 class PricingConfig(Model):
     """``prescale:pricing``: on-demand prices for the cost estimate of ``prescale schedule``."""
 
-    # USD per vCPU-hour, used for instance types without their own price.
-    vcpu_hour: Annotated[float, Field(gt=0, strict=False)] = 0.05
-    # USD per hour for given instance types, e.g. {"c7i.xlarge": 0.1785}.
-    instance_types: dict[StrictStr, Annotated[float, Field(gt=0, strict=False)]] = {}
+    vcpu_hour: Annotated[float, Field(gt=0, strict=False)] = Field(default=0.05, description=(
+        "USD per vCPU-hour, for instance types without their own price."))
+    instance_types: dict[StrictStr, Annotated[float, Field(gt=0, strict=False)]] = Field(default={}, description=(
+        'USD per hour of given instance types, like {"c7i.xlarge": 0.1785}.'))
 
 
 class AlertsConfig(Model):
     """``prescale:alerts``: alerting rules for the windows, for a cluster that already runs the Prometheus Operator
     and kube-state-metrics (docs/alerts.md). Off by default."""
 
-    # A `monitoring.coreos.com/v1` PrometheusRule in namespace `prescale` watching every armed window.
-    prometheus_rule: StrictBool = False
+    prometheus_rule: StrictBool = Field(default=False, description=(
+        "A monitoring.coreos.com/v1 PrometheusRule prescale/prescale-alerts that alerts when a window's capacity "
+        "is late; for existing clusters that run the Prometheus Operator and kube-state-metrics (docs/alerts.md)."))
 
 
 # --- the whole stack ----------------------------------------------------------------------------------
@@ -820,13 +1000,20 @@ class CapacityConfig(Model):
     (:func:`prescale.model.validation.load_capacity_config`).
     """
 
-    keda: KedaConfig = KedaConfig()
-    node_pools: list[NodePoolConfig] = []
-    event_windows: list[EventWindow] = []
-    placeholders: PlaceholderConfig = PlaceholderConfig()
-    pricing: PricingConfig = PricingConfig()
-    tags: dict[StrictStr, StrictStr] = {}
-    alerts: AlertsConfig = AlertsConfig()
+    keda: KedaConfig = Field(default=KedaConfig(), description=(
+        "Whether prescale installs KEDA, and the version of the KEDA that runs the windows' triggers."))
+    node_pools: list[NodePoolConfig] = Field(default=[], description=(
+        "The node pools windows take nodes from: each a Karpenter NodePool and EC2NodeClass prescale creates, or "
+        "a NodePool that already runs (docs/capacity.md#node-pools)."))
+    event_windows: list[EventWindow] = Field(default=[], description=(
+        "When capacity must be ready, on which pool, and how much: recurring (crons) or one-off (date-times) "
+        "windows (docs/capacity.md#a-windows-timeline)."))
+    placeholders: PlaceholderConfig = Field(default=PlaceholderConfig(), description=(
+        "The pause pods that hold the capacity, shared by all windows."))
+    pricing: PricingConfig = Field(default=PricingConfig(), description=(
+        "On-demand prices for prescale schedule's cost estimate (docs/cli.md#the-cost-estimate)."))
+    tags: dict[StrictStr, StrictStr] = Field(default={}, description="Tags on every AWS resource prescale creates.")
+    alerts: AlertsConfig = Field(default=AlertsConfig(), description="Alerting rules for the windows; off by default.")
 
     def node_pool(self, name: str) -> NodePoolConfig:
         return next(pool for pool in self.node_pools if pool.name == name)
@@ -843,6 +1030,11 @@ class StackConfig(CapacityConfig):
     """Everything the program needs, validated together: the capacity plus the platform it runs on."""
 
     region: Annotated[StrictStr, _shaped(r"[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]",
-                                         'an AWS region code like "ap-northeast-2" or "us-east-1"')]
-    cluster: ClusterConfig
-    karpenter: KarpenterConfig = KarpenterConfig()
+                                         'an AWS region code like "ap-northeast-2" or "us-east-1"')] = Field(
+        description=("The AWS region of the cluster: the AWS provider's own key, which prescale reads too (the "
+                     "controller policy is scoped to it)."))
+    cluster: ClusterConfig = Field(description=(
+        "The EKS cluster: a new one (create: true, the default) or an existing one looked up by name."))
+    karpenter: KarpenterConfig = Field(default=KarpenterConfig(), description=(
+        "Whether prescale installs Karpenter, its version, how its controller gets AWS credentials, and the node "
+        "role of the EC2NodeClasses; refused with cluster.autoMode, where AWS runs Karpenter."))

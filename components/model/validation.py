@@ -89,7 +89,7 @@ def _load(model: type[_Config], keys: Mapping[str, str], required: tuple[str, ..
           cross_key_problems: Callable[[_Config, Refused], list[str]]) -> _Config:
     """Each section on its own (so every bad value is reported), then the rules across sections on every part
     that validated: a refused section or list entry only skips the rules that need it (:class:`Refused`)."""
-    problems = _unknown_keys(raw, keys) + [f"{key}: required key is missing; see the README's config reference"
+    problems = _unknown_keys(raw, keys) + [f"{key}: required key is missing; see docs/config.md"
                                            for key in required if key not in raw]
     values: dict[str, Any] = {}
     sections = {keys[key] for key in required if key not in raw}  # the fields refused, or missing

@@ -11,13 +11,15 @@ import sys
 from tests.support import ROOT
 
 
-def test_prescale_schedule_loads_no_pulumi_sdk():
-    """`prescale schedule` is pure model and CLI: neither the Pulumi SDK nor any provider SDK is imported."""
+@pytest.mark.parametrize("argv", [["schedule", "--stack", "dev", "--project", str(ROOT), "--at", "2026-11-30T12:00Z"],
+                                  ["schema"]], ids=lambda argv: argv[0])
+def test_the_offline_commands_load_no_pulumi_sdk(argv):
+    """`prescale schedule` and `prescale schema` are pure model and CLI: neither the Pulumi SDK nor any provider SDK
+    is imported."""
     script = ("import sys, contextlib, io\n"
               "from prescale_cli.main import main\n"
               "with contextlib.redirect_stdout(io.StringIO()):\n"
-              f"    code = main(['schedule', '--stack', 'dev', '--project', {str(ROOT)!r},\n"
-              "                 '--at', '2026-11-30T12:00Z'])\n"
+              f"    code = main({argv!r})\n"
               "print(code, sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0].startswith('pulumi')}))")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
     assert done.stdout.split(None, 1) == ["0", "[]\n"], done.stdout + done.stderr

@@ -11,10 +11,12 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-_QUANTITY = re.compile(
-    r"^(?P<number>[+-]?(?:\d+(?:\.\d*)?|\.\d+))"
-    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$"
-)
+_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
+_SUFFIX = r"Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+"
+_QUANTITY = re.compile(rf"^(?P<number>{_NUMBER})(?P<suffix>{_SUFFIX})?$")
+# The same grammar without named groups, spelt alike in Python and JavaScript, with the blanks parse_quantity strips:
+# the pattern of the editors' JSON Schema (prescale.model.config_schema).
+PATTERN = rf"\s*{_NUMBER}(?:{_SUFFIX})?\s*"
 
 MIB = 2**20  # bytes in a mebibyte (`Mi`), the unit instance tables and sizes are counted in
 GIB = 2**30

@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-_DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
+# Also the pattern of the editors' JSON Schema (prescale.model.config_schema).
+PATTERN = r"(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?"
+_DURATION = re.compile(f"^{PATTERN}$")
 ALLOWED = "hours, minutes and seconds like \"10m\", \"1h30m\" or \"90s\""
 
 
