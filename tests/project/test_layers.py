@@ -1,4 +1,4 @@
-"""What the import graph cannot show: `prescale schedule`, run, loads no Pulumi SDK.
+"""What the import graph cannot show: `prescale schedule` and `prescale schema`, run, load no Pulumi SDK.
 
 The layers themselves are import-linter contracts in pyproject.toml (``lint-imports``). ``prescale_cli.main`` stays
 out of them: it imports the ``plan`` command's Pulumi harness inside that command's function, so only a run proves
@@ -7,6 +7,8 @@ that the other commands never reach it.
 
 import subprocess
 import sys
+
+import pytest
 
 from tests.support import ROOT
 
