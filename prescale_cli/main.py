@@ -275,16 +275,16 @@ def _run_schedule(args: argparse.Namespace, project: Path, output: Output) -> in
     config = load_config(project, args.stack, now)
     since = args.since or now
     timeline = build_timeline(plan_capacity(config, now), since, since + timedelta(days=args.days))
-    cost = estimate_cost(config, timeline)
+    cost = estimate_cost(timeline)
     if args.json:
-        output.json(schedule_document(args.stack, config, timeline, cost))
+        output.json(schedule_document(args.stack, timeline, cost))
     else:
-        show_schedule(args.stack, config, timeline, cost, output)
-        show_reservations(config, timeline.plan, output)
+        show_schedule(args.stack, timeline, cost, output)
+        show_reservations(timeline.plan, output)
     if args.png:
         from .picture import draw_week  # matplotlib takes a second to import: only when drawing
         with _writing("the picture", args.png):
-            draw_week(config, timeline, args.png)
+            draw_week(timeline, args.png)
         _notes(args, output).line(f"Drew the week from {since:%Y-%m-%d %H:%M %Z} to {args.png}")
     return 0
 
