@@ -118,6 +118,18 @@ class CommandParser(argparse.ArgumentParser):
     commands: Mapping[str, argparse.ArgumentParser]  # command name → its parser
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed distribution's version, read only when asked (its metadata takes 0.1 s)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **_: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print prescale's version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from importlib.metadata import version
+        print(f"prescale {version('prescale')}")
+        parser.exit()
+
+
 def parse_args(parser: CommandParser, argv: list[str]) -> argparse.Namespace:
     """``parser.parse_args``, but a mistake after a command is shown with that command's usage (argparse names
     an unknown option under the top-level usage), and a mistyped command with the one meant."""
@@ -139,6 +151,7 @@ def build_parser() -> CommandParser:
         epilog="examples:\n  prescale plan --stack dev\n  prescale schedule --stack dev --days 14\n\n"
                "Run `prescale <command> --help` for a command's options.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(title="commands", dest="command", required=True,
                                      metavar="{plan,schedule,status}", parser_class=argparse.ArgumentParser)
 
