@@ -66,8 +66,7 @@ class PlannedResource(Record):
 
 
 class PlanDocument(Record):
-    """`prescale plan --json`: exactly the resources the program registers, parents first, siblings by type and
-    name."""
+    """`prescale plan --json`: exactly the resources the program registers, parents first, then by type and name."""
 
     schema_version: Literal[1] = _version("plan")
     resources: list[PlannedResource]
@@ -209,7 +208,6 @@ class Reservation(Record):
     zones: dict[str, int] = Field(description="Instances reserved per availability zone.")
     hold_from: UtcInstant = Field(description="The earliest `pulumi up` that creates them (reserve.holdFrom before "
                                               "the scale-up).")
-    scale_up: UtcInstant
     end_date: UtcInstant = Field(description="When EC2 ends them: the window's end plus the time its nodes take to "
                                              "go.")
     held: bool = Field(description="Whether a `pulumi up` at `now` holds them.")

@@ -86,7 +86,7 @@ def _reservation(reserved: ReservationCost) -> documents.Reservation:
     plan = reserved.plan
     return documents.Reservation(
         window=plan.window.name, instance_type=plan.instance_type,
-        zones={share.zone: share.count for share in plan.zones}, hold_from=plan.hold_from, scale_up=plan.scale_up,
+        zones={share.zone: share.count for share in plan.zones}, hold_from=plan.hold_from,
         end_date=plan.end, held=plan.held, state=reserved.state, hours=_round(reserved.hours),
         price_per_hour=_round(reserved.price_per_hour, 4), cost=_round(reserved.cost))
 
