@@ -314,8 +314,8 @@ class WindowReadiness(Record):
 
     window: str
     node_pool: str
-    state: WindowState = Field(description="In its lead time (from scale-up to start), "
-                                                                      "running (to its end), or before its scale-up.")
+    state: WindowState = Field(description="In its lead time (from scale-up to start), running (to its end), or "
+                                           "upcoming (before its scale-up).")
     scale_up: LocalInstant
     start: LocalInstant
     end: LocalInstant

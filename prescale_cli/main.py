@@ -119,7 +119,7 @@ class CommandParser(argparse.ArgumentParser):
 
 
 class _Version(argparse.Action):
-    """``--version``: the installed distribution's version, read only when asked (its metadata takes 0.1 s)."""
+    """``--version``: the installed distribution's version, read only when asked (reading it takes 0.1 s)."""
 
     def __init__(self, option_strings: Sequence[str], dest: str, **_: object) -> None:
         super().__init__(option_strings, dest, nargs=0, help="print prescale's version and exit")
