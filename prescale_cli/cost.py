@@ -9,17 +9,20 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Final
 
-from prescale.model.config import CapacityConfig, EventWindow, NodePoolConfig, PricingConfig
+from prescale.model.config import EventWindow, NodePoolConfig, PricingConfig
 from prescale.model.fleet.instances import InstanceType, instance_type, pool_launchable
-from prescale.model.fleet.sizing import PlaceholderPlan, plan_placeholders, pods_per_node
+from prescale.model.fleet.sizing import PlaceholderPlan, pods_per_node
+from prescale.model.plan import CapacityPlan
 from prescale.model.schedule.after_end import KEDA_COOLDOWN, usual_tail
 from prescale.model.schedule.duration import parse_duration
+from prescale.model.windows import WindowPlan
 
 from .node_hours import Hold, paid_node_hours
 from .timeline import Timeline
 
-CURRENCY = "USD"
+CURRENCY: Final = "USD"
 
 
 @dataclass(frozen=True)
@@ -67,53 +70,6 @@ class PoolCost:
 
 
 @dataclass(frozen=True)
-class CostEstimate:
-    days: float  # length of the range, to scale to a week
-    windows: list[WindowCost]
-    pools: list[PoolCost]
-
-    def per_week(self, amount: float) -> float:
-        """A recurring amount over the range, scaled to seven days."""
-        return amount * 7 / self.days
-
-
-def estimate_cost(config: CapacityConfig, timeline: Timeline) -> CostEstimate:
-    """Node-hours and USD per window and NodePool over the timeline's range (see the module docstring)."""
-    hours = (timeline.until - timeline.since) / timedelta(hours=1)
-    fleets = {window.name: cheapest_fleet(plan_placeholders(window, config.placeholders_for(window.node_pool)),
-                                          window_candidates(config, window))
-              for window in config.event_windows}
-    paid = paid_node_hours(_holds(timeline, fleets), timeline.frozen,
-                           {pool.name: parse_duration(pool.consolidate_after) for pool in config.node_pools},
-                           timeline.since, timeline.until)
-    occurrences = Counter(entry.window.name for entry in timeline.entries)
-    windows = []
-    for window in config.event_windows:
-        fleet = fleets[window.name]
-        nodes, price = (fleet.nodes, fleet.shape.price_per_hour) if fleet else (0, 0.0)
-        node_hours = paid.get(window.name, 0.0)
-        windows.append(WindowCost(
-            window=window.name, node_pool=window.node_pool, recurring=not window.is_one_off,
-            occurrences=occurrences[window.name], fleet=fleet, node_hours=node_hours, cost=node_hours * price,
-            all_day_cost=nodes * price * hours if occurrences[window.name] else 0.0))
-    pools = []
-    for pool in config.node_pools:
-        pool_windows = [cost for cost in windows if cost.node_pool == pool.name]
-        peak = _peak_price(timeline, pool, fleets)
-        pools.append(PoolCost(node_pool=pool.name, cost=sum(cost.cost for cost in pool_windows),
-                              recurring_cost=sum(cost.cost for cost in pool_windows if cost.recurring),
-                              peak_price_per_hour=peak, all_day_cost=peak * hours))
-    return CostEstimate(days=hours / 24, windows=windows, pools=pools)
-
-
-def _holds(timeline: Timeline, fleets: dict[str, Fleet | None]) -> list[Hold]:
-    """Each estimated occurrence's fleet, from scale-up to the end."""
-    return [Hold(entry.window.name, entry.window.node_pool, fleet.shape.name, fleet.nodes,
-                 entry.occurrence.scale_up_utc, entry.occurrence.end_utc)
-            for entry in timeline.entries if (fleet := fleets[entry.window.name])]
-
-
-@dataclass(frozen=True)
 class WindowTail:
     """How long a window's nodes outlive each of its ends, and what that costs per occurrence."""
 
@@ -124,14 +80,68 @@ class WindowTail:
     without_keda_cost: float
 
 
-def window_tails(config: CapacityConfig, cost: CostEstimate) -> list[WindowTail]:
+@dataclass(frozen=True)
+class CostEstimate:
+    days: float  # length of the range, to scale to a week
+    windows: list[WindowCost]
+    pools: list[PoolCost]
+    tails: list[WindowTail]  # of every estimated window
+
+    def per_week(self, amount: float) -> float:
+        """A recurring amount over the range, scaled to seven days."""
+        return amount * 7 / self.days
+
+
+def estimate_cost(timeline: Timeline) -> CostEstimate:
+    """Node-hours and USD per window and NodePool over the timeline's range, and each window's tail after an end,
+    from the plan's placeholders and pools (see the module docstring)."""
+    plan = timeline.plan
+    hours = (timeline.until - timeline.since) / timedelta(hours=1)
+    fleets = {window.window.name: _fleet(plan, window) for window in plan.windows}
+    paid = paid_node_hours(_holds(timeline, fleets), timeline.frozen,
+                           {name: parse_duration(pool.pool.consolidate_after) for name, pool in plan.pools.items()},
+                           timeline.since, timeline.until)
+    occurrences = Counter(entry.window.name for entry in timeline.entries)
+    windows = []
+    for window in (window_plan.window for window_plan in plan.windows):
+        fleet = fleets[window.name]
+        nodes, price = (fleet.nodes, fleet.shape.price_per_hour) if fleet else (0, 0.0)
+        node_hours = paid.get(window.name, 0.0)
+        windows.append(WindowCost(
+            window=window.name, node_pool=window.node_pool, recurring=not window.is_one_off,
+            occurrences=occurrences[window.name], fleet=fleet, node_hours=node_hours, cost=node_hours * price,
+            all_day_cost=nodes * price * hours if occurrences[window.name] else 0.0))
+    pools = []
+    for name in plan.pools:
+        pool_windows = [cost for cost in windows if cost.node_pool == name]
+        peak = _peak_price(timeline, name, fleets)
+        pools.append(PoolCost(node_pool=name, cost=sum(cost.cost for cost in pool_windows),
+                              recurring_cost=sum(cost.cost for cost in pool_windows if cost.recurring),
+                              peak_price_per_hour=peak, all_day_cost=peak * hours))
+    return CostEstimate(days=hours / 24, windows=windows, pools=pools, tails=_tails(plan, windows))
+
+
+def _fleet(plan: CapacityPlan, window: WindowPlan) -> Fleet | None:
+    """The cheapest fleet holding the window's planned placeholders, of the types its pool may launch."""
+    pool = plan.pools[window.window.node_pool].pool
+    return cheapest_fleet(window.placeholders, window_candidates(window.window, pool, plan.config.pricing))
+
+
+def _holds(timeline: Timeline, fleets: dict[str, Fleet | None]) -> list[Hold]:
+    """Each estimated occurrence's fleet, from scale-up to the end."""
+    return [Hold(entry.window.name, entry.window.node_pool, fleet.shape.name, fleet.nodes,
+                 entry.occurrence.scale_up_utc, entry.occurrence.end_utc)
+            for entry in timeline.entries if (fleet := fleets[entry.window.name])]
+
+
+def _tails(plan: CapacityPlan, windows: list[WindowCost]) -> list[WindowTail]:
     """The tail after each end of every estimated window (step 3 of the module docstring)."""
-    grace = parse_duration(config.placeholders.failsafe_grace)
+    grace = parse_duration(plan.config.placeholders.failsafe_grace)
     tails = []
-    for window in cost.windows:
+    for window in windows:
         if window.fleet is None:
             continue
-        usual = usual_tail(config.node_pool(window.node_pool))
+        usual = usual_tail(plan.pools[window.node_pool].pool)
         without_keda = usual - KEDA_COOLDOWN + grace  # the failsafe scales down instead of KEDA
         price = window.fleet.price_per_hour
         tails.append(WindowTail(window.window, usual, price * (usual / timedelta(hours=1)),
@@ -139,12 +149,12 @@ def window_tails(config: CapacityConfig, cost: CostEstimate) -> list[WindowTail]
     return tails
 
 
-def _peak_price(timeline: Timeline, pool: NodePoolConfig, fleets: dict[str, Fleet | None]) -> float:
+def _peak_price(timeline: Timeline, pool: str, fleets: dict[str, Fleet | None]) -> float:
     """The highest hourly price of the pool's fleets whose placeholders are up at the same moment."""
     changes: list[tuple[datetime, float]] = []
     for entry in timeline.entries:
         fleet = fleets.get(entry.window.name)
-        if entry.window.node_pool == pool.name and fleet:
+        if entry.window.node_pool == pool and fleet:
             changes += [(entry.occurrence.scale_up_utc, fleet.price_per_hour),
                         (entry.occurrence.end_utc, -fleet.price_per_hour)]
     peak = level = 0.0
@@ -154,11 +164,10 @@ def _peak_price(timeline: Timeline, pool: NodePoolConfig, fleets: dict[str, Flee
     return peak
 
 
-def window_candidates(config: CapacityConfig, window: EventWindow) -> list[InstanceShape]:
-    """The instance types a window's nodes may be: its pool's :func:`candidates`, or the type it reserves."""
+def window_candidates(window: EventWindow, pool: NodePoolConfig, pricing: PricingConfig) -> list[InstanceShape]:
+    """The instance types a window's nodes may be: its ``pool``'s :func:`candidates`, or the type it reserves."""
     reserved = instance_type(window.reserve.instance_type) if window.reserve else None
-    return [priced(reserved, config.pricing)] if reserved else candidates(config.node_pool(window.node_pool),
-                                                                          config.pricing)
+    return [priced(reserved, pricing)] if reserved else candidates(pool, pricing)
 
 
 def candidates(pool: NodePoolConfig, pricing: PricingConfig) -> list[InstanceShape]:

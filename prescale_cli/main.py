@@ -131,6 +131,18 @@ class CommandParser(argparse.ArgumentParser):
     commands: Mapping[str, argparse.ArgumentParser]  # command name → its parser
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed distribution's version, read only when asked (reading it takes 0.1 s)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **_: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print prescale's version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from importlib.metadata import version
+        print(f"prescale {version('prescale')}")
+        parser.exit()
+
+
 def parse_args(parser: CommandParser, argv: list[str]) -> argparse.Namespace:
     """``parser.parse_args``, but a mistake after a command is shown with that command's usage (argparse names
     an unknown option under the top-level usage), and a mistyped command with the one meant."""
@@ -152,6 +164,7 @@ def build_parser() -> CommandParser:
         epilog="examples:\n  prescale plan --stack dev\n  prescale schedule --stack dev --days 14\n\n"
                "Run `prescale <command> --help` for a command's options.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(title="commands", dest="command", required=True,
                                      metavar="{plan,schedule,status,schema}", parser_class=argparse.ArgumentParser)
 
@@ -297,16 +310,16 @@ def _run_schedule(args: argparse.Namespace, project: Path, output: Output) -> in
     config = load_config(project, args.stack, now)
     since = args.since or now
     timeline = build_timeline(plan_capacity(config, now), since, since + timedelta(days=args.days))
-    cost = estimate_cost(config, timeline)
+    cost = estimate_cost(timeline)
     if args.json:
-        output.json(schedule_document(args.stack, config, timeline, cost))
+        output.json(schedule_document(args.stack, timeline, cost))
     else:
-        show_schedule(args.stack, config, timeline, cost, output)
-        show_reservations(config, timeline.plan, output)
+        show_schedule(args.stack, timeline, cost, output)
+        show_reservations(timeline.plan, output)
     if args.png:
         from .picture import draw_week  # matplotlib takes a second to import: only when drawing
         with _writing("the picture", args.png):
-            draw_week(config, timeline, args.png)
+            draw_week(timeline, args.png)
         _notes(args, output).line(f"Drew the week from {since:%Y-%m-%d %H:%M %Z} to {args.png}")
     return 0
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
+from pydantic import BaseModel
 from rich import box
 from rich.console import Console
 from rich.table import Table
@@ -50,9 +51,9 @@ class Output:
         else:
             self._plain_table(columns, cells)
 
-    def json(self, document: Any) -> None:
+    def json(self, document: BaseModel) -> None:
         """Machine-readable output: always plain, never styled (``--json`` is for pipes)."""
-        self.stream.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        self.stream.write(json.dumps(document.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n")
 
     def _rich_table(self, columns: Sequence[str], rows: list[list[str]]) -> None:
         # Fitted to the terminal's width by wrapping cells at spaces, never inside a word (a name, a time, a

@@ -27,7 +27,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch, Rectangle  # noqa: E402
-from prescale.model.config import CapacityConfig, EventWindow  # noqa: E402
+from prescale.model.config import EventWindow  # noqa: E402
+from prescale.model.plan import CapacityPlan  # noqa: E402
 from prescale.model.schedule.freezes import unite
 
 from .schedule_report import _holds, zoned_times  # noqa: E402 - the table's words for what and when
@@ -48,20 +49,20 @@ class _Row:
     y: int
 
 
-def draw_week(config: CapacityConfig, timeline: Timeline, path: Path) -> None:
+def draw_week(timeline: Timeline, path: Path) -> None:
     """Write a PNG of the timeline's first week (or the whole range if shorter) to ``path``."""
-    figure = week_figure(config, timeline)
+    figure = week_figure(timeline)
     figure.savefig(path, format="png", dpi=100)
     plt.close(figure)
 
 
-def week_figure(config: CapacityConfig, timeline: Timeline) -> Figure:
+def week_figure(timeline: Timeline) -> Figure:
     """The picture of the timeline's first week, as a matplotlib figure (the tests read its artists)."""
     since, until = timeline.since, min(timeline.until, timeline.since + WEEK)
     drawn = [entry for entry in timeline.entries
              if entry.occurrence.scale_up_utc < until and entry.occurrence.end_utc > since]
     zone = _axis_zone({entry.window.timezone for entry in drawn})
-    rows, headers = _layout(config, drawn)
+    rows, headers = _layout(timeline.plan, drawn)
 
     figure = plt.figure(figsize=(14, 2.4 + 0.42 * (len(rows) + len(headers))), layout="constrained")
     axis = figure.add_subplot()
@@ -98,16 +99,16 @@ def _range(since: datetime, until: datetime, zone: ZoneInfo) -> str:
     return f"{start:%a %Y-%m-%d %H:%M %Z} to {end:%a %Y-%m-%d %H:%M %Z} ({zone.key})"
 
 
-def _layout(config: CapacityConfig, drawn: list[Entry]) -> tuple[list[_Row], dict[int, str]]:
+def _layout(plan: CapacityPlan, drawn: list[Entry]) -> tuple[list[_Row], dict[int, str]]:
     """Rows top to bottom: a header per NodePool with drawn windows, then its windows in config order (or
     all of them on one row, past :data:`MAX_ROWS_PER_POOL`)."""
     rows, headers, y = [], {}, 0
-    for pool in config.node_pools:
-        windows = [window for window in config.event_windows if window.node_pool == pool.name
-                   and any(entry.window is window for entry in drawn)]
+    for pool in plan.pools:
+        windows = [window for window in (window_plan.window for window_plan in plan.windows)
+                   if window.node_pool == pool and any(entry.window is window for entry in drawn)]
         if not windows:
             continue
-        headers[y] = f"NodePool {pool.name}"
+        headers[y] = f"NodePool {pool}"
         y += 1
         groups = [windows] if len(windows) > MAX_ROWS_PER_POOL else [[window] for window in windows]
         for group in groups:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Literal
 
-from prescale.model.config import CapacityConfig
 from prescale.model.fleet.instances import instance_type
 from prescale.model.fleet.reservations import ReservationPlan, next_up
 from prescale.model.plan import CapacityPlan
@@ -22,11 +22,15 @@ from prescale.model.plan import CapacityPlan
 from .cost import CURRENCY, InstanceShape, priced
 from .output import Output
 
+# Not created yet: before holdFrom; not armed yet: from then on, while its window is not deployed yet.
+ReservationState = Literal["held", "not created yet", "not armed yet"]
+
 
 @dataclass(frozen=True)
 class ReservationCost:
     plan: ReservationPlan
     shape: InstanceShape  # one instance of the reserved type, at the price the estimate takes
+    state: ReservationState
 
     @property
     def hours(self) -> float:
@@ -42,21 +46,21 @@ class ReservationCost:
         return self.price_per_hour * self.hours
 
 
-def reservation_costs(config: CapacityConfig, plan: CapacityPlan) -> list[ReservationCost]:
+def reservation_costs(plan: CapacityPlan) -> list[ReservationCost]:
     """Every planned reservation (held now or not yet) with its cost; the config checks proved each type known."""
-    return [ReservationCost(reservation, priced(instance, config.pricing)) for reservation in plan.reservations
-            if (instance := instance_type(reservation.instance_type)) is not None]
+    return [ReservationCost(reservation, priced(instance, plan.config.pricing), _state(reservation, plan.now))
+            for reservation in plan.reservations if (instance := instance_type(reservation.instance_type)) is not None]
 
 
-def show_reservations(config: CapacityConfig, plan: CapacityPlan, output: Output) -> None:
-    costs = reservation_costs(config, plan)
+def show_reservations(plan: CapacityPlan, output: Output) -> None:
+    costs = reservation_costs(plan)
     if not costs:
         return
     output.line()
     output.table(["Window", "Reserves", "Created by a `pulumi up` from (UTC)", "Ends (UTC)", "Now", "Hours",
                   "Per hour", "Cost"],
                  [(cost.plan.window.name, cost.plan.describe(), _utc(cost.plan.hold_from), _utc(cost.plan.end),
-                   _state(cost.plan, plan.now), f"{cost.hours:.1f}", _money(cost.price_per_hour), _money(cost.cost))
+                   cost.state, f"{cost.hours:.1f}", _money(cost.price_per_hour), _money(cost.cost))
                   for cost in costs],
                  title=f"Capacity reservations (targeted On-Demand Capacity Reservations, {CURRENCY})")
     waiting = next_up(plan.reservations)
@@ -69,7 +73,7 @@ def show_reservations(config: CapacityConfig, plan: CapacityPlan, output: Output
                 "them too).")
 
 
-def _state(reservation: ReservationPlan, now: datetime) -> str:
+def _state(reservation: ReservationPlan, now: datetime) -> ReservationState:
     if reservation.held:
         return "held"
     return "not armed yet" if now >= reservation.hold_from else "not created yet"

@@ -10,20 +10,21 @@ resource Pulumi adds itself is the root.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any
 
 from prescale.offline import Evaluation, Registration
 
+from .documents import PlanDocument, PlannedResource
 from .output import Output
 from .wire import plain
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 
 
-def resources_document(evaluation: Evaluation) -> dict[str, Any]:
+def resources_document(evaluation: Evaluation) -> PlanDocument:
     """``--json``: every registered resource with its parent's URN and its inputs (secrets hidden)."""
-    return {"resources": [{"type": resource.type, "name": resource.name, "parent": resource.parent,
-                           "inputs": plain(resource.inputs)} for resource, _ in tree_order(evaluation.resources)]}
+    return PlanDocument(resources=[PlannedResource(type=resource.type, name=resource.name, parent=resource.parent,
+                                                   inputs=plain(resource.inputs))
+                                   for resource, _ in tree_order(evaluation.resources)])
 
 
 def tree_order(resources: list[Registration]) -> list[tuple[Registration, str]]:

@@ -1,92 +1,101 @@
 """``prescale schedule``: the timeline and cost estimate as tables for people and JSON for tools.
 
 Every instant is shown twice: in the window's own zone (what the user wrote in the stack config) and in
-UTC (what Karpenter's budgets use, and what to compare across zones). JSON instants are ISO-8601 with
-their UTC offset, so a tool never has to guess a zone.
+UTC (what Karpenter's budgets use, and what to compare across zones). The JSON is
+:class:`prescale_cli.documents.ScheduleDocument`: a window's own instants with its zone's offset, the others in UTC,
+so a tool never has to guess a zone.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from prescale.model.config import CapacityConfig
 from prescale.model.fleet.quantity import format_cpu, format_memory
+from prescale.model.fleet.reservations import next_up
 from prescale.model.schedule.after_end import DRAIN, KEDA_COOLDOWN
 from prescale.model.schedule.duration import format_duration
 from prescale.model.schedule.keda import Occurrence
 
-from .cost import CURRENCY, CostEstimate, Fleet, window_tails
+from . import documents
+from .cost import CURRENCY, CostEstimate
 from .output import Output
+from .reservation_report import ReservationCost, reservation_costs
 from .timeline import Entry, Interval, Timeline
 
 
-def schedule_document(stack: str, config: CapacityConfig, timeline: Timeline, cost: CostEstimate) -> dict[str, Any]:
-    """``--json``: occurrences, overlaps, freezes and the cost estimate of the range (with each window's tail), and
-    the plan's warnings (what ``pulumi up`` says)."""
-    return {
-        "stack": stack, "from": _iso(timeline.since), "until": _iso(timeline.until), "now": _iso(timeline.now),
-        "occurrences": [_occurrence(entry) for entry in timeline.entries],
-        "overlaps": [{"nodePool": overlap.node_pool, "from": _iso(overlap.start), "until": _iso(overlap.end),
-                      "windows": list(overlap.windows), "pods": overlap.pods, "cpu": format_cpu(overlap.cpu),
-                      "memory": format_memory(overlap.memory)} for overlap in timeline.overlaps],
-        "freezes": [{"nodePool": pool, "schedule": budget.schedule, "duration": budget.duration}
-                    for pool, budgets in timeline.freezes.items() for budget in budgets],
-        "cost": {**_cost(cost), "tails": [
-            {"window": tail.window, "nodesStayAfterEnd": format_duration(tail.usual),
-             "costPerEnd": _round(tail.usual_cost), "ifKedaFailsStay": format_duration(tail.without_keda),
-             "ifKedaFailsCostPerEnd": _round(tail.without_keda_cost)} for tail in window_tails(config, cost)]},
-        "warnings": list(timeline.plan.warnings),
-    }
+def schedule_document(stack: str, timeline: Timeline, cost: CostEstimate) -> documents.ScheduleDocument:
+    """``--json``: occurrences, overlaps, freezes and the cost estimate of the range (with each window's tail), the
+    capacity reservations, and the plan's warnings (what ``pulumi up`` says)."""
+    plan = timeline.plan
+    return documents.ScheduleDocument(
+        stack=stack, since=timeline.since, until=timeline.until, now=timeline.now,
+        occurrences=[_occurrence(entry) for entry in timeline.entries],
+        overlaps=[documents.Overlap(node_pool=overlap.node_pool, since=overlap.start, until=overlap.end,
+                                    windows=list(overlap.windows), pods=overlap.pods, cpu=format_cpu(overlap.cpu),
+                                    memory=format_memory(overlap.memory)) for overlap in timeline.overlaps],
+        freezes=[documents.PoolFreeze(node_pool=pool, schedule=budget.schedule, duration=budget.duration)
+                 for pool, budgets in timeline.freezes.items() for budget in budgets],
+        cost=_cost(cost),
+        reservations=[_reservation(reserved) for reserved in reservation_costs(plan)],
+        next_up_for_reservations=next_up(plan.reservations),
+        warnings=list(plan.warnings))
 
 
-def _occurrence(entry: Entry) -> dict[str, Any]:
+def _occurrence(entry: Entry) -> documents.Occurrence:
     window, occurrence, placeholders = entry.window, entry.occurrence, entry.placeholders
-    return {
-        "window": window.name, "nodePool": window.node_pool, "timezone": window.timezone, "oneOff": window.is_one_off,
-        "scaleUp": occurrence.scale_up.isoformat(), "start": occurrence.start.isoformat(),
-        "end": occurrence.end.isoformat(),
-        "zoneAbbreviations": {key: f"{moment:%Z}" for key, moment in
-                              (("scaleUp", occurrence.scale_up), ("start", occurrence.start), ("end", occurrence.end))},
-        "scaleUpUtc": _iso(occurrence.scale_up_utc),
-        "startUtc": _iso(occurrence.start_utc), "endUtc": _iso(occurrence.end_utc),
-        "nodes": window.nodes,
-        "capacity": window.capacity.model_dump() if window.capacity else None,
-        "placeholders": {"pods": placeholders.pods, "cpu": placeholders.cpu, "memory": placeholders.memory,
-                         "onePerNode": placeholders.one_per_node},
-        "frozen": {"from": _iso(entry.freeze[0]), "until": _iso(entry.freeze[1])} if entry.freeze else None,
-        "armed": entry.not_armed is None, "notArmedReason": entry.not_armed,
-        "protection": "do-not-disrupt" if entry.existing_pool else "budget",
-    }
+    return documents.Occurrence(
+        window=window.name, node_pool=window.node_pool, timezone=window.timezone, one_off=window.is_one_off,
+        scale_up=occurrence.scale_up, start=occurrence.start, end=occurrence.end,
+        zone_abbreviations=documents.ZoneAbbreviations(scale_up=f"{occurrence.scale_up:%Z}",
+                                                       start=f"{occurrence.start:%Z}", end=f"{occurrence.end:%Z}"),
+        scale_up_utc=occurrence.scale_up_utc, start_utc=occurrence.start_utc, end_utc=occurrence.end_utc,
+        nodes=window.nodes, capacity=documents.Capacity(cpu=window.capacity.cpu, memory=window.capacity.memory)
+        if window.capacity else None,
+        placeholders=documents.PlaceholderSizes(pods=placeholders.pods, cpu=placeholders.cpu,
+                                                memory=placeholders.memory, one_per_node=placeholders.one_per_node),
+        frozen=documents.Span(since=entry.freeze[0], until=entry.freeze[1]) if entry.freeze else None,
+        armed=entry.not_armed is None, not_armed_reason=entry.not_armed,
+        protection="do-not-disrupt" if entry.existing_pool else "budget")
 
 
-def _cost(cost: CostEstimate) -> dict[str, Any]:
-    return {
-        "currency": CURRENCY, "days": cost.days,
-        "windows": [{"window": window.window, "nodePool": window.node_pool, "occurrences": window.occurrences,
-                     **_fleet(window.fleet), "nodeHours": _round(window.node_hours), "cost": _round(window.cost),
-                     "nodeHoursPerWeek": _weekly(cost, window.node_hours, window.recurring),
-                     "costPerWeek": _weekly(cost, window.cost, window.recurring),
-                     "allDayCost": _round(window.all_day_cost)} for window in cost.windows],
-        "nodePools": [{"nodePool": pool.node_pool, "cost": _round(pool.cost),
-                       "recurringCostPerWeek": _round(cost.per_week(pool.recurring_cost)),
-                       "peakPricePerHour": _round(pool.peak_price_per_hour),
-                       "allDayCost": _round(pool.all_day_cost)} for pool in cost.pools],
-    }
+def _cost(cost: CostEstimate) -> documents.Cost:
+    return documents.Cost(
+        currency=CURRENCY, days=cost.days,
+        windows=[documents.WindowCost(
+            window=window.window, node_pool=window.node_pool, occurrences=window.occurrences,
+            instance_type=window.fleet.shape.name if window.fleet else None,
+            nodes_estimated=window.fleet.nodes if window.fleet else None,
+            price_per_node_hour=_round(window.fleet.shape.price_per_hour, 4) if window.fleet else None,
+            node_hours=_round(window.node_hours), cost=_round(window.cost),
+            node_hours_per_week=_weekly(cost, window.node_hours, window.recurring),
+            cost_per_week=_weekly(cost, window.cost, window.recurring),
+            all_day_cost=_round(window.all_day_cost)) for window in cost.windows],
+        node_pools=[documents.PoolCost(
+            node_pool=pool.node_pool, cost=_round(pool.cost),
+            recurring_cost_per_week=_round(cost.per_week(pool.recurring_cost)),
+            peak_price_per_hour=_round(pool.peak_price_per_hour), all_day_cost=_round(pool.all_day_cost))
+            for pool in cost.pools],
+        tails=[documents.Tail(
+            window=tail.window, nodes_stay_after_end=format_duration(tail.usual), cost_per_end=_round(tail.usual_cost),
+            if_keda_fails_stay=format_duration(tail.without_keda),
+            if_keda_fails_cost_per_end=_round(tail.without_keda_cost)) for tail in cost.tails])
+
+
+def _reservation(reserved: ReservationCost) -> documents.Reservation:
+    plan = reserved.plan
+    return documents.Reservation(
+        window=plan.window.name, instance_type=plan.instance_type,
+        zones={share.zone: share.count for share in plan.zones}, hold_from=plan.hold_from,
+        end_date=plan.end, held=plan.held, state=reserved.state, hours=_round(reserved.hours),
+        price_per_hour=_round(reserved.price_per_hour, 4), cost=_round(reserved.cost))
 
 
 def _weekly(cost: CostEstimate, amount: float, recurring: bool) -> float | None:
     return _round(cost.per_week(amount)) if recurring else None
 
 
-def _fleet(fleet: Fleet | None) -> dict[str, Any]:
-    if fleet is None:
-        return {"instanceType": None, "nodesEstimated": None, "pricePerNodeHour": None}
-    return {"instanceType": fleet.shape.name, "nodesEstimated": fleet.nodes,
-            "pricePerNodeHour": _round(fleet.shape.price_per_hour, 4)}
-
-
-def show_schedule(stack: str, config: CapacityConfig, timeline: Timeline, cost: CostEstimate, output: Output) -> None:
+def show_schedule(stack: str, timeline: Timeline, cost: CostEstimate, output: Output) -> None:
     output.heading(f"Schedule of stack {stack}: {_utc_day(timeline.since)} to {_utc_day(timeline.until)} "
                    f"({cost.days:g} day{'s' * (cost.days != 1)}, now {_utc_day(timeline.now)})")
     output.line()
@@ -110,7 +119,7 @@ def show_schedule(stack: str, config: CapacityConfig, timeline: Timeline, cost: 
         output.table(["Pool", "Budget schedule (UTC)", "Duration"], freezes,
                      title='Consolidation freezes (Karpenter budgets with nodes: "0")')
     if cost.windows:
-        _show_cost(config, cost, output)
+        _show_cost(timeline.plan.config, cost, output)
 
 
 def _entry_row(entry: Entry) -> list[str]:
@@ -216,7 +225,7 @@ def _show_cost(config: CapacityConfig, cost: CostEstimate, output: Output) -> No
 
 
 def _show_tails(config: CapacityConfig, cost: CostEstimate, output: Output) -> None:
-    tails = window_tails(config, cost)
+    tails = cost.tails
     if not tails:
         return
     output.line()
@@ -237,10 +246,6 @@ def _money(amount: float) -> str:
 
 def _round(value: float, digits: int = 2) -> float:
     return round(value, digits)
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat()
 
 
 def _utc_day(moment: datetime) -> str:

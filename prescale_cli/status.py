@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Final, Literal
 
 from prescale.model.fleet.labels import WINDOW_LABEL
 from prescale.model.schedule.freezes import Freeze, freeze_active
@@ -30,7 +30,10 @@ from prescale.names import (
 from .cluster_reader import ClusterReader, Object
 from .timeline import Entry, Timeline
 
-LEAD, RUNNING, UPCOMING = "lead", "running", "upcoming"
+WindowState = Literal["lead", "running", "upcoming"]
+LEAD: Final = "lead"
+RUNNING: Final = "running"
+UPCOMING: Final = "upcoming"
 CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"  # Karpenter's; `reserved` for a capacity reservation's node
 RESERVATION_LABEL = "karpenter.k8s.aws/capacity-reservation-id"  # karpenter-provider-aws v1.14 node label
 # A NodeClaim condition Karpenter has not reconciled yet is Unknown with this reason (awslabs/operatorpkg status).
@@ -93,7 +96,7 @@ class NodeClaims:
 @dataclass(frozen=True)
 class WindowStatus:
     entry: Entry
-    state: str  # LEAD, RUNNING or UPCOMING
+    state: WindowState
     scaled_object: ScaledObjectState
     placeholders: Placeholders
     nodes: Nodes
@@ -145,7 +148,8 @@ def check_windows(timeline: Timeline, reader: ClusterReader) -> list[WindowStatu
     statuses = []
     for entry in first.values():
         window, occurrence, pool = entry.window, entry.occurrence, plan.pools[entry.window.node_pool]
-        state = RUNNING if occurrence.start_utc <= now else LEAD if occurrence.scale_up_utc <= now else UPCOMING
+        state: WindowState = (RUNNING if occurrence.start_utc <= now else
+                              LEAD if occurrence.scale_up_utc <= now else UPCOMING)
         name = placeholder_name(window.name)
         nodepool = node_pool_object_name(window.node_pool) if pool.pool.owned else window.node_pool
         since = occurrence.scale_up_utc if state != UPCOMING else None

@@ -1,17 +1,18 @@
 """``prescale status``: each window's readiness as a table and its reasons for people, as JSON for tools.
 
-Instants are shown in the window's own zone (as the stack config writes them); JSON instants are ISO-8601 with
-their offset, ``now`` in UTC, as ``prescale schedule --json`` prints them.
+Instants are shown in the window's own zone (as the stack config writes them). The JSON is
+:class:`prescale_cli.documents.StatusDocument`: a window's instants with its zone's offset, ``now`` in UTC, as
+``prescale schedule --json`` prints them.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from prescale.model.schedule.duration import format_duration
 
+from . import documents
 from .output import Output
 from .schedule_report import local_times
 from .status import LEAD, RUNNING, UPCOMING, WindowStatus
@@ -19,10 +20,11 @@ from .status import LEAD, RUNNING, UPCOMING, WindowStatus
 _STATES = {LEAD: "in its lead time", RUNNING: "running", UPCOMING: "upcoming"}
 
 
-def status_document(stack: str, now: datetime, within: timedelta, statuses: list[WindowStatus]) -> dict[str, Any]:
+def status_document(stack: str, now: datetime, within: timedelta,
+                    statuses: list[WindowStatus]) -> documents.StatusDocument:
     """``--json``: one record per window, and whether every window in its lead time or running is ready."""
-    return {"stack": stack, "now": now.astimezone(UTC).isoformat(), "within": format_duration(within),
-            "ready": all_ready(statuses), "windows": [_window(status) for status in statuses]}
+    return documents.StatusDocument(stack=stack, now=now, within=format_duration(within), ready=all_ready(statuses),
+                                    windows=[_window(status) for status in statuses])
 
 
 def all_ready(statuses: list[WindowStatus]) -> bool:
@@ -30,28 +32,30 @@ def all_ready(statuses: list[WindowStatus]) -> bool:
     return all(status.ready for status in statuses if status.counts)
 
 
-def _window(status: WindowStatus) -> dict[str, Any]:
+def _window(status: WindowStatus) -> documents.WindowReadiness:
     entry, so, held, nodes, claims = (status.entry, status.scaled_object, status.placeholders, status.nodes,
                                       status.node_claims)
-    return {
-        "window": entry.window.name, "nodePool": entry.window.node_pool, "state": status.state,
-        "scaleUp": entry.occurrence.scale_up.isoformat(), "start": entry.occurrence.start.isoformat(),
-        "end": entry.occurrence.end.isoformat(),
-        "ready": status.ready, "notReady": status.blockers,
-        "scaledObject": {"name": so.name, "found": so.found, "ready": so.holds("Ready"), "active": so.holds("Active"),
-                         "paused": so.holds("Paused"), "fallback": so.holds("Fallback"),
-                         "conditions": [{key: condition.get(key, "") for key in ("type", "status", "reason", "message")}
-                                        for condition in so.conditions.values()]},
-        "placeholders": {"desired": held.desired, "ready": held.ready, "pending": held.pending,
-                         "reasons": [{"pod": waiting.pod, "reason": waiting.reason, "message": waiting.message}
-                                     for waiting in held.waiting]},
-        "nodes": {"total": nodes.total, "ready": nodes.ready, "reserved": nodes.reserved,
-                  "reservations": list(nodes.reservations)},
-        "nodeClaims": {"total": claims.total, "ready": claims.ready, "launchFailures": [
-            {"nodeClaim": failure.node_claim, "reason": failure.reason, "message": failure.message,
-             "deleted": failure.deleted} for failure in claims.launch_failures]},
-        "freeze": {"schedule": status.freeze.schedule, "duration": status.freeze.duration} if status.freeze else None,
-    }
+    return documents.WindowReadiness(
+        window=entry.window.name, node_pool=entry.window.node_pool, state=status.state,
+        scale_up=entry.occurrence.scale_up, start=entry.occurrence.start, end=entry.occurrence.end,
+        ready=status.ready, not_ready=status.blockers,
+        scaled_object=documents.ScaledObject(
+            name=so.name, found=so.found, ready=so.holds("Ready"), active=so.holds("Active"),
+            paused=so.holds("Paused"), fallback=so.holds("Fallback"),
+            conditions=[documents.Condition(**{key: str(condition.get(key, ""))
+                                               for key in ("type", "status", "reason", "message")})
+                        for condition in so.conditions.values()]),
+        placeholders=documents.PlaceholderReadiness(
+            desired=held.desired, ready=held.ready, pending=held.pending,
+            reasons=[documents.Waiting(pod=waiting.pod, reason=waiting.reason, message=waiting.message)
+                     for waiting in held.waiting]),
+        nodes=documents.Nodes(total=nodes.total, ready=nodes.ready, reserved=nodes.reserved,
+                              reservations=list(nodes.reservations)),
+        node_claims=documents.NodeClaims(total=claims.total, ready=claims.ready, launch_failures=[
+            documents.LaunchFailure(node_claim=failure.node_claim, reason=failure.reason, message=failure.message,
+                                    deleted=failure.deleted) for failure in claims.launch_failures]),
+        freeze=documents.Budget(schedule=status.freeze.schedule, duration=status.freeze.duration)
+        if status.freeze else None)
 
 
 def show_status(stack: str, now: datetime, within: timedelta, statuses: list[WindowStatus], output: Output) -> None:

@@ -4,10 +4,10 @@ For every group of pools that select the same subnets (their ``subnetSelectorTer
 ``karpenter.sh/discovery: <cluster>``), the subnets are looked up the way Karpenter does (``aws.ec2.get_subnets``
 per selector term, ids in one ``subnet-id`` filter), then each one's ``available_ip_address_count``
 (``aws.ec2.get_subnet``); a VPC this run creates is counted from its plan instead, and subnets this run tags are
-looked up by id (:class:`~prescale.contract.NodeNetwork`). The armed windows' addresses
-(:mod:`prescale.model.fleet.addresses`) are compared with them: a certain shortfall raises :class:`SubnetAddressError`
-inside the program, so the preview fails before the pools' node classes are registered (each waits for its
-check); a tight fit is a warning.
+looked up by id (:class:`~prescale.contract.NodeNetwork`). The armed windows' addresses, as the plan counts them
+(:meth:`~prescale.model.plan.CapacityPlan.address_demand`), are compared with them: a certain shortfall raises
+:class:`SubnetAddressError` inside the program, so the preview fails before the pools' node classes are registered
+(each waits for its check); a tight fit is a warning.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pulumi_aws as aws
 
 from ..contract import Platform
 from ..model.checks.addresses import address_shortfall
-from ..model.fleet.addresses import Subnets, planned_subnets, pool_windows, selector_groups
+from ..model.fleet.addresses import Subnets, planned_subnets, selector_groups
 from ..model.plan import CapacityPlan
 from ..names import DISCOVERY_TAG
 
@@ -35,11 +35,11 @@ def address_checks(plan: CapacityPlan, platform: Platform) -> dict[str, pulumi.O
     """
     network, prefixes = platform.node_network, platform.node_classes.auto_mode
     checks = {}
-    for key, pools in selector_groups(plan.config).items():
-        windows = pool_windows(plan.config, [armed.window for armed in plan.armed], pools, prefixes)
+    for key, pools in selector_groups(pool_plan.pool for pool_plan in plan.pools.values()).items():
+        names = [pool.name for pool in pools]
+        windows = plan.address_demand(names, prefixes, armed_only=True)
         if not windows:
             continue
-        names = [pool.name for pool in pools]
         if key is not None:
             terms = [term.model_dump(exclude_none=True) for term in pools[0].subnet_selector_terms or ()]
             found = _looked_up(terms, pulumi.Output.from_input(f"selected by subnetSelectorTerms {key}"))

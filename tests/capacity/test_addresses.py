@@ -1,8 +1,9 @@
 """Addresses for the nodes: what a pool's windows hold in its subnets at their busiest, and the checks on it.
 
-The arithmetic (``prescale.model.fleet.addresses``) against the VPC CNI's own examples; the config check of a VPC
-prescale creates (``prescale:cluster.vpcCidr``); and the preview check of looked-up subnets in the capacity wing,
-under mocks that answer ``aws.ec2.get_subnets`` / ``get_subnet`` with as few free addresses as a test needs.
+The arithmetic (``prescale.model.fleet.addresses``, counted by the plan) against the VPC CNI's own examples; the
+config check of a VPC prescale creates (``prescale:cluster.vpcCidr``); and the preview check of looked-up subnets in
+the capacity wing, under mocks that answer ``aws.ec2.get_subnets`` / ``get_subnet`` with as few free addresses as a
+test needs.
 """
 
 from __future__ import annotations
@@ -21,13 +22,12 @@ from prescale.model.fleet.addresses import (
     busiest,
     held_by_node,
     planned_subnets,
-    pool_windows,
     selector_groups,
-    window_addresses,
 )
 from prescale.model.fleet.instances import instance_type
-from prescale.model.fleet.sizing import plan_placeholders
+from prescale.model.plan import plan_capacity
 from prescale.model.validation import ConfigError
+from prescale.model.windows import IdleWindow
 from prescale.offline import OfflineMocks, evaluate, fake_invoke
 
 from tests.support.capacity import NODE_CLASS, NODE_POOL, as_object, pool, stack_config, stand_in_platform, window
@@ -62,37 +62,49 @@ def test_auto_mode_holds_the_nodes_own_address_and_a_prefix_per_16_pods():
     assert [held_by_node(node, pods, prefixes=True) for pods in (0, 1, 16, 17)] == [1, 17, 17, 33]
 
 
-def placeholders_of(raw_window: dict, raw_pool: dict | None = None, **more):
-    config = stack_config([raw_pool or pool()], [raw_window], NOW, **more)
-    return config, config.event_windows[0], config.node_pools[0]
+def demand(windows: list[dict], raw_pool: dict | None = None, prefixes: bool = False,
+           **more) -> list[WindowAddresses]:
+    """What the plan of a one-pool stack counts for its windows."""
+    return plan_capacity(stack_config([raw_pool or pool()], windows, NOW, **more), NOW).address_demand(["event"],
+                                                                                                        prefixes)
 
 
 def test_a_nodes_window_holds_two_interfaces_on_each_node_of_the_type_with_the_fewest():
-    config, event, event_pool = placeholders_of(MORNING, pool(instanceCategories=["c", "m"]))
-    held = window_addresses(0, event, plan_placeholders(event, config.placeholders), event_pool)
+    (held,) = demand([MORNING], pool(instanceCategories=["c", "m"]))
     assert (held.nodes, held.least, held.expected) == (10, 20, 200)  # 1 CPU / 2Gi fits a large: 10 per interface
     assert held.basis == ("20 per node, 2 interfaces × 10 addresses on a c3.large (no type of the pool holding a "
                           "placeholder has fewer)")
     large = {"nodeSize": {"cpu": "30", "memory": "32Gi"}}  # needs 32 vCPUs: 8xlarge types, 30 per interface
-    config, event, event_pool = placeholders_of(MORNING, pool(instanceCategories=["c", "m"]), placeholders=large)
-    assert window_addresses(0, event, plan_placeholders(event, config.placeholders), event_pool).expected == 600
+    assert demand([MORNING], pool(instanceCategories=["c", "m"]), placeholders=large)[0].expected == 600
 
 
 def test_a_capacity_windows_packed_placeholders_hold_the_fewest_addresses_any_type_holds_them_at():
-    config, event, event_pool = placeholders_of(window("sale", "0 10 * * *", "0 12 * * *",
-                                                       capacity={"cpu": "64", "memory": "256Gi"}))
-    held = window_addresses(0, event, plan_placeholders(event, config.placeholders), event_pool)
+    (held,) = demand([window("sale", "0 10 * * *", "0 12 * * *", capacity={"cpu": "64", "memory": "256Gi"})])
     assert (held.nodes, held.least) == (1, 17)  # 16 placeholders of 4 CPU / 16Gi fit one large node
     # The largest types hold 2 or 3 interfaces of 64 addresses for 63 or 95 placeholders: 2.03 each at best.
     assert held.expected == 33
     assert held.basis == "95 placeholders per r8i.96xlarge at best, 3 interfaces × 64 addresses"
 
 
+def test_the_plan_counts_the_windows_of_the_pools_asked_with_their_config_indexes_armed_or_every_one():
+    # A one-off more than a year ahead is not armed yet: validation counts it (a later `up` deploys it), the
+    # preview's check of what this run deploys does not; a window on another pool is not counted for "event".
+    far = window("far", "2028-03-02T09:00", "2028-03-02T12:00", nodes=4)
+    windows = [MORNING, window("other", "0 8 * * *", "0 9 * * *", node_pool="batch"), far]
+    plan = plan_capacity(stack_config([pool(), pool("batch")], windows, NOW), NOW)
+    assert isinstance(plan.window("far"), IdleWindow)
+    assert [(held.index, held.window.name, held.nodes) for held in plan.address_demand(["event"], False)] == \
+        [(0, "morning", 10), (2, "far", 4)]
+    assert [held.window.name for held in plan.address_demand(["event"], False, armed_only=True)] == ["morning"]
+    assert [held.window.name for held in plan.address_demand(["event", "batch"], True, armed_only=True)] == \
+        ["morning", "other"]
+
+
 def test_pools_that_select_the_same_subnets_are_checked_together():
     config = stack_config([pool("a"), pool("b"), pool("c", subnetSelectorTerms=[{"id": "subnet-0a"}]),
                            pool("d", subnetSelectorTerms=[{"id": "subnet-0a"}]), pool("e", nodeClassName="mine"),
                            {"name": "f", "existing": True}], [], NOW)
-    groups = {key: [p.name for p in pools] for key, pools in selector_groups(config).items()}
+    groups = {key: [p.name for p in pools] for key, pools in selector_groups(config.node_pools).items()}
     assert groups == {None: ["a", "b"], '[{"id": "subnet-0a"}]': ["c", "d"]}  # e, f: their node classes are not ours
 
 
@@ -114,8 +126,7 @@ def test_windows_open_at_once_add_up_and_touching_ones_do_not():
 # --- refused, said, or fine ------------------------------------------------------------------------------------
 
 def shortfall(free_each: int, *windows: dict, certain: bool = False, prefixes: bool = False):
-    config = stack_config([pool(instanceCategories=["c", "m"])], list(windows), NOW)
-    found = pool_windows(config, config.event_windows, config.node_pools, prefixes)
+    found = demand(list(windows), pool(instanceCategories=["c", "m"]), prefixes)
     subnets = Subnets("tagged karpenter.sh/discovery: shop", (("subnet-0a in zone-a", free_each),
                                                                ("subnet-0b in zone-b", free_each)))
     return address_shortfall(["event"], subnets, found, NOW, defaults_certain=certain, prefixes=prefixes)
@@ -256,7 +267,8 @@ def test_the_discovery_subnets_are_looked_up_by_the_clusters_tag_and_a_tight_fit
     mocks = FewAddresses(free=130)  # 390 free, 260 held by morning and late
     evaluation = preview(mocks, [MORNING, LUNCH, LATE])
     assert mocks.filters() == [[{"name": "tag:karpenter.sh/discovery", "values": ["prescale-test"]}]]
-    assert [args["id"] for token, args in mocks.calls if token == GET_SUBNET] == \
+    # Each subnet is asked for once; the SDK runs the lookups on its own threads, in no fixed order.
+    assert sorted(args["id"] for token, args in mocks.calls if token == GET_SUBNET) == \
         ["subnet-0offlinea", "subnet-0offlineb", "subnet-0offlinec"]
     said = [w for w in evaluation.warnings if w.startswith("node pool 'event'")]
     assert len(said) == 1 and "at least 260 addresses are held" in said[0]

@@ -131,7 +131,7 @@ def test_a_capacity_window_tiles_the_reserved_type_and_reserves_the_instances_it
 def test_the_cost_estimate_puts_a_reserving_window_on_the_reserved_type():
     reserving = config(HOLDING)
     timeline = build_timeline(plan_capacity(reserving, HOLDING), HOLDING, HOLDING + timedelta(days=2))
-    (window_cost,) = estimate_cost(reserving, timeline).windows
+    (window_cost,) = estimate_cost(timeline).windows
     assert (window_cost.fleet.shape.name, window_cost.fleet.nodes) == ("m7i.xlarge", 5)
 
 

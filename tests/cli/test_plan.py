@@ -81,7 +81,7 @@ def test_json_lists_exactly_what_the_program_registers(capsys, small_project, sm
     code, out, _ = plan(capsys, "--project", str(small_project), "--json")
     assert code == 0
     document = json.loads(out)
-    assert list(document) == ["resources"]
+    assert document["schemaVersion"] == 1 and list(document) == ["schemaVersion", "resources"]
     assert as_listed(document["resources"]) == registered(small_evaluation)
     assert plan(capsys, "--project", str(small_project), "--json")[1] == out  # reproducible
     assert all(list(resource) == ["type", "name", "parent", "inputs"] for resource in document["resources"])

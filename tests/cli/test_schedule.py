@@ -120,7 +120,7 @@ def test_daily_window_in_its_zone_and_in_utc(week_of_march):
     assert instants(first, "scaleUp", "start", "end") == (
         "2027-03-12T07:45:00+09:00", "2027-03-12T08:00:00+09:00", "2027-03-12T11:00:00+09:00")
     assert instants(first, "scaleUpUtc", "startUtc", "endUtc") == (
-        "2027-03-11T22:45:00+00:00", "2027-03-11T23:00:00+00:00", "2027-03-12T02:00:00+00:00")
+        "2027-03-11T22:45:00Z", "2027-03-11T23:00:00Z", "2027-03-12T02:00:00Z")
     assert (first["nodes"], first["capacity"], first["timezone"], first["oneOff"]) == (10, None, "Asia/Seoul", False)
     assert [o["start"][:10] for o in occurrences_of(week_of_march, "seoul-daily")] == [
         "2027-03-12", "2027-03-13", "2027-03-14", "2027-03-15", "2027-03-16"]
@@ -130,24 +130,24 @@ def test_weekday_window_skips_the_weekend_and_follows_dst(week_of_march):
     friday, monday = occurrences_of(week_of_march, "ny-weekdays")
     assert instants(friday, "scaleUp", "start", "end") == (
         "2027-03-12T08:30:00-05:00", "2027-03-12T09:00:00-05:00", "2027-03-12T17:00:00-05:00")
-    assert friday["scaleUpUtc"] == "2027-03-12T13:30:00+00:00"
+    assert friday["scaleUpUtc"] == "2027-03-12T13:30:00Z"
     assert instants(monday, "scaleUp", "start", "end") == (
         "2027-03-15T08:30:00-04:00", "2027-03-15T09:00:00-04:00", "2027-03-15T17:00:00-04:00")
-    assert monday["scaleUpUtc"] == "2027-03-15T12:30:00+00:00"  # same wall clock, an hour earlier in UTC
+    assert monday["scaleUpUtc"] == "2027-03-15T12:30:00Z"  # same wall clock, an hour earlier in UTC
 
 
 def test_cross_midnight_window_ends_the_next_day(week_of_march):
     (night,) = occurrences_of(week_of_march, "berlin-friday-night")
     assert instants(night, "scaleUp", "start", "end") == (
         "2027-03-12T21:50:00+01:00", "2027-03-12T22:00:00+01:00", "2027-03-13T02:00:00+01:00")
-    assert instants(night, "scaleUpUtc", "endUtc") == ("2027-03-12T20:50:00+00:00", "2027-03-13T01:00:00+00:00")
+    assert instants(night, "scaleUpUtc", "endUtc") == ("2027-03-12T20:50:00Z", "2027-03-13T01:00:00Z")
 
 
 def test_one_off_appears_once_in_its_zone(week_of_march):
     (launch,) = occurrences_of(week_of_march, "tokyo-launch")
     assert instants(launch, "scaleUp", "start", "end") == (
         "2027-03-13T09:40:00+09:00", "2027-03-13T10:00:00+09:00", "2027-03-13T12:00:00+09:00")
-    assert (launch["scaleUpUtc"], launch["oneOff"]) == ("2027-03-13T00:40:00+00:00", True)
+    assert (launch["scaleUpUtc"], launch["oneOff"]) == ("2027-03-13T00:40:00Z", True)
 
 
 def test_one_off_never_recurs_and_is_gone_once_over(capsys, project):
@@ -172,8 +172,9 @@ def test_one_off_more_than_a_year_ahead_is_listed_but_not_armed(capsys, project)
 
 
 def test_json_shape_and_offsets(week_of_march):
-    assert list(week_of_march) == ["stack", "from", "until", "now", "occurrences", "overlaps", "freezes", "cost",
-                                   "warnings"]
+    assert list(week_of_march) == ["schemaVersion", "stack", "from", "until", "now", "occurrences", "overlaps",
+                                   "freezes", "cost", "reservations", "nextUpForReservations", "warnings"]
+    assert (week_of_march["from"], week_of_march["now"]) == ("2027-03-12T00:00:00Z", "2027-03-01T00:00:00Z")
     for occurrence in week_of_march["occurrences"]:
         assert {"window", "scaleUp", "start", "end", "nodes", "capacity"} <= set(occurrence)
         for key in ("scaleUp", "start", "end", "scaleUpUtc", "startUtc", "endUtc"):
@@ -196,10 +197,10 @@ def test_every_occurrence_is_covered_by_a_consolidation_freeze(week_of_march):
 
 def test_overlaps_per_node_pool_add_up_placeholders(week_of_march):
     overlaps = week_of_march["overlaps"]
-    assert overlaps[0] == {"nodePool": "batch", "from": "2027-03-12T20:50:00+00:00",
-                           "until": "2027-03-12T22:00:00+00:00", "windows": ["ny-weekdays", "berlin-friday-night"],
+    assert overlaps[0] == {"nodePool": "batch", "from": "2027-03-12T20:50:00Z",
+                           "until": "2027-03-12T22:00:00Z", "windows": ["ny-weekdays", "berlin-friday-night"],
                            "pods": 5, "cpu": "5", "memory": "10Gi"}
-    assert {"nodePool": "event", "from": "2027-03-13T00:40:00+00:00", "until": "2027-03-13T02:00:00+00:00",
+    assert {"nodePool": "event", "from": "2027-03-13T00:40:00Z", "until": "2027-03-13T02:00:00Z",
             "windows": ["seoul-daily", "seoul-overlap", "tokyo-launch"], "pods": 16, "cpu": "22",
             "memory": "60Gi"} in overlaps
 
@@ -254,8 +255,8 @@ def test_cost_counts_node_hours_to_the_freeze_end_when_it_outlasts_the_event(cap
     doc = document(capsys, project, "--from", "2027-07-01T00:00Z", "--days", "1", stack="berlin",
                    at="2027-01-01T00:00Z")
     (office,) = occurrences_of(doc, "office")
-    assert (office["scaleUpUtc"], office["endUtc"]) == ("2027-07-01T06:50:00+00:00", "2027-07-01T15:00:00+00:00")
-    assert office["frozen"] == {"from": "2027-07-01T06:50:00+00:00", "until": "2027-07-01T16:00:00+00:00"}
+    assert (office["scaleUpUtc"], office["endUtc"]) == ("2027-07-01T06:50:00Z", "2027-07-01T15:00:00Z")
+    assert office["frozen"] == {"from": "2027-07-01T06:50:00Z", "until": "2027-07-01T16:00:00Z"}
     (cost,) = [window for window in doc["cost"]["windows"] if window["window"] == "office"]
     assert (cost["nodesEstimated"], cost["nodeHours"]) == (10, 92.0)
 
@@ -299,7 +300,7 @@ def week(project):
         if (since, stack, at) not in figures:
             now, start = datetime.fromisoformat(at), datetime.fromisoformat(since)
             config = load_config(project, stack, now)
-            figure = week_figure(config, build_timeline(plan_capacity(config, now), start, start + timedelta(days=7)))
+            figure = week_figure(build_timeline(plan_capacity(config, now), start, start + timedelta(days=7)))
             figure.canvas.draw()
             figures[since, stack, at] = figure
         figure = figures[since, stack, at]

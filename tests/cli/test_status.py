@@ -83,7 +83,7 @@ def test_the_schema_check_covers_status():
 def test_every_placeholder_ready_in_the_lead_time_exits_0(capsys, monkeypatch):
     code, doc = document(capsys, monkeypatch, RecordedCluster("ready"))
     assert code == 0 and doc["ready"] is True
-    assert (doc["stack"], doc["now"], doc["within"]) == ("dev", "2026-11-30T22:55:00+00:00", "24h")
+    assert (doc["stack"], doc["now"], doc["within"]) == ("dev", "2026-11-30T22:55:00Z", "24h")
     peak = window(doc, "morning-peak")  # once, though its next occurrence also starts within 24h
     assert {key: peak[key] for key in ("nodePool", "state", "scaleUp", "start", "end", "ready", "notReady")} == {
         "nodePool": "event", "state": "lead", "scaleUp": "2026-12-01T07:45:00+09:00",

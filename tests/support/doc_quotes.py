@@ -1,8 +1,8 @@
 """Every place the docs quote the program, and one command that checks or rewrites them all.
 
 The docs quote sample output of ``prescale plan``, ``prescale schedule`` and ``prescale status`` (the cluster
-answering from a recording in tests/data/status/), the number of Kubernetes
-manifests and of resources, the stack outputs and the size of the bad-config corpus. Each quote is defined
+answering from a recording in tests/data/status/), the JSON Schemas of their ``--json`` documents, the number of
+Kubernetes manifests and of resources, the stack outputs and the size of the bad-config corpus. Each quote is defined
 once below: where it sits in a doc (the text just before and just after it) and how to produce it from the
 current program, with the clock fixed at :data:`NOW`. ``tests/project/test_docs.py`` fails when a doc says
 something else; after changing the program, rewrite every quote from it with::
@@ -31,6 +31,7 @@ from unittest import mock
 from prescale.offline import SECRET, Evaluation, run_program
 
 from prescale_cli import main as cli
+from prescale_cli.documents import PlanDocument, Record, ScheduleDocument, StatusDocument, json_schema
 from tests.model.test_bad_configs import CORPUS
 from tests.support.cli import ROOT
 from tests.support.status import LEAD_TIME_NOW, RecordedCluster
@@ -160,6 +161,12 @@ def _compact(value: Any, indent: int = 0, key: str | None = None, width: int = 1
     return f"{start}{opening}\n" + ",\n".join(inner + item for item in items) + f"\n{' ' * indent}{closing}"
 
 
+def schema(command: str, document: type[Record]) -> Quote:
+    """A document's JSON Schema, as its models generate it, in the fenced block under its summary."""
+    return Quote("docs/cli.md", f"<summary>JSON Schema of <code>{command}</code></summary>\n\n```json\n", "```",
+                 lambda program: _compact(json_schema(document)) + "\n")
+
+
 def manifests_sample(program: Program) -> str:
     """``prescale plan --out k8s/`` (its last line) and the directory it wrote."""
     with tempfile.TemporaryDirectory() as directory, contextlib.chdir(directory):
@@ -205,6 +212,9 @@ QUOTES: list[Quote] = [
            "--json", excerpt=json_excerpt),
     status_sample("not-ready", "status", "--stack", STACK, "--at", LEAD_TIME_NOW),
     status_sample("not-ready", "status", "--stack", STACK, "--at", LEAD_TIME_NOW, "--json", excerpt=json_excerpt),
+    schema("prescale plan --json", PlanDocument),
+    schema("prescale schedule --json", ScheduleDocument),
+    schema("prescale status --json", StatusDocument),
     Quote("docs/platform.md", "\nStack outputs: ", ".\n", stack_outputs, inline=True),
     Quote("docs/guardrails.md", "`tests/model/test_bad_configs.py` (", " broken stack files)", bad_configs),
     Quote("docs/guardrails.md", "that window's components and their children (", " resources)", window_resources),

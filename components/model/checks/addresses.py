@@ -1,7 +1,8 @@
 """Addresses the nodes cannot have: a new VPC that cannot be split into its zones' subnets, or subnets that cannot
 hold a pool's busiest moment (refused where certain, said where tight). The counts are
-:mod:`prescale.model.fleet.addresses`'; the capacity wing runs :func:`address_shortfall` again at preview on
-subnets it looks up. Rules and sources: docs/capacity.md ("Addresses").
+:mod:`prescale.model.fleet.addresses`', asked of the plan (:meth:`~prescale.model.plan.CapacityPlan.address_demand`);
+the capacity wing runs :func:`address_shortfall` again at preview on subnets it looks up. Rules and sources:
+docs/capacity.md ("Addresses").
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from ..fleet.addresses import (
     busiest,
     plan_subnets,
     planned_subnets,
-    pool_windows,
     selector_groups,
     usable_addresses,
 )
+from ..plan import plan_capacity
 from ..windows import occupied_spans
 
 TIGHT = Fraction(1, 2)  # more than this share of the free addresses held at once is said
@@ -97,15 +98,18 @@ def vpc_cidr_problems(config: StackConfig) -> list[str]:
 
 def planned_address_problems(config: StackConfig, now: datetime) -> list[str]:
     """A VPC prescale creates must hold the busiest moment of the pools that launch into it (by the discovery tag):
-    its private subnets' sizes are known before anything exists, and its VPC CNI runs with EKS's defaults."""
+    its private subnets' sizes are known before anything exists, and its VPC CNI runs with EKS's defaults. Every
+    window counts, armed now or later, as the config's plan holds it (planning is pure, and cheap beside validation).
+    """
     cluster = config.cluster
-    pools = selector_groups(config).get(None)
+    pools = selector_groups(config.node_pools).get(None)
     if not cluster.create or cluster.vpc_id is not None or not pools:
         return []
     subnets = planned_subnets(plan_subnets(cluster.vpc_cidr, cluster.availability_zones).private)
-    windows = pool_windows(config, config.event_windows, pools, prefixes=cluster.auto_mode)
-    shortfall = address_shortfall([pool.name for pool in pools], subnets, windows, now,
-                                            defaults_certain=not cluster.auto_mode, prefixes=cluster.auto_mode)
+    names = [pool.name for pool in pools]
+    windows = plan_capacity(config, now).address_demand(names, prefixes=cluster.auto_mode)
+    shortfall = address_shortfall(names, subnets, windows, now, defaults_certain=not cluster.auto_mode,
+                                  prefixes=cluster.auto_mode)
     if shortfall is None or not shortfall.refused:
         return []  # a tight fit is said at preview, with the same numbers
     return [f"{CONFIG_NAMESPACE}:cluster.vpcCidr: {cluster.vpc_cidr!r} with availabilityZones "

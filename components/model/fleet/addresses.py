@@ -13,19 +13,19 @@ from __future__ import annotations
 import ipaddress
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from fractions import Fraction
 from functools import cache
 
-from ..config import CapacityConfig, EventWindow, NodePoolConfig
+from ..config import EventWindow, NodePoolConfig
 from ..schedule.overlaps import boundaries
 from ..schedule.time_zones import load_zone
 from .instances import InstanceType, launchable
 from .quantity import parse_quantity
 from .requirements import PoolRequirement, pool_requirements
-from .sizing import PlaceholderPlan, plan_placeholders
+from .sizing import PlaceholderPlan
 
 Span = tuple[int, int]  # an occurrence's [scale_up, end) in epoch seconds
 PREFIX_ADDRESSES = 16  # a /28 prefix (EKS Auto Mode)
@@ -163,23 +163,11 @@ def _held(instance: InstanceType, pods: int, prefixes: bool) -> str:
     return f"{held // instance.ipv4_per_interface} interfaces × {instance.ipv4_per_interface} addresses"
 
 
-def pool_windows(config: CapacityConfig, windows: Sequence[EventWindow], pools: Sequence[NodePoolConfig],
-                 prefixes: bool = False) -> list[WindowAddresses]:
-    """The addresses each of ``windows`` on ``pools`` holds (``config``: for their placeholders and indexes)."""
-    by_name = {pool.name: pool for pool in pools}
-    indexes = {window.name: index for index, window in enumerate(config.event_windows)}
-    found = [window_addresses(indexes[window.name], window,
-                              plan_placeholders(window, config.placeholders_for(window.node_pool)),
-                              by_name[window.node_pool], prefixes)
-             for window in windows if window.node_pool in by_name]
-    return [held for held in found if held is not None]
-
-
-def selector_groups(config: CapacityConfig) -> dict[str | None, list[NodePoolConfig]]:
-    """The pools prescale creates a node class for, by the subnets it selects: ``None`` for the discovery tag, else
-    the selector terms as JSON. Pools in a group launch into the same subnets, so their windows add up."""
+def selector_groups(pools: Iterable[NodePoolConfig]) -> dict[str | None, list[NodePoolConfig]]:
+    """Of ``pools``, those prescale creates a node class for, by the subnets it selects: ``None`` for the discovery
+    tag, else the selector terms as JSON. Pools in a group launch into the same subnets, so their windows add up."""
     groups: dict[str | None, list[NodePoolConfig]] = {}
-    for pool in config.node_pools:
+    for pool in pools:
         if pool.owned and pool.node_class_name is None:
             terms = pool.subnet_selector_terms
             key = json.dumps([term.model_dump(exclude_none=True) for term in terms], sort_keys=True) if terms else None

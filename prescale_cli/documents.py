@@ -1,0 +1,340 @@
+"""The ``--json`` documents of ``prescale plan``, ``schedule`` and ``status``, as typed models.
+
+What a tool reads is declared here once: every key with its type and meaning, and each document's
+``schemaVersion``. docs/cli.md shows the JSON Schema generated from these models (:func:`json_schema`), and
+tests/project/test_docs.py keeps that copy true. Instants for tools are UTC as ``YYYY-MM-DDTHH:MM:SSZ``
+(:func:`prescale.model.schedule.instants.utc_iso`, as the stack outputs write them); a window's own instants keep
+its zone's offset, which is what they mean. When a version is bumped: docs/cli.md ("JSON documents").
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from prescale.model.schedule.instants import utc_iso
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema
+from pydantic.alias_generators import to_camel
+from pydantic.json_schema import GenerateJsonSchema
+
+from .reservation_report import ReservationState
+from .status import WindowState
+
+UtcInstant = Annotated[AwareDatetime, PlainSerializer(utc_iso, return_type=str), WithJsonSchema(
+    {"type": "string", "format": "date-time", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$"})]
+LocalInstant = Annotated[AwareDatetime, PlainSerializer(datetime.isoformat, return_type=str), WithJsonSchema(
+    {"type": "string", "format": "date-time", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$"})]
+
+
+class Record(BaseModel):
+    """Keys in camelCase, as printed; every key always present (``null`` where it has no value)."""
+
+    # Built on first use, so a command that prints no JSON pays nothing for the models.
+    model_config = ConfigDict(alias_generator=to_camel, validate_by_name=True, serialize_by_alias=True, frozen=True,
+                              extra="forbid", strict=True, defer_build=True,
+                              json_schema_serialization_defaults_required=True)
+
+
+def _version(document: str) -> Any:
+    return Field(1, description=f"The version of the {document} document's shape: bumped only when a key is removed "
+                                "or renamed, or changes its type or meaning (docs/cli.md, \"JSON documents\").")
+
+
+def json_schema(document: type[Record]) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of what ``document`` prints."""
+    schema = document.model_json_schema(mode="serialization", schema_generator=_WithoutFieldTitles)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+
+
+class _WithoutFieldTitles(GenerateJsonSchema):
+    """Pydantic titles each key after itself (``"scaleUp"`` → ``"Scale Up"``), which says nothing more."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+
+# --- prescale plan --json --------------------------------------------------------------------------------------
+
+class PlannedResource(Record):
+    """A resource the program registers."""
+
+    type: str = Field(description="Its Pulumi type, e.g. kubernetes:karpenter.sh/v1:NodePool.")
+    name: str = Field(description="Its Pulumi name, derived from its pool's or window's name.")
+    parent: str = Field(description="Its parent's URN (the stack's for a top-level resource).")
+    inputs: dict[str, Any] = Field(description="Its inputs in Pulumi's camelCase wire form: integral numbers as "
+                                               "integers, map keys sorted, secrets as \"[secret]\".")
+
+
+class PlanDocument(Record):
+    """`prescale plan --json`: exactly the resources the program registers, parents first, then by type and name."""
+
+    schema_version: Literal[1] = _version("plan")
+    resources: list[PlannedResource]
+
+
+# --- prescale schedule --json ----------------------------------------------------------------------------------
+
+class ZoneAbbreviations(Record):
+    """The window's zone's abbreviation at each of its local instants (they differ across a DST change)."""
+
+    scale_up: str
+    start: str
+    end: str
+
+
+class Capacity(Record):
+    """A `capacity:` window's size, as configured."""
+
+    cpu: str
+    memory: str
+
+
+class PlaceholderSizes(Record):
+    """What the window's placeholders request while it is open."""
+
+    pods: int
+    cpu: str = Field(description="Each placeholder's CPU request.")
+    memory: str = Field(description="Each placeholder's memory request.")
+    one_per_node: bool = Field(description="true for a `nodes:` window: one placeholder per node.")
+
+
+class Span(Record):
+    """A stretch of time in UTC, [from, until)."""
+
+    since: UtcInstant = Field(serialization_alias="from")
+    until: UtcInstant
+
+
+class Occurrence(Record):
+    """One occurrence of one window whose [scaleUp, end) meets the range."""
+
+    window: str
+    node_pool: str
+    timezone: str = Field(description="The window's IANA time zone.")
+    one_off: bool
+    scale_up: LocalInstant = Field(description="When KEDA creates the placeholders (start minus leadTime), in the "
+                                               "window's zone.")
+    start: LocalInstant = Field(description="The event's start, in the window's zone.")
+    end: LocalInstant = Field(description="The event's end, in the window's zone.")
+    zone_abbreviations: ZoneAbbreviations
+    scale_up_utc: UtcInstant
+    start_utc: UtcInstant
+    end_utc: UtcInstant
+    nodes: int | None = Field(description="A `nodes:` window's nodes, else null.")
+    capacity: Capacity | None = Field(description="A `capacity:` window's size, else null.")
+    placeholders: PlaceholderSizes
+    frozen: Span | None = Field(description="The consolidation freeze covering the occurrence (united budgets); "
+                                            "null when none does, or on an existing pool.")
+    armed: bool = Field(description="Whether `pulumi up` deploys the window now (false: a one-off too far ahead).")
+    not_armed_reason: str | None
+    protection: Literal["budget", "do-not-disrupt"] = Field(
+        description="How its nodes are kept: the NodePool's budgets (pools prescale owns) or do-not-disrupt pods "
+                    "(existing pools).")
+
+
+class Overlap(Record):
+    """A stretch where several windows hold placeholders on one NodePool: they add up."""
+
+    node_pool: str
+    since: UtcInstant = Field(serialization_alias="from")
+    until: UtcInstant
+    windows: list[str]
+    pods: int
+    cpu: str = Field(description="The CPU they request together.")
+    memory: str = Field(description="The memory they request together.")
+
+
+class PoolFreeze(Record):
+    """A `nodes: "0"` budget exactly as the NodePool gets it."""
+
+    node_pool: str
+    schedule: str = Field(description="Its cron, in UTC.")
+    duration: str
+
+
+class WindowCost(Record):
+    """One window's estimated fleet and cost over the range."""
+
+    window: str
+    node_pool: str
+    occurrences: int = Field(description="Its occurrences in the range.")
+    instance_type: str | None = Field(description="The instance type of the cheapest fleet holding its placeholders; "
+                                                  "null when none fits one (no estimate).")
+    nodes_estimated: int | None
+    price_per_node_hour: float | None
+    node_hours: float = Field(description="Node-hours it pays for inside the range.")
+    cost: float
+    node_hours_per_week: float | None = Field(description="Scaled to seven days; null for a one-off.")
+    cost_per_week: float | None = Field(description="Scaled to seven days; null for a one-off.")
+    all_day_cost: float = Field(description="Its fleet kept for the whole range (0 if it does not occur in it).")
+
+
+class PoolCost(Record):
+    """One NodePool's cost over the range, beside a static pool sized for its busiest moment."""
+
+    node_pool: str
+    cost: float
+    recurring_cost_per_week: float
+    peak_price_per_hour: float = Field(description="The hourly price of its fleets up at its busiest moment.")
+    all_day_cost: float = Field(description="peakPricePerHour for the whole range.")
+
+
+class Tail(Record):
+    """How long a window's nodes stay after each end, and what that costs."""
+
+    window: str
+    nodes_stay_after_end: str = Field(description="KEDA's cooldown, the pool's consolidateAfter and the drain.")
+    cost_per_end: float
+    if_keda_fails_stay: str = Field(description="The same when KEDA never scales down and the failsafe does, at the "
+                                                "end plus failsafeGrace.")
+    if_keda_fails_cost_per_end: float
+
+
+class Cost(Record):
+    """The cost estimate over the range (docs/cli.md, "The cost estimate"), amounts rounded to cents."""
+
+    currency: Literal["USD"]
+    days: float = Field(description="The range's length.")
+    windows: list[WindowCost]
+    node_pools: list[PoolCost]
+    tails: list[Tail]
+
+
+class Reservation(Record):
+    """A one-off window's capacity reservations (`reserve`), held by a run at `now` or not yet."""
+
+    window: str
+    instance_type: str
+    zones: dict[str, int] = Field(description="Instances reserved per availability zone.")
+    hold_from: UtcInstant = Field(description="The earliest `pulumi up` that creates them (reserve.holdFrom before "
+                                              "the scale-up).")
+    end_date: UtcInstant = Field(description="When EC2 ends them: the window's end plus the time its nodes take to "
+                                             "go.")
+    held: bool = Field(description="Whether a `pulumi up` at `now` holds them.")
+    state: ReservationState = Field(
+        description="held; not created yet (before holdFrom); not armed yet (its window is not deployed yet).")
+    hours: float = Field(description="Billed from holdFrom to endDate, used or not.")
+    price_per_hour: float = Field(description="All its instances at the estimate's price.")
+    cost: float = Field(description="hours × pricePerHour, in the estimate's currency.")
+
+
+class ScheduleDocument(Record):
+    """`prescale schedule --json`: every occurrence in [from, until), as the stack's plan at `now` deploys it."""
+
+    schema_version: Literal[1] = _version("schedule")
+    stack: str
+    since: UtcInstant = Field(serialization_alias="from")
+    until: UtcInstant
+    now: UtcInstant
+    occurrences: list[Occurrence] = Field(description="By scale-up instant.")
+    overlaps: list[Overlap]
+    freezes: list[PoolFreeze]
+    cost: Cost
+    reservations: list[Reservation]
+    next_up_for_reservations: UtcInstant | None = Field(description="When the next `pulumi up` must run to create "
+                                                                    "the reservations not created yet; null if none.")
+    warnings: list[str] = Field(description="What `pulumi up` would log.")
+
+
+# --- prescale status --json ------------------------------------------------------------------------------------
+
+class Condition(Record):
+    """A condition as KEDA wrote it ("" for a part it left out)."""
+
+    type: str
+    status: str
+    reason: str
+    message: str
+
+
+class ScaledObject(Record):
+    """The window's ScaledObject and its conditions."""
+
+    name: str
+    found: bool
+    ready: bool
+    active: bool
+    paused: bool
+    fallback: bool
+    conditions: list[Condition]
+
+
+class Waiting(Record):
+    """Why one placeholder is not Ready: the scheduler's or the kubelet's reason."""
+
+    pod: str
+    reason: str
+    message: str
+
+
+class PlaceholderReadiness(Record):
+    """The window's placeholder pods (leaving out those being deleted)."""
+
+    desired: int = Field(description="The count KEDA holds while the window is open.")
+    ready: int
+    pending: int = Field(description="Those in phase Pending.")
+    reasons: list[Waiting] = Field(description="One per placeholder not Ready.")
+
+
+class Nodes(Record):
+    """The pool's nodes."""
+
+    total: int
+    ready: int
+    reserved: int = Field(description="Those launched into a capacity reservation.")
+    reservations: list[str] = Field(description="The ids of the reservations they use.")
+
+
+class LaunchFailure(Record):
+    """A NodeClaim Karpenter failed to launch, with its reason."""
+
+    node_claim: str
+    reason: str
+    message: str
+    deleted: bool = Field(description="Karpenter deleted it and retries: only its event is left.")
+
+
+class NodeClaims(Record):
+    """The pool's NodeClaims."""
+
+    total: int
+    ready: int
+    launch_failures: list[LaunchFailure]
+
+
+class Budget(Record):
+    """A `nodes: "0"` budget, its schedule in UTC."""
+
+    schedule: str
+    duration: str
+
+
+class WindowReadiness(Record):
+    """One window running now or starting within `within`, at its first occurrence there."""
+
+    window: str
+    node_pool: str
+    state: WindowState = Field(description="In its lead time (from scale-up to start), running (to its end), or "
+                                           "upcoming (before its scale-up).")
+    scale_up: LocalInstant
+    start: LocalInstant
+    end: LocalInstant
+    ready: bool = Field(description="In its lead time or running: its ScaledObject is Ready and Active and all its "
+                                    "placeholders are Ready; upcoming: its ScaledObject exists, Ready, not paused.")
+    not_ready: list[str] = Field(description="Why it is not ready, as sentences.")
+    scaled_object: ScaledObject
+    placeholders: PlaceholderReadiness
+    nodes: Nodes
+    node_claims: NodeClaims
+    freeze: Budget | None = Field(description="The pool's budget in force now, from the plan; null if none.")
+
+
+class StatusDocument(Record):
+    """`prescale status --json`: whether each window running now or starting soon is ready in the cluster."""
+
+    schema_version: Literal[1] = _version("status")
+    stack: str
+    now: UtcInstant
+    within: str
+    ready: bool = Field(description="What the exit code says: every window in its lead time or running is ready.")
+    windows: list[WindowReadiness]
