@@ -8,8 +8,8 @@ Everything a command prints goes through one :class:`Output`, which decides once
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from typing import TextIO
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TextIO
 
 from pydantic import BaseModel
 from rich import box
@@ -51,9 +51,11 @@ class Output:
         else:
             self._plain_table(columns, cells)
 
-    def json(self, document: BaseModel) -> None:
-        """Machine-readable output: always plain, never styled (``--json`` is for pipes)."""
-        self.stream.write(json.dumps(document.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n")
+    def json(self, document: BaseModel | Mapping[str, Any]) -> None:
+        """Machine-readable output: always plain, never styled (``--json`` is for pipes). A document model, or a
+        JSON object as it is (``prescale schema``'s JSON Schema)."""
+        value = document.model_dump(mode="json") if isinstance(document, BaseModel) else document
+        self.stream.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
     def _rich_table(self, columns: Sequence[str], rows: list[list[str]]) -> None:
         # Fitted to the terminal's width by wrapping cells at spaces, never inside a word (a name, a time, a

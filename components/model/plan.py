@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from .config import CapacityConfig, EventWindow, NodePoolConfig
-from .fleet.addresses import WindowAddresses, window_addresses
+from .fleet.addresses import WindowAddresses
 from .fleet.reservations import ReservationPlan
 from .schedule.after_end import POLLING_INTERVAL_SECONDS
 from .schedule.duration import format_duration
 from .schedule.freezes import MAX_BUDGETS, STANDING_BUDGETS, FittedFreezes, Freeze, fit_freezes
-from .windows import ArmedWindow, IdleWindow, WindowPlan, plan_windows, requested_freezes
+from .windows import ArmedWindow, IdleWindow, WindowPlan, address_demand, plan_windows, requested_freezes
 
 
 @dataclass(frozen=True)
@@ -79,17 +79,13 @@ class CapacityPlan:
         return next(plan for plan in self.windows if plan.window.name == name)
 
     def address_demand(self, pools: Collection[str], prefixes: bool, armed_only: bool = False) -> list[WindowAddresses]:
-        """What each window on ``pools`` holds in their subnets while it is open, from its planned placeholders
-        (:func:`prescale.model.fleet.addresses.window_addresses`): every window's, or only those this run deploys.
+        """What each window on ``pools`` holds in their subnets while it is open (:func:`.windows.address_demand`).
 
         Asked rather than stored: the count depends on the networking (``prefixes``: EKS Auto Mode's /28 prefixes,
         else the VPC CNI's interfaces), which the platform decides, and only the address checks need it.
         """
-        found = (window_addresses(index, plan.window, plan.placeholders, self.pools[plan.window.node_pool].pool,
-                                  prefixes)
-                 for index, plan in enumerate(self.windows)
-                 if plan.window.node_pool in pools and (isinstance(plan, ArmedWindow) or not armed_only))
-        return [held for held in found if held is not None]
+        return address_demand(self.windows, {name: pool.pool for name, pool in self.pools.items()}, pools, prefixes,
+                              armed_only)
 
     @property
     def warnings(self) -> tuple[str, ...]:

@@ -9,10 +9,12 @@ Details: docs/internals.md (`prescale.model.windows`).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from .config import CapacityConfig, EventWindow, NodePoolConfig, PlaceholderConfig
+from .fleet.addresses import WindowAddresses, window_addresses
 from .fleet.reservations import ReservationPlan, plan_reservation
 from .fleet.sizing import PlaceholderPlan, plan_placeholders
 from .schedule.after_end import failsafe_schedule
@@ -144,3 +146,15 @@ def occupied_spans(window: EventWindow, now: datetime) -> list[Span]:
                  occurrence_instants(window.start, window.end, window.timezone, window.lead, now, now + _YEAR)]
     first, last = epoch_seconds(now), epoch_seconds(now + _YEAR)
     return [(start, end) for start, end in spans if end > first and start < last]
+
+
+def address_demand(plans: Sequence[WindowPlan], pools: Mapping[str, NodePoolConfig], names: Collection[str],
+                   prefixes: bool, armed_only: bool = False) -> list[WindowAddresses]:
+    """What each window of ``plans`` (every configured window, in config order) on the pools ``names`` holds in
+    their subnets while it is open, from its planned placeholders (:func:`prescale.model.fleet.addresses.
+    window_addresses`): every window's, or only those deployed now. ``prefixes``: EKS Auto Mode's /28 prefixes,
+    else the VPC CNI's interfaces (the platform decides which)."""
+    found = (window_addresses(index, plan.window, plan.placeholders, pools[plan.window.node_pool], prefixes)
+             for index, plan in enumerate(plans)
+             if plan.window.node_pool in names and (isinstance(plan, ArmedWindow) or not armed_only))
+    return [held for held in found if held is not None]

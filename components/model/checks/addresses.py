@@ -23,8 +23,7 @@ from ..fleet.addresses import (
     selector_groups,
     usable_addresses,
 )
-from ..plan import plan_capacity
-from ..windows import occupied_spans
+from ..windows import address_demand, occupied_spans, plan_windows
 
 TIGHT = Fraction(1, 2)  # more than this share of the free addresses held at once is said
 
@@ -99,7 +98,7 @@ def vpc_cidr_problems(config: StackConfig) -> list[str]:
 def planned_address_problems(config: StackConfig, now: datetime) -> list[str]:
     """A VPC prescale creates must hold the busiest moment of the pools that launch into it (by the discovery tag):
     its private subnets' sizes are known before anything exists, and its VPC CNI runs with EKS's defaults. Every
-    window counts, armed now or later, as the config's plan holds it (planning is pure, and cheap beside validation).
+    window counts, armed now or later, as the plan holds it (planning is pure, and cheap beside validation).
     """
     cluster = config.cluster
     pools = selector_groups(config.node_pools).get(None)
@@ -107,7 +106,8 @@ def planned_address_problems(config: StackConfig, now: datetime) -> list[str]:
         return []
     subnets = planned_subnets(plan_subnets(cluster.vpc_cidr, cluster.availability_zones).private)
     names = [pool.name for pool in pools]
-    windows = plan_capacity(config, now).address_demand(names, prefixes=cluster.auto_mode)
+    windows = address_demand(plan_windows(config, now), {pool.name: pool for pool in config.node_pools}, names,
+                             prefixes=cluster.auto_mode)
     shortfall = address_shortfall(names, subnets, windows, now, defaults_certain=not cluster.auto_mode,
                                   prefixes=cluster.auto_mode)
     if shortfall is None or not shortfall.refused:
