@@ -95,12 +95,16 @@ def render_module() -> str:
 
     render(ROOT, CapacityConfig, LEFT_OUT)
     classes = list(rendered.values())
-    header = ('"""The Capacity component\'s input types: :class:`prescale.model.config.CapacityConfig` as the Pulumi SDK\'s\n'
-              "schema inference takes it (TypedDicts of plain values, each key as the stack file spells it, described as\n"
-              "docs/config.md describes it). Written by :mod:`tools.plugin_types_gen`: do not edit, regenerate.\n"
-              "Annotations stay evaluated (no ``from __future__ import annotations``): the inference reads them at run\n"
-              'time.\n"""\n\n'
-              "from typing import Any, NotRequired, TypedDict\n")
+    header = textwrap.dedent('''\
+        """The Capacity component's input types: :class:`prescale.model.config.CapacityConfig` as the Pulumi SDK's
+        schema inference takes it (TypedDicts of plain values, each key as the stack file spells it, described as
+        docs/config.md describes it). Written by :mod:`tools.plugin_types_gen`: do not edit, regenerate.
+        Annotations stay evaluated (no ``from __future__ import annotations``): the inference reads them at run
+        time.
+        """
+
+        from typing import Any, NotRequired, TypedDict
+        ''')
     return header + "".join(f"\n\n{text}\n" for text in classes)
 
 
