@@ -265,3 +265,9 @@ def test_promtool_runs_every_alert_on_its_cases(groups, tmp_path: Path):
 def test_the_cases_cover_every_alert(groups):
     tested = {test["alertname"] for case in CASES.values() for test in case["alert_rule_test"]}
     assert tested == {rule["alert"] for group in groups for rule in group["rules"]}
+
+
+def test_one_group_per_pool_in_pool_name_order(groups):
+    """The windows interleave their pools (WINDOWS): grouped as listed, a pool would get two groups of one name,
+    which Prometheus refuses to load."""
+    assert [group["name"] for group in groups] == ["prescale-pool-batch", "prescale-pool-event", "prescale-pool-shared"]
