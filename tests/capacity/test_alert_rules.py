@@ -193,7 +193,8 @@ CASES = {
         "input_series": [
             *pod("prescale-lunch-rush-5d8f7c9b4-x2x9q", "ReplicaSet", "prescale-lunch-rush-5d8f7c9b4", "0x10"),
             # the kubelet's retries: ErrImagePull, then ImagePullBackOff until the next try (a new series each time)
-            waiting("prescale-lunch-rush-5d8f7c9b4-x2x9q", "prepull-1", "ErrImagePull", "1 stale _ 1 stale _ 1 stale _ 1"),
+            waiting("prescale-lunch-rush-5d8f7c9b4-x2x9q", "prepull-1", "ErrImagePull",
+                    "1 stale _ 1 stale _ 1 stale _ 1"),
             waiting("prescale-lunch-rush-5d8f7c9b4-x2x9q", "prepull-1", "ImagePullBackOff",
                     "_ 1 1 stale 1 1 stale 1 1 stale"),
             *pod("prescale-lunch-6b9c7d5f8-qzv4k", "ReplicaSet", "prescale-lunch-6b9c7d5f8", "0x10"),
