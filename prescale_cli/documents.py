@@ -210,10 +210,15 @@ class Reservation(Record):
                                               "the scale-up).")
     end_date: UtcInstant = Field(description="When EC2 ends them: the window's end plus the time its nodes take to "
                                              "go.")
+    drift_held_until: UtcInstant = Field(description=(
+        "Until when the pool's budget stops Karpenter replacing the nodes still in them (CapacityReservationDrift) "
+        "after the window: an hour past endDate, the most EC2 takes to move them out, and two drift re-checks."))
     held: bool = Field(description="Whether a `pulumi up` at `now` holds them.")
     state: ReservationState = Field(
-        description="held; not created yet (before holdFrom); not armed yet (its window is not deployed yet).")
-    hours: float = Field(description="Billed from holdFrom to endDate, used or not.")
+        description="held; not created yet (before holdFrom); not armed yet (its window is not deployed yet); "
+                    "ended (its window is over, the drift hold still stands).")
+    billed_from: UtcInstant = Field(description="Where hours start: holdFrom, or `now` once that has passed.")
+    hours: float = Field(description="Billed from billedFrom to endDate, used or not (0 once endDate has passed).")
     price_per_hour: float = Field(description="All its instances at the estimate's price.")
     cost: float = Field(description="hours × pricePerHour, in the estimate's currency.")
 
