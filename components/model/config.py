@@ -122,13 +122,20 @@ def _quantity(value: str) -> str:
 def _duration(value: str) -> str:
     try:
         parse_duration(value)
-    except ValueError:
-        raise _fail("duration", f"is not a duration; use {DURATION_ALLOWED}") from None
+    except ValueError as error:
+        raise _fail("duration", str(error)) from None
     return value
 
 
 def _duration_or_never(value: str) -> str:
     return value if value == "Never" else _duration(value)
+
+
+def _whole_seconds(value: str) -> str:
+    """The NodePool CRD's duration fields take whole hours, minutes and seconds (``^([0-9]+(s|m|h))+$``)."""
+    if value != "Never" and parse_duration(value) % timedelta(seconds=1):
+        raise _fail("duration", "must be whole seconds: the NodePool CRD takes hours, minutes and seconds only")
+    return value
 
 
 def _list_as_tuple(value: object) -> object:
@@ -169,6 +176,9 @@ Duration = Annotated[StrictStr, BeforeValidator(_number_for_duration),
                      _Checked(_duration, pattern=f"^{DURATION_PATTERN}$", **_DURATION_FACTS)]
 DurationOrNever = Annotated[StrictStr, BeforeValidator(_number_for_duration),
                             _Checked(_duration_or_never, pattern=f"^(?:Never|{DURATION_PATTERN})$", **_DURATION_FACTS)]
+# A NodePool's own durations, written in the CRD's form when deployed (prescale.model.schedule.duration).
+NodePoolDuration = Annotated[Duration, AfterValidator(_whole_seconds)]
+NodePoolDurationOrNever = Annotated[DurationOrNever, AfterValidator(_whole_seconds)]
 
 
 class Model(BaseModel):
@@ -712,15 +722,18 @@ class NodePoolConfig(Model):
         default="WhenEmptyOrUnderutilized", description=(
             "Which nodes Karpenter may consolidate: only empty ones, or also underutilized ones (outside the "
             "windows' freezes, docs/capacity.md#consolidation-freezes-disruption-budgets)."))
-    consolidate_after: Duration = Field(default="2m", description=(
+    consolidate_after: NodePoolDuration = Field(default="2m", description=(
         "How long a node stays empty or underutilized before Karpenter consolidates it: how fast nodes go after "
-        "a window."))
-    expire_after: DurationOrNever = Field(default="Never", description=(
-        "Node lifetime. Budgets do not stop expiry, so a lifetime could end a node mid-event: Never by default "
-        "(event nodes are consolidated after each window anyway). A duration must outlast every window on the "
-        f"pool, scale-up to end; on Auto Mode, where Never is refused, unset means {AUTO_MODE_EXPIRE_AFTER} "
+        "a window. A Go duration of whole seconds (\"2m\", \"1.5m\", \"90s\"); Never is refused, since the nodes "
+        "must go after each window (docs/capacity.md#consolidation-freezes-disruption-budgets)."))
+    expire_after: NodePoolDurationOrNever = Field(default="Never", description=(
+        "Node lifetime: Never, or a Go duration of whole seconds (\"720h\"). Budgets do not stop expiry, so a "
+        "lifetime could end a node mid-event: Never by default (event nodes are consolidated after each window "
+        "anyway). A duration must outlast every window on the pool, scale-up to end; on Auto Mode, where Never is "
+        f"refused, unset means {AUTO_MODE_EXPIRE_AFTER} "
         "(docs/capacity.md#node-lifetime-expireafter-never-by-default)."))
-    termination_grace_period: Duration = Field(default="1h", description="The longest a node's drain may take.")
+    termination_grace_period: NodePoolDuration = Field(default="1h", description=(
+        "The longest a node's drain may take: a Go duration of whole seconds (\"1h\", \"90s\")."))
     weight: StrictInt | None = Field(default=None, ge=1, le=100, description=(
         "NodePool weight (1 to 100): Karpenter tries pools of higher weight first."))
 
@@ -735,6 +748,17 @@ class NodePoolConfig(Model):
         if isinstance(data, dict) and data.get("existing") is True and "taints" not in data:
             return {**data, "taints": []}
         return data
+
+    @field_validator("consolidate_after", mode="before")
+    @classmethod
+    def _consolidation_ends(cls, value: object) -> object:
+        if value == "Never":
+            raise _fail("duration", "would keep a window's nodes after its end: its placeholders go, but Karpenter "
+                                    "would never consolidate the emptied nodes, so they would run and be paid until "
+                                    "expireAfter (Never by default). prescale needs a finite value: its freezes, the "
+                                    "failsafe's timing and prescale schedule's cost count on the nodes going that long "
+                                    "after each end; allowed: a duration like \"2m\" (the default)")
+        return value
 
     @field_validator("limits")
     @classmethod
@@ -869,8 +893,8 @@ class EventWindow(Model):
         "Pod requests to hold ready, split into the fewest equal placeholders no bigger than maxPodSize; give "
         "exactly one of nodes or capacity (docs/capacity.md#pod-sizing)."))
     lead_time: Duration = Field(default="10m", description=(
-        "Placeholders scale up this long before start, in whole minutes; below 2m is warned: nodes need about "
-        "that to be Ready (docs/capacity.md#how-long-a-lead-time)."))
+        "Placeholders scale up this long before start: a Go duration of whole minutes (\"10m\", \"1.5h\"); below 2m "
+        "is warned: nodes need about that to be Ready (docs/capacity.md#how-long-a-lead-time)."))
     prepull_images: Annotated[tuple[ImageReference, ...], BeforeValidator(_list_as_tuple),
                               _Checked(_distinct, uniqueItems=True)] = Field(default=(), description=(
         "Images the window's placeholders pull onto their nodes during the lead time (a placeholder is Ready once "
@@ -954,8 +978,8 @@ class PlaceholderConfig(Model):
         "For windows sized by capacity, the largest single placeholder: the capacity is split into pods no bigger "
         "than this, so that Karpenter can pack them onto the pool's instance types (docs/capacity.md#pod-sizing)."))
     failsafe_grace: Duration = Field(default="15m", description=(
-        "The failsafe sets each window's placeholders to zero this long after its end, even if KEDA is down: "
-        "whole minutes, 2m to 24h, and never on or after the next scale-up "
+        "The failsafe sets each window's placeholders to zero this long after its end, even if KEDA is down: a Go "
+        "duration of whole minutes, 2m to 24h (\"15m\", \"1.5h\"), and never on or after the next scale-up "
         "(docs/guardrails.md#3-the-failsafe-when-keda-fails-at-a-windows-end)."))
     failsafe_image: Annotated[StrictStr, Field(min_length=1)] = Field(
         default="registry.k8s.io/kubectl:v1.34.3", description=(
