@@ -40,8 +40,8 @@ from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from .fleet.labels import CAPACITY_TYPE, CAPACITY_TYPES, OS, key_problem
 from .fleet.quantity import ALLOWED as QUANTITY_ALLOWED
+from .fleet.quantity import MEMORY_PATTERN, memory_problem, parse_quantity
 from .fleet.quantity import PATTERN as QUANTITY_PATTERN
-from .fleet.quantity import parse_quantity
 from .schedule.cron import CronError, parse_cron
 from .schedule.duration import ALLOWED as DURATION_ALLOWED
 from .schedule.duration import PATTERN as DURATION_PATTERN
@@ -171,6 +171,26 @@ Version = Annotated[StrictStr, _Checked(_semver, pattern=_SEMVER.pattern, patter
 # What the editors' schema can say of a quantity: its grammar (whether it is above zero stays the check's).
 _QUANTITY_FACTS = {"pattern": f"^{QUANTITY_PATTERN}$", "patternErrorMessage": f"must be {QUANTITY_ALLOWED}"}
 Quantity = Annotated[StrictStr, _Checked(_quantity, **_QUANTITY_FACTS)]
+
+
+def _number_for_memory(value: object) -> object:
+    """YAML reads ``memory: 2048`` as a number, which Kubernetes would read as bytes: say which unit to write."""
+    if type(value) is int:
+        raise _fail("quantity", str(memory_problem(str(value))))
+    return value
+
+
+def _memory(value: str) -> str:
+    problem = memory_problem(value)
+    if problem:
+        raise _fail("quantity", problem)
+    return value
+
+
+Memory = Annotated[StrictStr, BeforeValidator(_number_for_memory),
+                   _Checked(_quantity, pattern=f"^{MEMORY_PATTERN}$",
+                            patternErrorMessage='must be a quantity with its unit, like "16Gi" or "2048Mi"'),
+                   AfterValidator(_memory)]
 _DURATION_FACTS = {"minLength": 1, "patternErrorMessage": f"must be a duration: {DURATION_ALLOWED}"}
 Duration = Annotated[StrictStr, BeforeValidator(_number_for_duration),
                      _Checked(_duration, pattern=f"^{DURATION_PATTERN}$", **_DURATION_FACTS)]
@@ -426,7 +446,9 @@ class CapacityRequest(Model):
     """Capacity to hold ready for an event, as pod requests (CPU cores and memory)."""
 
     cpu: Quantity = Field(description='CPU as a Kubernetes quantity above zero, in quotes: "4" cores or "500m".')
-    memory: Quantity = Field(description='Memory as a Kubernetes quantity above zero, like 16Gi or "2048Mi".')
+    memory: Memory = Field(description=(
+        'Memory as a Kubernetes quantity with its unit, at least 1Mi, like 16Gi or "2048Mi" (a number without a unit '
+        "would be bytes)."))
 
 
 # --- node pools ---------------------------------------------------------------------------------------
@@ -455,8 +477,8 @@ class Limits(Model):
 
     cpu: LimitQuantity | None = Field(default=None, description=(
         'Most CPU the pool\'s nodes may have in all: a quantity as a string or an integer (cpu: 1000, "512").'))
-    memory: LimitQuantity | None = Field(default=None, description=(
-        "Most memory the pool's nodes may have in all, like 2048Gi."))
+    memory: Memory | None = Field(default=None, description=(
+        "Most memory the pool's nodes may have in all: a quantity with its unit, at least 1Mi, like 2048Gi."))
     nodes: StrictInt | None = Field(default=None, ge=1, description="Most nodes the pool may have at once.")
 
     @model_validator(mode="after")
