@@ -239,7 +239,12 @@ def _cidr(value: str) -> str:
     try:
         ipaddress.ip_network(value)
     except ValueError:
-        raise _fail("cidr", "must be an IPv4 or IPv6 CIDR block like \"10.0.0.0/16\"") from None
+        try:
+            block = ipaddress.ip_network(value, strict=False)
+        except ValueError:
+            raise _fail("cidr", "must be an IPv4 or IPv6 CIDR block like \"10.0.0.0/16\"") from None
+        raise _fail("cidr", f"has host bits set: a CIDR block starts at its network address; allowed: "
+                            f"\"{block}\", the block {value} is in") from None
     return value
 
 
