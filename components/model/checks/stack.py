@@ -21,6 +21,7 @@ from .helm_values import karpenter_values_problems, keda_values_problems
 from .platform import alerts_problems, auto_mode_problems, endpoint_problems, karpenter_problems, node_role_problems
 from .refused import NOTHING_REFUSED, Refused
 from .window_times import cron_comma_problems, window_time_problems
+from .zones import zone_problems
 
 
 def stack_problems(config: StackConfig, now: datetime, refused: Refused = NOTHING_REFUSED) -> list[str]:
@@ -73,6 +74,8 @@ def capacity_config_problems(config: CapacityConfig, now: datetime, refused: Ref
             if grace is not None:
                 problems += _failsafe_problems(path, window, grace, now)
     problems += _expiry_problems(config, refused, spans, bool(auto_mode))
+    if region is not None:
+        problems += zone_problems(config, refused, region)
     problems += reservations.reservation_problems(config, refused, region)
     if "placeholders" in refused.sections:  # every placeholder's size is unknown
         return problems
