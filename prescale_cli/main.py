@@ -256,13 +256,13 @@ def _positive_days(text: str) -> int:
 
 
 def _within(text: str) -> timedelta:
-    """A Go-style duration (``90m``, ``24h``, ``1h30m``) or whole days (``2d``), up to 366 days."""
+    """A Go duration (``90m``, ``1.5h``, ``1h30m``) or whole days (``2d``), from 1s to 366 days."""
     days = text[:-1] if text.endswith("d") and text[:-1].isdigit() else None
     try:
         span = timedelta(days=int(days)) if days else parse_duration(text)
     except ValueError:
         span = timedelta(0)
-    if not timedelta(0) < span <= timedelta(days=366):
+    if not timedelta(seconds=1) <= span <= timedelta(days=366):
         raise argparse.ArgumentTypeError(f"{text!r} is not a duration from 1s to 366d such as 90m, 24h or 2d")
     return span
 

@@ -50,6 +50,9 @@ from .schedule.keda import Occurrence, one_off_occurrence
 from .schedule.time_zones import time_zone_problem
 
 CONFIG_NAMESPACE = "prescale"
+# The validation context of a refused map validated again without its refused keys (prescale.model.validation):
+# the fields left out. A rule across keys of one map skips when one of its keys is among them.
+SALVAGE_CONTEXT = "refused"
 
 
 def _fail(kind: str, message: str) -> PydanticCustomError:
@@ -138,6 +141,12 @@ def _whole_seconds(value: str) -> str:
     return value
 
 
+def _left_out(info: ValidationInfo, *fields: str) -> bool:
+    """Whether this is a refused map validated again without one of ``fields`` (see :data:`SALVAGE_CONTEXT`)."""
+    context = info.context or {}
+    return not context.get(SALVAGE_CONTEXT, frozenset()).isdisjoint(fields)
+
+
 def _list_as_tuple(value: object) -> object:
     """A YAML list, kept as a tuple so that the model stays hashable (windows are dictionary keys)."""
     if not isinstance(value, list | tuple):
@@ -191,7 +200,7 @@ Memory = Annotated[StrictStr, BeforeValidator(_number_for_memory),
                    _Checked(_quantity, pattern=f"^{MEMORY_PATTERN}$",
                             patternErrorMessage='must be a quantity with its unit, like "16Gi" or "2048Mi"'),
                    AfterValidator(_memory)]
-_DURATION_FACTS = {"minLength": 1, "patternErrorMessage": f"must be a duration: {DURATION_ALLOWED}"}
+_DURATION_FACTS = {"minLength": 1, "patternErrorMessage": f"must be {DURATION_ALLOWED}"}
 Duration = Annotated[StrictStr, BeforeValidator(_number_for_duration),
                      _Checked(_duration, pattern=f"^{DURATION_PATTERN}$", **_DURATION_FACTS)]
 DurationOrNever = Annotated[StrictStr, BeforeValidator(_number_for_duration),
@@ -317,11 +326,12 @@ class ClusterConfig(Model):
         "amiAlias, systemNodeGroup and expireAfter: Never (docs/auto-mode.md)."))
 
     @model_validator(mode="after")
-    def _network_fields_consistent(self) -> Self:
-        if (self.vpc_id is None) != (self.private_subnet_ids is None):
+    def _network_fields_consistent(self, info: ValidationInfo) -> Self:
+        network_known = not _left_out(info, "vpc_id", "private_subnet_ids")
+        if network_known and (self.vpc_id is None) != (self.private_subnet_ids is None):
             raise _fail("model", "vpcId and privateSubnetIds go together: give both to use an existing VPC, "
                                "or neither to create one")
-        if self.public_subnet_ids is not None and self.vpc_id is None:
+        if network_known and self.public_subnet_ids is not None and self.vpc_id is None:
             raise _fail("model", "publicSubnetIds needs vpcId and privateSubnetIds")
         if not self.create:
             # An existing cluster brings its own network and node groups; settings that only shape a new
@@ -406,7 +416,8 @@ class KarpenterConfig(Model):
     @field_validator("version")
     @classmethod
     def _policy_carried(cls, value: str, info: ValidationInfo) -> str:
-        problem = karpenter_policy_problem(value) if info.data.get("install", True) else None
+        installed = info.data.get("install", True) and not _left_out(info, "install")
+        problem = karpenter_policy_problem(value) if installed else None
         if problem:
             raise _fail("version", problem)
         return value
@@ -790,7 +801,7 @@ class NodePoolConfig(Model):
     @field_validator("limits")
     @classmethod
     def _owned_pools_need_limits(cls, value: Limits | None, info: ValidationInfo) -> Limits | None:
-        if value is None and not info.data.get("existing", False):
+        if value is None and not info.data.get("existing", False) and not _left_out(info, "limits", "existing"):
             raise _fail("model", "required key is missing: a node pool prescale creates needs limits "
                                  "(e.g. {cpu: \"512\", memory: 2048Gi}), or it could launch without bound")
         return value
@@ -982,8 +993,8 @@ class EventWindow(Model):
         return value
 
     @model_validator(mode="after")
-    def _one_amount(self) -> Self:
-        if (self.nodes is None) == (self.capacity is None):
+    def _one_amount(self, info: ValidationInfo) -> Self:
+        if (self.nodes is None) == (self.capacity is None) and not _left_out(info, "nodes", "capacity"):
             given = "both" if self.nodes is not None else "neither"
             raise _fail("model", f"give exactly one of nodes (a node count) or capacity ({{cpu, memory}}); "
                                  f"got {given}")

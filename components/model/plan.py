@@ -146,8 +146,8 @@ def pricing_warnings(pricing: PricingConfig) -> tuple[str, ...]:
     """Prices of instance types Karpenter does not know (a typo, most likely): the estimate never uses them."""
     unknown = [name for name in pricing.instance_types if instance_type(name) is None]
     known = [instance.name for instance in instance_types()] if unknown else []
-    return tuple(f"{CONFIG_NAMESPACE}:pricing.instanceTypes: {name!r} is not in Karpenter's instance-type list (v1.14), "
-                 f"so prescale schedule's cost estimate never uses its price{_did_you_mean(name, known)}"
+    return tuple(f"{CONFIG_NAMESPACE}:pricing.instanceTypes: {name!r} is not in Karpenter's instance-type list "
+                 f"(v1.14), so prescale schedule's cost estimate never uses its price{_did_you_mean(name, known)}"
                  for name in unknown)
 
 

@@ -48,5 +48,6 @@ def test_more_prepulled_images_than_the_lead_time_can_pull_are_warned():
     assert warnings(window={**LUNCH, "leadTime": "10m", "prepullImages": images}) == ()
     (warning,) = warnings(window={**LUNCH, "leadTime": "4m", "prepullImages": images})
     assert warning.startswith("event window 'lunch': leadTime '4m' leaves 2m after the node is Ready (about 2m) to "
-                              "pull its 10 prepullImages, which the kubelet pulls one at a time: even at 20 s per image")
+                              "pull its 10 prepullImages, which the kubelet pulls one at a time: even at 20 s per "
+                              "image")
     assert warning.endswith("give it at least 6m, or fewer images")

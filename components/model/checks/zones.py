@@ -16,7 +16,7 @@ from .refused import Refused
 def zone_problems(config: CapacityConfig, refused: Refused, region: str) -> list[str]:
     """Every zone of a pool's ``topology.kubernetes.io/zone`` In requirement that is not in ``region``."""
     problems = []
-    for index, pool in refused.entries("node_pools", config.node_pools):
+    for index, pool in refused.entries("node_pools", config.node_pools, needs={"requirements"}):
         for at, requirement in enumerate(pool.requirements):
             if requirement.key != ZONE or requirement.operator != "In":
                 continue
