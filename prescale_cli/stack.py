@@ -26,6 +26,17 @@ def find_project(start: Path) -> Path:
                             "project or pass --project DIR")
 
 
+def project_at(directory: Path) -> Path:
+    """``--project DIR``: a directory that holds ``Pulumi.yaml``, or ``FileNotFoundError`` saying which is not so."""
+    if not directory.is_dir():
+        what = "is a file, not a directory" if directory.exists() else "does not exist"
+        raise FileNotFoundError(f"--project {directory}: the directory {what}; pass the Pulumi project's directory")
+    if not (directory / PROJECT_FILE).is_file():
+        raise FileNotFoundError(f"--project {directory}: no {PROJECT_FILE} there, so it is not a Pulumi project; pass "
+                                f"the directory that holds the project's {PROJECT_FILE} (and its Pulumi.<stack>.yaml)")
+    return directory
+
+
 def load_config(project: Path, stack: str, now: datetime) -> CapacityConfig:
     """The validated config of ``Pulumi.<stack>.yaml``; ``ConfigError``, ``StackFileError`` or
     ``FileNotFoundError`` otherwise.
