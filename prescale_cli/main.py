@@ -25,7 +25,7 @@ from prescale.model.plan import plan_capacity
 from prescale.model.schedule.duration import parse_duration
 from prescale.model.schedule.instants import parse_instant
 from prescale.model.validation import ConfigError
-from prescale.stack_file import StackFileError, project_name
+from prescale.stack_file import StackFileError, StackFileProblems, project_name
 
 from .cluster_reader import ClusterError, connect
 from .cost import estimate_cost
@@ -292,6 +292,9 @@ def _run_plan(args: argparse.Namespace, project: Path, output: Output) -> int:
     try:
         with contextlib.redirect_stdout(sys.stderr):  # the program's own prints must not corrupt --json
             evaluation = run_program(project, args.stack, now=_now(args))
+    except StackFileProblems:  # keys the Pulumi CLI would refuse: reported with every problem of the rest
+        load_config(project, args.stack, _now(args))
+        raise
     except pulumi.ConfigMissingError as error:  # a library project's own `pulumi.Config().require(...)`
         raise CommandError(f"{error.key}: required config is missing (the program reads it with "
                            f"pulumi.Config.require); set it under `config:` in "

@@ -13,7 +13,7 @@ import dataclasses
 import difflib
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -82,29 +82,32 @@ def _decode(value: Any) -> Any:
         return value
 
 
-def load_stack_config(raw: Mapping[str, Any], now: datetime) -> StackConfig:
+def load_stack_config(raw: Mapping[str, Any], now: datetime, unreadable: Collection[str] = ()) -> StackConfig:
     """Validate raw stack config (full keys such as ``prescale:cluster`` → decoded values) as a whole.
 
     ``now`` anchors the time-dependent checks (a year of window occurrences). Raises :class:`ConfigError`
     with every problem; keys outside the ``prescale`` namespace (``pulumi:*``, ``aws:profile``...) are
-    left to their owners, but for an ``aws:`` key the AWS provider does not have.
+    left to their owners, but for an ``aws:`` key the AWS provider does not have. ``unreadable``: keys the stack
+    file holds but could not hand over (their problem is reported already), refused rather than missing.
     """
-    return _load(StackConfig, KEYS, _REQUIRED, raw, lambda config, refused: stack_problems(config, now, refused))
+    return _load(StackConfig, KEYS, _REQUIRED, raw, lambda config, refused: stack_problems(config, now, refused),
+                 unreadable)
 
 
-def load_capacity_config(raw: Mapping[str, Any], now: datetime) -> CapacityConfig:
+def load_capacity_config(raw: Mapping[str, Any], now: datetime, unreadable: Collection[str] = ()) -> CapacityConfig:
     """Validate the ``prescale:`` keys of a program that uses prescale as a library (node pools, event windows,
     placeholders, KEDA version, tags; no cluster or Karpenter keys), all or nothing, exactly as
     :func:`load_stack_config` validates them in prescale's own program."""
     return _load(CapacityConfig, CAPACITY_KEYS, (), raw,
-                 lambda config, refused: capacity_config_problems(config, now, refused))
+                 lambda config, refused: capacity_config_problems(config, now, refused), unreadable)
 
 
 def _load(model: type[_Config], keys: Mapping[str, str], required: tuple[str, ...], raw: Mapping[str, Any],
-          cross_key_problems: Callable[[_Config, Refused], list[str]]) -> _Config:
+          cross_key_problems: Callable[[_Config, Refused], list[str]], unreadable: Collection[str] = ()) -> _Config:
     """Each section on its own (so every bad value is reported), then the rules across sections on every part
     that validated: a refused section or list entry only skips the rules that need it (:class:`Refused`)."""
     problems, meant = _unknown_keys(raw, keys)
+    meant |= set(unreadable) & set(keys)
     problems += [f"{key}: required key is missing; see docs/config.md" for key in required
                  if key not in raw and key not in meant]
     values: dict[str, Any] = {}
