@@ -45,7 +45,8 @@ class CapacityRequest(TypedDict):
     cpu: str
     'CPU as a Kubernetes quantity above zero, in quotes: "4" cores or "500m".'
     memory: str
-    'Memory as a Kubernetes quantity above zero, like 16Gi or "2048Mi".'
+    ('Memory as a Kubernetes quantity with its unit, at least 1Mi, like 16Gi or "2048Mi" (a number without a'
+     ' unit would be bytes).')
 
 
 class Limits(TypedDict):
@@ -53,7 +54,7 @@ class Limits(TypedDict):
     cpu: NotRequired[str]
     'Most CPU the pool\'s nodes may have in all: a quantity as a string or an integer (cpu: 1000, "512").'
     memory: NotRequired[str]
-    "Most memory the pool's nodes may have in all, like 2048Gi."
+    "Most memory the pool's nodes may have in all: a quantity with its unit, at least 1Mi, like 2048Gi."
     nodes: NotRequired[int]
     'Most nodes the pool may have at once.'
 
@@ -161,14 +162,15 @@ class NodePool(TypedDict):
      "windows' freezes, docs/capacity.md#consolidation-freezes-disruption-budgets).")
     consolidateAfter: NotRequired[str]
     ('How long a node stays empty or underutilized before Karpenter consolidates it: how fast nodes go after'
-     ' a window.')
+     ' a window. A Go duration of whole seconds ("2m", "1.5m", "90s"); Never is refused, since the nodes '
+     'must go after each window (docs/capacity.md#consolidation-freezes-disruption-budgets).')
     expireAfter: NotRequired[str]
-    ('Node lifetime. Budgets do not stop expiry, so a lifetime could end a node mid-event: Never by default '
-     '(event nodes are consolidated after each window anyway). A duration must outlast every window on the '
-     'pool, scale-up to end; on Auto Mode, where Never is refused, unset means 480h (docs/capacity.md#node-'
-     'lifetime-expireafter-never-by-default).')
+    ('Node lifetime: Never, or a Go duration of whole seconds ("720h"). Budgets do not stop expiry, so a '
+     'lifetime could end a node mid-event: Never by default (event nodes are consolidated after each window '
+     'anyway). A duration must outlast every window on the pool, scale-up to end; on Auto Mode, where Never '
+     'is refused, unset means 480h (docs/capacity.md#node-lifetime-expireafter-never-by-default).')
     terminationGracePeriod: NotRequired[str]
-    "The longest a node's drain may take."
+    'The longest a node\'s drain may take: a Go duration of whole seconds ("1h", "90s").'
     weight: NotRequired[int]
     'NodePool weight (1 to 100): Karpenter tries pools of higher weight first.'
 
@@ -188,9 +190,9 @@ class Reserve(TypedDict):
     ("Zones to reserve in, each once. Unset: the zones of the pool's topology.kubernetes.io/zone requirement"
      ' (a pool without one is refused).')
     holdFrom: NotRequired[str]
-    ("How long before the window's scale-up the reservations may be created, in whole minutes, at most 168h:"
-     ' a pulumi up within that time creates them, and they are billed from then (docs/capacity.md#when-it-'
-     'exists-and-what-it-costs).')
+    ("How long before the window's scale-up the reservations may be created: a Go duration of whole minutes "
+     '("24h", "1.5h"), at most 168h: a pulumi up within that time creates them, and they are billed from '
+     'then (docs/capacity.md#when-it-exists-and-what-it-costs).')
 
 
 class EventWindow(TypedDict):
@@ -218,8 +220,8 @@ class EventWindow(TypedDict):
     ('Pod requests to hold ready, split into the fewest equal placeholders no bigger than maxPodSize; give '
      'exactly one of nodes or capacity (docs/capacity.md#pod-sizing).')
     leadTime: NotRequired[str]
-    ('Placeholders scale up this long before start, in whole minutes; below 2m is warned: nodes need about '
-     'that to be Ready (docs/capacity.md#how-long-a-lead-time).')
+    ('Placeholders scale up this long before start: a Go duration of whole minutes ("10m", "1.5h"); below 2m'
+     ' is warned: nodes need about that to be Ready (docs/capacity.md#how-long-a-lead-time).')
     prepullImages: NotRequired[list[str]]
     ("Images the window's placeholders pull onto their nodes during the lead time (a placeholder is Ready "
      "once its images are there), so the event's pods start without a pull; any image, distroless included "
@@ -247,9 +249,9 @@ class Placeholder(TypedDict):
      "bigger than this, so that Karpenter can pack them onto the pool's instance types "
      '(docs/capacity.md#pod-sizing).')
     failsafeGrace: NotRequired[str]
-    ("The failsafe sets each window's placeholders to zero this long after its end, even if KEDA is down: "
-     'whole minutes, 2m to 24h, and never on or after the next scale-up (docs/guardrails.md#3-the-failsafe-'
-     'when-keda-fails-at-a-windows-end).')
+    ("The failsafe sets each window's placeholders to zero this long after its end, even if KEDA is down: a "
+     'Go duration of whole minutes, 2m to 24h ("15m", "1.5h"), and never on or after the next scale-up '
+     '(docs/guardrails.md#3-the-failsafe-when-keda-fails-at-a-windows-end).')
     failsafeImage: NotRequired[str]
     ("The failsafe's kubectl image: upstream's own (registry.k8s.io, published with every Kubernetes release"
      ' since 1.28), pinned to the default cluster version (kubectl supports one minor either way); point it '

@@ -10,8 +10,10 @@ import os
 from datetime import UTC, datetime
 from typing import Any
 
+import pulumi
 from pulumi.runtime import config as runtime_config
 
+from .model.schedule.instants import parse_instant
 from .model.validation import decode_config
 
 
@@ -21,6 +23,13 @@ def read_raw_config() -> dict[str, Any]:
 
 
 def evaluation_time() -> datetime:
-    """Now, or ``PRESCALE_NOW`` (ISO-8601) so offline plans and tests are reproducible."""
+    """Now, or ``PRESCALE_NOW`` (ISO-8601; without an offset, UTC) so offline plans and tests are reproducible. A
+    value that is no instant stops the run with one line naming the variable (``pulumi.RunError``)."""
     fixed = os.environ.get("PRESCALE_NOW")
-    return datetime.fromisoformat(fixed) if fixed else datetime.now(UTC)
+    if not fixed:
+        return datetime.now(UTC)
+    try:
+        return parse_instant(fixed)
+    except ValueError as error:
+        raise pulumi.RunError(f"$PRESCALE_NOW: {error}; it sets the instant taken as now: fix it, or unset it to use "
+                              "the current time") from None

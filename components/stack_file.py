@@ -34,6 +34,17 @@ class StackFileError(ValueError):
     """A project or stack file that cannot be read at all, named with what is wrong and where."""
 
 
+class StackFileProblems(ConfigError):
+    """Keys of a stack file that the Pulumi CLI would refuse (or that only it can read), with the config the file
+    holds beside them: ``wire``, the keys it can hand over, and ``unreadable``, the keys refused here or meant by a
+    key refused here (never to be reported missing), so that the rest is validated in the same run
+    (``prescale_cli.stack.load_config``)."""
+
+    def __init__(self, problems: list[str], wire: dict[str, str], unreadable: frozenset[str]):
+        super().__init__(problems)
+        self.wire, self.unreadable = wire, unreadable
+
+
 def project_name(project: Path) -> str:
     """The project's ``name`` from ``Pulumi.yaml`` (the namespace of keys written without one, and the
     first half of the stack resource's name ``<name>-<stack>``)."""
@@ -54,7 +65,7 @@ def read_config_file(path: Path, project: str = CONFIG_NAMESPACE) -> dict[str, s
 
     ``project`` is the Pulumi project's name, the namespace of keys written without one (this repository's
     project is ``prescale``). Raises :class:`StackFileError` for a file that is not a YAML map with a
-    ``config:`` map, and :class:`ConfigError` listing every key the CLI would refuse or this reader cannot.
+    ``config:`` map, and :class:`StackFileProblems` listing every key the CLI would refuse or this reader cannot.
     """
     stack = stack_document(path)
     stray = [str(key) for key in stack if ":" in str(key)]
@@ -66,23 +77,30 @@ def read_config_file(path: Path, project: str = CONFIG_NAMESPACE) -> dict[str, s
     wire: dict[str, str] = {}
     written_as: dict[str, str] = {}
     problems: list[str] = []
+    unreadable: set[str] = set()  # keys whose value cannot be handed over
+    meant: set[str] = set()  # the keys an unreadable one most likely stands for (`prescale:cluster:name`)
     for written, value in config.items():
         key = _full_key(str(written), project)
         if key is None:
             problems.append(_unreadable_key(str(written)))
+            meant.add(":".join(str(written).split(":")[:2]))
             continue
         if key in written_as:
             problems.append(f"{key}: given twice, as {written_as[key]!r} and {written!r}; the Pulumi CLI would keep "
                             "one of them at random: keep one")
+            unreadable.add(key)
         written_as[key] = str(written)
-        if reads(key):
-            problems += [f"{where}: {{secure: ...}} is an encrypted secret, which prescale plan and schedule "
-                         "cannot decrypt (only the Pulumi CLI can, with the stack's secrets provider); nothing in "
-                         "prescale's config is secret: write it in plain text (`pulumi config set` without --secret)"
-                         for where in _secrets(key, value)]
+        secrets = _secrets(key, value) if reads(key) else []
+        problems += [f"{where}: {{secure: ...}} is an encrypted secret, which prescale plan and schedule "
+                     "cannot decrypt (only the Pulumi CLI can, with the stack's secrets provider); nothing in "
+                     "prescale's config is secret: write it in plain text (`pulumi config set` without --secret)"
+                     for where in secrets]
+        if secrets:
+            unreadable.add(key)
         wire[key] = value if isinstance(value, str) else json.dumps(value)
     if problems:
-        raise ConfigError(problems)
+        raise StackFileProblems(problems, {key: value for key, value in wire.items() if key not in unreadable},
+                                frozenset(unreadable | meant))
     return wire
 
 

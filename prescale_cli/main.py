@@ -23,15 +23,16 @@ from pathlib import Path
 
 from prescale.model.plan import plan_capacity
 from prescale.model.schedule.duration import parse_duration
+from prescale.model.schedule.instants import parse_instant
 from prescale.model.validation import ConfigError
-from prescale.stack_file import StackFileError, project_name
+from prescale.stack_file import StackFileError, StackFileProblems, project_name
 
 from .cluster_reader import ClusterError, connect
 from .cost import estimate_cost
 from .output import Output
 from .reservation_report import show_reservations
 from .schedule_report import schedule_document, show_schedule
-from .stack import find_project, load_config
+from .stack import find_project, load_config, project_at
 from .status import check_windows
 from .status_report import all_ready, show_status, status_document
 from .timeline import build_timeline
@@ -113,7 +114,8 @@ class CommandError(Exception):
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(build_parser(), sys.argv[1:] if argv is None else list(argv))
     try:
-        project = (args.project or find_project(Path.cwd())) if args.reads_project else None
+        project = (project_at(args.project) if args.project else find_project(Path.cwd())) if args.reads_project \
+            else None
         return args.run(args, project, Output(sys.stdout))
     except (ConfigError, StackFileError, FileNotFoundError, CommandError) as error:
         print(f"prescale: {error}", file=sys.stderr)
@@ -175,7 +177,7 @@ def build_parser() -> CommandParser:
     options.add_argument("--project", type=Path, metavar="DIR",
                          help="the Pulumi project directory (default: the nearest directory holding Pulumi.yaml, "
                               "from the current one upward)")
-    options.add_argument("--at", type=instant, default=os.environ.get("PRESCALE_NOW"), metavar="ISO-8601",
+    options.add_argument("--at", type=instant, metavar="ISO-8601",
                          help="take this instant as 'now' for reproducible output, e.g. 2026-12-01T09:00+09:00 "
                               "(default: $PRESCALE_NOW, else the current time; without an offset: UTC)")
 
@@ -238,11 +240,9 @@ def build_parser() -> CommandParser:
 def instant(text: str) -> datetime:
     """An ISO-8601 date or date-time; one without an offset is read as UTC."""
     try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an ISO-8601 date or date-time "
-                                         "(e.g. 2027-03-01 or 2027-03-01T08:00+09:00)") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+        return parse_instant(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _positive_days(text: str) -> int:
@@ -256,20 +256,29 @@ def _positive_days(text: str) -> int:
 
 
 def _within(text: str) -> timedelta:
-    """A Go-style duration (``90m``, ``24h``, ``1h30m``) or whole days (``2d``), up to 366 days."""
+    """A Go duration (``90m``, ``1.5h``, ``1h30m``) or whole days (``2d``), from 1s to 366 days."""
     days = text[:-1] if text.endswith("d") and text[:-1].isdigit() else None
     try:
         span = timedelta(days=int(days)) if days else parse_duration(text)
     except ValueError:
         span = timedelta(0)
-    if not timedelta(0) < span <= timedelta(days=366):
+    if not timedelta(seconds=1) <= span <= timedelta(days=366):
         raise argparse.ArgumentTypeError(f"{text!r} is not a duration from 1s to 366d such as 90m, 24h or 2d")
     return span
 
 
 def _now(args: argparse.Namespace) -> datetime:
-    # argparse has parsed a $PRESCALE_NOW default too; the clock is read to the second, as people write it.
-    return args.at or datetime.now(UTC).replace(microsecond=0)
+    """``--at``, else ``$PRESCALE_NOW``, else the clock, read to the second as people write it."""
+    if args.at:
+        return args.at
+    fixed = os.environ.get("PRESCALE_NOW")
+    if not fixed:
+        return datetime.now(UTC).replace(microsecond=0)
+    try:
+        return parse_instant(fixed)
+    except ValueError as error:
+        raise CommandError(f"$PRESCALE_NOW: {error}; it stands for --at when that is not given: fix it, or unset "
+                           "it to use the current time") from None
 
 
 def _run_plan(args: argparse.Namespace, project: Path, output: Output) -> int:
@@ -283,6 +292,9 @@ def _run_plan(args: argparse.Namespace, project: Path, output: Output) -> int:
     try:
         with contextlib.redirect_stdout(sys.stderr):  # the program's own prints must not corrupt --json
             evaluation = run_program(project, args.stack, now=_now(args))
+    except StackFileProblems:  # keys the Pulumi CLI would refuse: reported with every problem of the rest
+        load_config(project, args.stack, _now(args))
+        raise
     except pulumi.ConfigMissingError as error:  # a library project's own `pulumi.Config().require(...)`
         raise CommandError(f"{error.key}: required config is missing (the program reads it with "
                            f"pulumi.Config.require); set it under `config:` in "
@@ -300,7 +312,7 @@ def _run_plan(args: argparse.Namespace, project: Path, output: Output) -> int:
             rendered = write_manifests(evaluation, args.out, args.stack)
         stale = f" (removed {len(rendered.removed)} stale)" if rendered.removed else ""
         charts = ", ".join(f"{release.chart} {release.version}" for release in rendered.helm_releases)
-        helm = f"; Helm releases to install first (see README.md there): {charts}" if charts else ""
+        helm = f"; Helm releases to install first (see {rendered.readme.name} there): {charts}" if charts else ""
         _notes(args, output).line(f"Wrote {len(rendered.files)} Kubernetes manifests to {args.out}{stale}{helm}")
     return 0
 

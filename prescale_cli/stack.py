@@ -13,8 +13,8 @@ from datetime import datetime
 from pathlib import Path
 
 from prescale.model.config import CONFIG_NAMESPACE, CapacityConfig
-from prescale.model.validation import decode_config, load_capacity_config, load_stack_config
-from prescale.stack_file import PROJECT_FILE, read_stack_file
+from prescale.model.validation import ConfigError, decode_config, load_capacity_config, load_stack_config
+from prescale.stack_file import PROJECT_FILE, StackFileProblems, read_stack_file
 
 
 def find_project(start: Path) -> Path:
@@ -26,14 +26,36 @@ def find_project(start: Path) -> Path:
                             "project or pass --project DIR")
 
 
+def project_at(directory: Path) -> Path:
+    """``--project DIR``: a directory that holds ``Pulumi.yaml``, or ``FileNotFoundError`` saying which is not so."""
+    if not directory.is_dir():
+        what = "is a file, not a directory" if directory.exists() else "does not exist"
+        raise FileNotFoundError(f"--project {directory}: the directory {what}; pass the Pulumi project's directory")
+    if not (directory / PROJECT_FILE).is_file():
+        raise FileNotFoundError(f"--project {directory}: no {PROJECT_FILE} there, so it is not a Pulumi project; pass "
+                                f"the directory that holds the project's {PROJECT_FILE} (and its Pulumi.<stack>.yaml)")
+    return directory
+
+
 def load_config(project: Path, stack: str, now: datetime) -> CapacityConfig:
     """The validated config of ``Pulumi.<stack>.yaml``; ``ConfigError``, ``StackFileError`` or
-    ``FileNotFoundError`` otherwise.
+    ``FileNotFoundError`` otherwise. Keys the stack file cannot hand over are reported with every problem of the
+    rest of it, in one run.
 
     A stack without ``prescale:cluster`` belongs to a program that uses prescale as a library (it brings its
     own platform): its ``prescale:`` keys are read as that program reads them, with ``load_capacity_config``.
     """
-    raw = decode_config(read_stack_file(project, stack))
-    if f"{CONFIG_NAMESPACE}:cluster" in raw:
-        return load_stack_config(raw, now)
-    return load_capacity_config(raw, now)
+    try:
+        wire, unreadable, problems = read_stack_file(project, stack), frozenset[str](), []
+    except StackFileProblems as error:
+        wire, unreadable, problems = error.wire, error.unreadable, error.problems
+    raw = decode_config(wire)
+    cluster = f"{CONFIG_NAMESPACE}:cluster"
+    load = load_stack_config if cluster in raw or cluster in unreadable else load_capacity_config
+    try:
+        config = load(raw, now, unreadable)
+    except ConfigError as error:
+        raise ConfigError(problems + error.problems) from None
+    if problems:
+        raise ConfigError(problems)
+    return config

@@ -22,6 +22,7 @@ from ..model.config import CapacityReservationSelectorTerm as ReservationTermCon
 from ..model.config import Limits, NodePoolConfig, SecurityGroupSelectorTerm, SubnetSelectorTerm, TaintConfig
 from ..model.fleet.labels import POOL_LABEL, mode_key_problem
 from ..model.fleet.requirements import pool_requirements
+from ..model.schedule.duration import nodepool_duration
 from ..model.schedule.freezes import FREEZE_SLOTS, STANDING_BUDGETS
 from ..names import DISCOVERY_TAG, node_pool_object_name
 from .crds import (
@@ -211,15 +212,15 @@ def node_pool_spec(pool: NodePoolConfig, node_class_name: str, budgets: list[Bud
     template_spec: NodeClaimTemplateSpec = {
         "nodeClassRef": {"group": node_classes.group, "kind": node_classes.kind, "name": node_class_name},
         "requirements": requirements(pool, node_classes),
-        "expireAfter": pool.deployed_expire_after(node_classes.auto_mode),
-        "terminationGracePeriod": pool.termination_grace_period,
+        "expireAfter": nodepool_duration(pool.deployed_expire_after(node_classes.auto_mode)),
+        "terminationGracePeriod": nodepool_duration(pool.termination_grace_period),
     }
     if pool.taints:
         template_spec["taints"] = taints(pool)
     spec: NodePoolSpec = {
         "template": {"metadata": {"labels": {POOL_LABEL: pool.name}}, "spec": template_spec},
         "disruption": {"consolidationPolicy": pool.consolidation_policy,
-                       "consolidateAfter": pool.consolidate_after, "budgets": budgets},
+                       "consolidateAfter": nodepool_duration(pool.consolidate_after), "budgets": budgets},
         "limits": limits(pool.limits),
     }
     if pool.weight is not None:

@@ -40,8 +40,8 @@ from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from .fleet.labels import CAPACITY_TYPE, CAPACITY_TYPES, OS, key_problem
 from .fleet.quantity import ALLOWED as QUANTITY_ALLOWED
+from .fleet.quantity import MEMORY_PATTERN, memory_problem, parse_quantity
 from .fleet.quantity import PATTERN as QUANTITY_PATTERN
-from .fleet.quantity import parse_quantity
 from .schedule.cron import CronError, parse_cron
 from .schedule.duration import ALLOWED as DURATION_ALLOWED
 from .schedule.duration import PATTERN as DURATION_PATTERN
@@ -50,6 +50,9 @@ from .schedule.keda import Occurrence, one_off_occurrence
 from .schedule.time_zones import time_zone_problem
 
 CONFIG_NAMESPACE = "prescale"
+# The validation context of a refused map validated again without its refused keys (prescale.model.validation):
+# the fields left out. A rule across keys of one map skips when one of its keys is among them.
+SALVAGE_CONTEXT = "refused"
 
 
 def _fail(kind: str, message: str) -> PydanticCustomError:
@@ -122,13 +125,26 @@ def _quantity(value: str) -> str:
 def _duration(value: str) -> str:
     try:
         parse_duration(value)
-    except ValueError:
-        raise _fail("duration", f"is not a duration; use {DURATION_ALLOWED}") from None
+    except ValueError as error:
+        raise _fail("duration", str(error)) from None
     return value
 
 
 def _duration_or_never(value: str) -> str:
     return value if value == "Never" else _duration(value)
+
+
+def _whole_seconds(value: str) -> str:
+    """The NodePool CRD's duration fields take whole hours, minutes and seconds (``^([0-9]+(s|m|h))+$``)."""
+    if value != "Never" and parse_duration(value) % timedelta(seconds=1):
+        raise _fail("duration", "must be whole seconds: the NodePool CRD takes hours, minutes and seconds only")
+    return value
+
+
+def _left_out(info: ValidationInfo, *fields: str) -> bool:
+    """Whether this is a refused map validated again without one of ``fields`` (see :data:`SALVAGE_CONTEXT`)."""
+    context = info.context or {}
+    return not context.get(SALVAGE_CONTEXT, frozenset()).isdisjoint(fields)
 
 
 def _list_as_tuple(value: object) -> object:
@@ -164,11 +180,34 @@ Version = Annotated[StrictStr, _Checked(_semver, pattern=_SEMVER.pattern, patter
 # What the editors' schema can say of a quantity: its grammar (whether it is above zero stays the check's).
 _QUANTITY_FACTS = {"pattern": f"^{QUANTITY_PATTERN}$", "patternErrorMessage": f"must be {QUANTITY_ALLOWED}"}
 Quantity = Annotated[StrictStr, _Checked(_quantity, **_QUANTITY_FACTS)]
-_DURATION_FACTS = {"minLength": 1, "patternErrorMessage": f"must be a duration: {DURATION_ALLOWED}"}
+
+
+def _number_for_memory(value: object) -> object:
+    """YAML reads ``memory: 2048`` as a number, which Kubernetes would read as bytes: say which unit to write."""
+    if type(value) is int:
+        raise _fail("quantity", str(memory_problem(str(value))))
+    return value
+
+
+def _memory(value: str) -> str:
+    problem = memory_problem(value)
+    if problem:
+        raise _fail("quantity", problem)
+    return value
+
+
+Memory = Annotated[StrictStr, BeforeValidator(_number_for_memory),
+                   _Checked(_quantity, pattern=f"^{MEMORY_PATTERN}$",
+                            patternErrorMessage='must be a quantity with its unit, like "16Gi" or "2048Mi"'),
+                   AfterValidator(_memory)]
+_DURATION_FACTS = {"minLength": 1, "patternErrorMessage": f"must be {DURATION_ALLOWED}"}
 Duration = Annotated[StrictStr, BeforeValidator(_number_for_duration),
                      _Checked(_duration, pattern=f"^{DURATION_PATTERN}$", **_DURATION_FACTS)]
 DurationOrNever = Annotated[StrictStr, BeforeValidator(_number_for_duration),
                             _Checked(_duration_or_never, pattern=f"^(?:Never|{DURATION_PATTERN})$", **_DURATION_FACTS)]
+# A NodePool's own durations, written in the CRD's form when deployed (prescale.model.schedule.duration).
+NodePoolDuration = Annotated[Duration, AfterValidator(_whole_seconds)]
+NodePoolDurationOrNever = Annotated[DurationOrNever, AfterValidator(_whole_seconds)]
 
 
 class Model(BaseModel):
@@ -209,7 +248,12 @@ def _cidr(value: str) -> str:
     try:
         ipaddress.ip_network(value)
     except ValueError:
-        raise _fail("cidr", "must be an IPv4 or IPv6 CIDR block like \"10.0.0.0/16\"") from None
+        try:
+            block = ipaddress.ip_network(value, strict=False)
+        except ValueError:
+            raise _fail("cidr", "must be an IPv4 or IPv6 CIDR block like \"10.0.0.0/16\"") from None
+        raise _fail("cidr", f"has host bits set: a CIDR block starts at its network address; allowed: "
+                            f"\"{block}\", the block {value} is in") from None
     return value
 
 
@@ -282,11 +326,12 @@ class ClusterConfig(Model):
         "amiAlias, systemNodeGroup and expireAfter: Never (docs/auto-mode.md)."))
 
     @model_validator(mode="after")
-    def _network_fields_consistent(self) -> Self:
-        if (self.vpc_id is None) != (self.private_subnet_ids is None):
+    def _network_fields_consistent(self, info: ValidationInfo) -> Self:
+        network_known = not _left_out(info, "vpc_id", "private_subnet_ids")
+        if network_known and (self.vpc_id is None) != (self.private_subnet_ids is None):
             raise _fail("model", "vpcId and privateSubnetIds go together: give both to use an existing VPC, "
                                "or neither to create one")
-        if self.public_subnet_ids is not None and self.vpc_id is None:
+        if network_known and self.public_subnet_ids is not None and self.vpc_id is None:
             raise _fail("model", "publicSubnetIds needs vpcId and privateSubnetIds")
         if not self.create:
             # An existing cluster brings its own network and node groups; settings that only shape a new
@@ -371,7 +416,8 @@ class KarpenterConfig(Model):
     @field_validator("version")
     @classmethod
     def _policy_carried(cls, value: str, info: ValidationInfo) -> str:
-        problem = karpenter_policy_problem(value) if info.data.get("install", True) else None
+        installed = info.data.get("install", True) and not _left_out(info, "install")
+        problem = karpenter_policy_problem(value) if installed else None
         if problem:
             raise _fail("version", problem)
         return value
@@ -416,7 +462,9 @@ class CapacityRequest(Model):
     """Capacity to hold ready for an event, as pod requests (CPU cores and memory)."""
 
     cpu: Quantity = Field(description='CPU as a Kubernetes quantity above zero, in quotes: "4" cores or "500m".')
-    memory: Quantity = Field(description='Memory as a Kubernetes quantity above zero, like 16Gi or "2048Mi".')
+    memory: Memory = Field(description=(
+        'Memory as a Kubernetes quantity with its unit, at least 1Mi, like 16Gi or "2048Mi" (a number without a unit '
+        "would be bytes)."))
 
 
 # --- node pools ---------------------------------------------------------------------------------------
@@ -445,8 +493,8 @@ class Limits(Model):
 
     cpu: LimitQuantity | None = Field(default=None, description=(
         'Most CPU the pool\'s nodes may have in all: a quantity as a string or an integer (cpu: 1000, "512").'))
-    memory: LimitQuantity | None = Field(default=None, description=(
-        "Most memory the pool's nodes may have in all, like 2048Gi."))
+    memory: Memory | None = Field(default=None, description=(
+        "Most memory the pool's nodes may have in all: a quantity with its unit, at least 1Mi, like 2048Gi."))
     nodes: StrictInt | None = Field(default=None, ge=1, description="Most nodes the pool may have at once.")
 
     @model_validator(mode="after")
@@ -712,15 +760,18 @@ class NodePoolConfig(Model):
         default="WhenEmptyOrUnderutilized", description=(
             "Which nodes Karpenter may consolidate: only empty ones, or also underutilized ones (outside the "
             "windows' freezes, docs/capacity.md#consolidation-freezes-disruption-budgets)."))
-    consolidate_after: Duration = Field(default="2m", description=(
+    consolidate_after: NodePoolDuration = Field(default="2m", description=(
         "How long a node stays empty or underutilized before Karpenter consolidates it: how fast nodes go after "
-        "a window."))
-    expire_after: DurationOrNever = Field(default="Never", description=(
-        "Node lifetime. Budgets do not stop expiry, so a lifetime could end a node mid-event: Never by default "
-        "(event nodes are consolidated after each window anyway). A duration must outlast every window on the "
-        f"pool, scale-up to end; on Auto Mode, where Never is refused, unset means {AUTO_MODE_EXPIRE_AFTER} "
+        "a window. A Go duration of whole seconds (\"2m\", \"1.5m\", \"90s\"); Never is refused, since the nodes "
+        "must go after each window (docs/capacity.md#consolidation-freezes-disruption-budgets)."))
+    expire_after: NodePoolDurationOrNever = Field(default="Never", description=(
+        "Node lifetime: Never, or a Go duration of whole seconds (\"720h\"). Budgets do not stop expiry, so a "
+        "lifetime could end a node mid-event: Never by default (event nodes are consolidated after each window "
+        "anyway). A duration must outlast every window on the pool, scale-up to end; on Auto Mode, where Never is "
+        f"refused, unset means {AUTO_MODE_EXPIRE_AFTER} "
         "(docs/capacity.md#node-lifetime-expireafter-never-by-default)."))
-    termination_grace_period: Duration = Field(default="1h", description="The longest a node's drain may take.")
+    termination_grace_period: NodePoolDuration = Field(default="1h", description=(
+        "The longest a node's drain may take: a Go duration of whole seconds (\"1h\", \"90s\")."))
     weight: StrictInt | None = Field(default=None, ge=1, le=100, description=(
         "NodePool weight (1 to 100): Karpenter tries pools of higher weight first."))
 
@@ -736,10 +787,21 @@ class NodePoolConfig(Model):
             return {**data, "taints": []}
         return data
 
+    @field_validator("consolidate_after", mode="before")
+    @classmethod
+    def _consolidation_ends(cls, value: object) -> object:
+        if value == "Never":
+            raise _fail("duration", "would keep a window's nodes after its end: its placeholders go, but Karpenter "
+                                    "would never consolidate the emptied nodes, so they would run and be paid until "
+                                    "expireAfter (Never by default). prescale needs a finite value: its freezes, the "
+                                    "failsafe's timing and prescale schedule's cost count on the nodes going that long "
+                                    "after each end; allowed: a duration like \"2m\" (the default)")
+        return value
+
     @field_validator("limits")
     @classmethod
     def _owned_pools_need_limits(cls, value: Limits | None, info: ValidationInfo) -> Limits | None:
-        if value is None and not info.data.get("existing", False):
+        if value is None and not info.data.get("existing", False) and not _left_out(info, "limits", "existing"):
             raise _fail("model", "required key is missing: a node pool prescale creates needs limits "
                                  "(e.g. {cpu: \"512\", memory: 2048Gi}), or it could launch without bound")
         return value
@@ -827,8 +889,8 @@ class ReserveConfig(Model):
         default=None, description=("Zones to reserve in, each once. Unset: the zones of the pool's "
                                    "topology.kubernetes.io/zone requirement (a pool without one is refused)."))
     hold_from: Duration = Field(default="24h", description=(
-        f"How long before the window's scale-up the reservations may be created, in whole minutes, at most "
-        f"{format_duration(MAX_HOLD)}: a pulumi up within that time creates them, and they are billed from then "
+        f"How long before the window's scale-up the reservations may be created: a Go duration of whole minutes "
+        f"(\"24h\", \"1.5h\"), at most {format_duration(MAX_HOLD)}: a pulumi up within that time creates them, and they are billed from then "
         "(docs/capacity.md#when-it-exists-and-what-it-costs)."))
 
     @field_validator("hold_from")
@@ -881,8 +943,8 @@ class EventWindow(Model):
         "Pod requests to hold ready, split into the fewest equal placeholders no bigger than maxPodSize; give "
         "exactly one of nodes or capacity (docs/capacity.md#pod-sizing)."))
     lead_time: Duration = Field(default="10m", description=(
-        "Placeholders scale up this long before start, in whole minutes; below 2m is warned: nodes need about "
-        "that to be Ready (docs/capacity.md#how-long-a-lead-time)."))
+        "Placeholders scale up this long before start: a Go duration of whole minutes (\"10m\", \"1.5h\"); below 2m "
+        "is warned: nodes need about that to be Ready (docs/capacity.md#how-long-a-lead-time)."))
     prepull_images: Annotated[tuple[ImageReference, ...], BeforeValidator(_list_as_tuple),
                               _Checked(_distinct, uniqueItems=True)] = Field(default=(), description=(
         "Images the window's placeholders pull onto their nodes during the lead time (a placeholder is Ready once "
@@ -943,8 +1005,8 @@ class EventWindow(Model):
         return value
 
     @model_validator(mode="after")
-    def _one_amount(self) -> Self:
-        if (self.nodes is None) == (self.capacity is None):
+    def _one_amount(self, info: ValidationInfo) -> Self:
+        if (self.nodes is None) == (self.capacity is None) and not _left_out(info, "nodes", "capacity"):
             given = "both" if self.nodes is not None else "neither"
             raise _fail("model", f"give exactly one of nodes (a node count) or capacity ({{cpu, memory}}); "
                                  f"got {given}")
@@ -966,8 +1028,8 @@ class PlaceholderConfig(Model):
         "For windows sized by capacity, the largest single placeholder: the capacity is split into pods no bigger "
         "than this, so that Karpenter can pack them onto the pool's instance types (docs/capacity.md#pod-sizing)."))
     failsafe_grace: Duration = Field(default="15m", description=(
-        "The failsafe sets each window's placeholders to zero this long after its end, even if KEDA is down: "
-        "whole minutes, 2m to 24h, and never on or after the next scale-up "
+        "The failsafe sets each window's placeholders to zero this long after its end, even if KEDA is down: a Go "
+        "duration of whole minutes, 2m to 24h (\"15m\", \"1.5h\"), and never on or after the next scale-up "
         "(docs/guardrails.md#3-the-failsafe-when-keda-fails-at-a-windows-end)."))
     failsafe_image: Annotated[StrictStr, Field(min_length=1)] = Field(
         default="registry.k8s.io/kubectl:v1.34.3", description=(

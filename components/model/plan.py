@@ -8,14 +8,18 @@ warning are computed in one place. Warnings are returned, never printed: the pro
 
 from __future__ import annotations
 
+import difflib
 from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from .config import CapacityConfig, EventWindow, NodePoolConfig
+from .config import CONFIG_NAMESPACE, CapacityConfig, EventWindow, NodePoolConfig, PricingConfig, StackConfig
 from .fleet.addresses import WindowAddresses
+from .fleet.instances import instance_type, instance_types
+from .fleet.labels import ZONE
 from .fleet.reservations import ReservationPlan, reservation_id_warnings
+from .fleet.zones import unknown_zone
 from .schedule.after_end import POLLING_INTERVAL_SECONDS
 from .schedule.duration import format_duration
 from .schedule.freezes import FREEZE_SLOTS, MAX_BUDGETS, STANDING_BUDGETS, FittedFreezes, Freeze, fit_freezes
@@ -31,6 +35,7 @@ class PoolPlan:
     requested: tuple[Freeze, ...]  # one per armed window on the pool (none on a pool prescale does not own)
     fitted: FittedFreezes
     fitted_drift_holds: FittedFreezes  # of the reservations its windows hold or just ended
+    region: str | None = None  # the stack's, when known (a library program's platform decides it)
 
     @property
     def freezes(self) -> list[Freeze]:
@@ -65,7 +70,16 @@ class PoolPlan:
                          "holds, and nodes launched during an event (for preempted placeholders) boot the newest "
                          "AMI, possibly one released mid-event that nothing ran on yet. Pin a release "
                          "(al2023@vYYYYMMDD or bottlerocket@vX.Y.Z) to roll nodes only when you change it.")
-        return tuple(found)
+        return (*found, *self._zone_warnings())
+
+    def _zone_warnings(self) -> tuple[str, ...]:
+        if self.region is None:
+            return ()
+        return tuple(f"node pool {self.pool.name!r}: {ZONE} requirement: {problem}; the pool launches only in the "
+                     "zones it lists that exist"
+                     for requirement in self.pool.requirements if requirement.key == ZONE
+                     and requirement.operator == "In"
+                     for zone in requirement.values if (problem := unknown_zone(zone, self.region)))
 
 
 @dataclass(frozen=True)
@@ -108,7 +122,8 @@ class CapacityPlan:
         """Every warning, windows first (in config order), then pools: what ``pulumi up`` and ``prescale
         schedule`` both say."""
         return (*(warning for plan in self.windows for warning in (*plan.warnings, *lead_time_warnings(plan.window))),
-                *(warning for pool in self.pools.values() for warning in pool.warnings))
+                *(warning for pool in self.pools.values() for warning in pool.warnings),
+                *pricing_warnings(self.config.pricing))
 
 
 # The least lead time that lets nodes be Ready at a window's start, before any image pull: KEDA acts within one
@@ -117,16 +132,44 @@ class CapacityPlan:
 READY_LEAD = timedelta(minutes=2)
 
 
+# The least a prepulled image takes: pulls take tens of seconds per image, minutes for large ones, one at a time by
+# default (docs/capacity.md, "Event images").
+PULL_TIME = timedelta(seconds=20)
+
+
 def lead_time_warnings(window: EventWindow) -> tuple[str, ...]:
-    """A lead time too short for nodes to be Ready when the event starts (allowed, since some events only need
-    nodes soon after their start)."""
+    """A lead time too short for nodes to be Ready when the event starts, or for them to pull its ``prepullImages``
+    too (allowed, since some events only need nodes soon after their start)."""
     if window.lead >= READY_LEAD:
-        return ()
+        needed = READY_LEAD + PULL_TIME * len(window.prepull_images)
+        needed += -needed % timedelta(minutes=1)  # a lead time is whole minutes
+        if window.lead >= needed:
+            return ()
+        return (f"event window {window.name!r}: leadTime {window.lead_time!r} leaves "
+                f"{format_duration(window.lead - READY_LEAD)} after the node is Ready (about "
+                f"{format_duration(READY_LEAD)}) to pull its {len(window.prepull_images)} prepullImages, which the "
+                f"kubelet pulls one at a time: even at {PULL_TIME.seconds} s per image (pulls take tens of seconds, "
+                "minutes for large images) that takes longer, so the placeholders would not be Ready at the start "
+                f"(docs/capacity.md, \"Event images\"); give it at least {format_duration(needed)}, or fewer images",)
     return (f"event window {window.name!r}: leadTime {window.lead_time!r} is shorter than a node needs to become "
             f"Ready: KEDA scales up within {POLLING_INTERVAL_SECONDS} s, Karpenter batches pending pods for up to "
             "10 s, and a new node takes about 30-80 s from launch to Ready before the event's images are even "
             f"pulled (docs/capacity.md, \"How long a lead time\"); give it at least {format_duration(READY_LEAD)} "
             "(the default is 10m)",)
+
+
+def pricing_warnings(pricing: PricingConfig) -> tuple[str, ...]:
+    """Prices of instance types Karpenter does not know (a typo, most likely): the estimate never uses them."""
+    unknown = [name for name in pricing.instance_types if instance_type(name) is None]
+    known = [instance.name for instance in instance_types()] if unknown else []
+    return tuple(f"{CONFIG_NAMESPACE}:pricing.instanceTypes: {name!r} is not in Karpenter's instance-type list "
+                 f"(v1.14), so prescale schedule's cost estimate never uses its price{_did_you_mean(name, known)}"
+                 for name in unknown)
+
+
+def _did_you_mean(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def plan_capacity(config: CapacityConfig, now: datetime) -> CapacityPlan:
@@ -137,14 +180,16 @@ def plan_capacity(config: CapacityConfig, now: datetime) -> CapacityPlan:
     for plan in windows:
         if plan.reservation is not None and plan.reservation.holds_drift:
             holds[plan.window.node_pool].append(plan.reservation.drift_hold)
-    pools = {pool.name: plan_pool(pool, asked.get(pool.name, ()), holds.get(pool.name, ()))
+    region = config.region if isinstance(config, StackConfig) else None
+    pools = {pool.name: plan_pool(pool, asked.get(pool.name, ()), holds.get(pool.name, ()), region)
              for pool in config.node_pools}
     return CapacityPlan(config, now, windows, pools)
 
 
-def plan_pool(pool: NodePoolConfig, freezes: Sequence[Freeze], drift_holds: Sequence[Freeze]) -> PoolPlan:
+def plan_pool(pool: NodePoolConfig, freezes: Sequence[Freeze], drift_holds: Sequence[Freeze],
+              region: str | None = None) -> PoolPlan:
     """``pool``'s budgets fitted beside its standing ones: the drift holds take the slots they need, up to half of
-    them (there are seldom more than one or two), and the freezes the rest."""
+    them (there are seldom more than one or two), and the freezes the rest. ``region``: the stack's, when known."""
     fitted_holds = fit_freezes(drift_holds, FREEZE_SLOTS // 2)
     return PoolPlan(pool, tuple(freezes), fit_freezes(freezes, FREEZE_SLOTS - len(fitted_holds.freezes)),
-                    fitted_holds)
+                    fitted_holds, region)

@@ -9,10 +9,12 @@ part it dropped. Per-value rules live on the models (:mod:`.config`), rules acro
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from typing import Annotated, Any, TypeVar, get_args
@@ -21,9 +23,9 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
-from .checks.refused import Refused
+from .checks.refused import Partial, Refused
 from .checks.stack import capacity_config_problems, stack_problems
-from .config import CONFIG_NAMESPACE, CapacityConfig, PoolName, StackConfig
+from .config import CONFIG_NAMESPACE, SALVAGE_CONTEXT, CapacityConfig, PoolName, StackConfig
 
 
 class ConfigError(ValueError):
@@ -42,6 +44,17 @@ class ConfigError(ValueError):
 KEYS = {"aws:region": "region", **{f"{CONFIG_NAMESPACE}:{to_camel(f)}": f for f in StackConfig.model_fields
                                    if f != "region"}}
 _REQUIRED = ("aws:region", f"{CONFIG_NAMESPACE}:cluster")
+_READ_NAMESPACES = (CONFIG_NAMESPACE, "aws")
+# The AWS provider's config keys (pulumi-aws 7.51, sdk/python/pulumi_aws/config/vars.py): its default provider
+# refuses a stack with any other aws: key (pulumi/pulumi-aws#3360, #5116), so a typo is named here, before a run.
+AWS_PROVIDER_KEYS = frozenset({
+    "accessKey", "allowedAccountIds", "assumeRoleWithWebIdentity", "assumeRoles", "customCaBundle", "defaultTags",
+    "ec2MetadataServiceEndpoint", "ec2MetadataServiceEndpointMode", "endpoints", "forbiddenAccountIds", "httpProxy",
+    "httpsProxy", "ignoreTags", "insecure", "maxRetries", "noProxy", "profile", "region", "retryMode",
+    "s3UsEast1RegionalEndpoint", "s3UsePathStyle", "secretKey", "sharedConfigFiles", "sharedCredentialsFiles",
+    "skipCredentialsValidation", "skipMetadataApiCheck", "skipRegionValidation", "skipRequestingAccountId",
+    "stsRegion", "tagPolicyCompliance", "token", "tokenBucketRateLimiterCapacity", "useDualstackEndpoint",
+    "useFipsEndpoint", "userAgents"})
 # The same for a program that uses prescale as a library and brings its own platform.
 CAPACITY_KEYS = {f"{CONFIG_NAMESPACE}:{to_camel(f)}": f for f in CapacityConfig.model_fields}
 
@@ -49,15 +62,17 @@ _Config = TypeVar("_Config", bound=CapacityConfig)
 
 
 def reads(key: str) -> bool:
-    """Whether the program reads config ``key``: ``prescale:*`` (all of it, so typos are caught) and
+    """Whether the program reads the value of config ``key``: ``prescale:*`` (all of it, so typos are caught) and
     ``aws:region``; other keys (``pulumi:*``, ``aws:profile``...) are left to their owners."""
     return key.startswith(f"{CONFIG_NAMESPACE}:") or key in _REQUIRED
 
 
 def decode_config(wire: Mapping[str, Any]) -> dict[str, Any]:
-    """The keys this model reads (see :func:`reads`) from config as the Pulumi engine hands it over:
-    structured values arrive as JSON text, plain strings stay strings."""
-    return {key: _decode(value) for key, value in wire.items() if reads(key)}
+    """The keys this model reads (see :func:`reads`) from config as the Pulumi engine hands it over, and the names
+    of the AWS provider's (only to name one it would refuse): structured values arrive as JSON text, plain strings
+    stay strings."""
+    return {key: _decode(value) if reads(key) else None for key, value in wire.items()
+            if key.split(":", 1)[0] in _READ_NAMESPACES}
 
 
 def _decode(value: Any) -> Any:
@@ -67,48 +82,54 @@ def _decode(value: Any) -> Any:
         return value
 
 
-def load_stack_config(raw: Mapping[str, Any], now: datetime) -> StackConfig:
+def load_stack_config(raw: Mapping[str, Any], now: datetime, unreadable: Collection[str] = ()) -> StackConfig:
     """Validate raw stack config (full keys such as ``prescale:cluster`` → decoded values) as a whole.
 
     ``now`` anchors the time-dependent checks (a year of window occurrences). Raises :class:`ConfigError`
     with every problem; keys outside the ``prescale`` namespace (``pulumi:*``, ``aws:profile``...) are
-    left to their owners.
+    left to their owners, but for an ``aws:`` key the AWS provider does not have. ``unreadable``: keys the stack
+    file holds but could not hand over (their problem is reported already), refused rather than missing.
     """
-    return _load(StackConfig, KEYS, _REQUIRED, raw, lambda config, refused: stack_problems(config, now, refused))
+    return _load(StackConfig, KEYS, _REQUIRED, raw, lambda config, refused: stack_problems(config, now, refused),
+                 unreadable)
 
 
-def load_capacity_config(raw: Mapping[str, Any], now: datetime) -> CapacityConfig:
+def load_capacity_config(raw: Mapping[str, Any], now: datetime, unreadable: Collection[str] = ()) -> CapacityConfig:
     """Validate the ``prescale:`` keys of a program that uses prescale as a library (node pools, event windows,
     placeholders, KEDA version, tags; no cluster or Karpenter keys), all or nothing, exactly as
     :func:`load_stack_config` validates them in prescale's own program."""
     return _load(CapacityConfig, CAPACITY_KEYS, (), raw,
-                 lambda config, refused: capacity_config_problems(config, now, refused))
+                 lambda config, refused: capacity_config_problems(config, now, refused), unreadable)
 
 
 def _load(model: type[_Config], keys: Mapping[str, str], required: tuple[str, ...], raw: Mapping[str, Any],
-          cross_key_problems: Callable[[_Config, Refused], list[str]]) -> _Config:
+          cross_key_problems: Callable[[_Config, Refused], list[str]], unreadable: Collection[str] = ()) -> _Config:
     """Each section on its own (so every bad value is reported), then the rules across sections on every part
     that validated: a refused section or list entry only skips the rules that need it (:class:`Refused`)."""
-    problems = _unknown_keys(raw, keys) + [f"{key}: required key is missing; see docs/config.md"
-                                           for key in required if key not in raw]
+    problems, meant = _unknown_keys(raw, keys)
+    meant |= set(unreadable) & set(keys)
+    problems += [f"{key}: required key is missing; see docs/config.md" for key in required
+                 if key not in raw and key not in meant]
     values: dict[str, Any] = {}
-    sections = {keys[key] for key in required if key not in raw}  # the fields refused, or missing
+    sections = {keys[key] for key in (*required, *meant) if key not in raw}  # the fields refused, or missing
     left_out: dict[str, set[int]] = {"node_pools": set(), "event_windows": set()}  # the list entries refused
+    partial: dict[tuple[str, int | None], Partial] = {}
     for key, field in keys.items():
         if key in raw:
-            value, section_problems, entries = _validate_section(model, key, field, raw[key])
-            problems += section_problems
-            if value is None and section_problems:
+            section = _validate_section(model, key, field, raw[key])
+            problems += section.problems
+            if section.value is None and section.problems:
                 sections.add(field)
             else:
-                values[field] = value
-            if entries:
-                left_out[field] = entries
+                values[field] = section.value
+            if section.left_out:
+                left_out[field] = section.left_out
+            partial |= {(field, index): salvaged for index, salvaged in section.partial.items()}
     # Built from the parts that validated, their own rules passed; missing fields keep their defaults.
     config = model.model_construct(**values) if problems else model.model_validate(values)
     refused = Refused(frozenset(sections), frozenset(left_out["node_pools"]), frozenset(left_out["event_windows"]),
                       frozenset(_pool_name(raw[f"{CONFIG_NAMESPACE}:nodePools"][index])
-                                for index in left_out["node_pools"]))
+                                for index in left_out["node_pools"]), partial)
     problems += cross_key_problems(config, refused)
     if problems:
         raise ConfigError(problems)
@@ -125,12 +146,29 @@ def _pool_name(entry: Any) -> str | None:
     return valid
 
 
-def _unknown_keys(raw: Mapping[str, Any], keys: Mapping[str, str]) -> list[str]:
+def _unknown_keys(raw: Mapping[str, Any], keys: Mapping[str, str]) -> tuple[list[str], set[str]]:
+    """Every key of the namespaces read here that is not one of ``keys`` (the AWS provider's own keys aside), and
+    the keys those were most likely meant to be (refused with them, never reported missing)."""
     known = sorted(k for k in keys if k.startswith(f"{CONFIG_NAMESPACE}:"))
-    problems = []
-    for key in sorted(k for k in raw if k.startswith(f"{CONFIG_NAMESPACE}:") and k not in keys):
-        problems.append(f"{key}: unknown config key; {_suggest(key, known)}known keys: {', '.join(known)}")
-    return problems
+    problems, meant = [], set()
+    for key in sorted(k for k in raw if k not in keys and k.split(":", 1)[0] in _READ_NAMESPACES):
+        head = key.split(".", 1)[0]
+        if key.startswith(f"{CONFIG_NAMESPACE}:") and head in keys:
+            rest = key.split(".", 1)[1]
+            problems.append(f"{key}: unknown config key: a config key names a whole section, and a dotted name is "
+                            f"not a path into it; to set {rest} inside {head}, nest it: `{head}:` with `{rest}: ...` "
+                            "indented below")
+            meant.add(head)
+        elif key.startswith(f"{CONFIG_NAMESPACE}:"):
+            problems.append(f"{key}: unknown config key; {_suggest(key, known)}known keys: {', '.join(known)}")
+            meant.update(difflib.get_close_matches(key, known, n=1))
+        elif key.startswith("aws:") and "aws:region" in keys and key.removeprefix("aws:") not in AWS_PROVIDER_KEYS:
+            aws_keys = sorted(f"aws:{name}" for name in AWS_PROVIDER_KEYS)
+            problems.append(f"{key}: not a config key of the AWS provider, which refuses the stack with it (`{key}` is "
+                            f"not a valid configuration key for the aws provider); {_suggest(key, aws_keys)}its keys: "
+                            f"{', '.join(aws_keys)}")
+            meant.update(difflib.get_close_matches(key, ["aws:region"], n=1))
+    return problems, meant & set(keys)
 
 
 def _suggest(word: str, choices: list[str]) -> str:
@@ -138,24 +176,65 @@ def _suggest(word: str, choices: list[str]) -> str:
     return f"did you mean {close[0]!r}? " if close else ""
 
 
-def _validate_section(model: type[BaseModel], key: str, field: str, value: Any) -> tuple[Any, list[str], set[int]]:
-    """Validate one top-level key: its value (``None`` if refused), the problems, and the indices of the list
-    entries refused (a list is validated entry by entry, so one bad window does not hide the others)."""
+@dataclass
+class _Section:
+    """One top-level key, validated."""
+
+    value: Any  # None if refused
+    problems: list[str]
+    left_out: set[int] = dataclasses.field(default_factory=set)  # the indices of a list's entries that were refused
+    # What refused ones still are (None: the key's own value).
+    partial: dict[int | None, Partial] = dataclasses.field(default_factory=dict)
+
+
+def _validate_section(model: type[BaseModel], key: str, field: str, value: Any) -> _Section:
+    """Validate one top-level key; a list entry by entry, so one bad window does not hide the others."""
     info = model.model_fields[field]
     annotation: Any = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
     if getattr(annotation, "__origin__", None) is list and isinstance(value, list):
-        item_type, parsed, problems, left_out = get_args(annotation)[0], [], [], set()
+        item_type, section = get_args(annotation)[0], _Section([], [])
         for index, item in enumerate(value):
             try:
-                parsed.append(_adapter(item_type).validate_python(item))
+                section.value.append(_adapter(item_type).validate_python(item))
             except ValidationError as error:
-                problems += _describe(error, f"{key}[{index}]", item_type)
-                left_out.add(index)
-        return parsed, problems, left_out
+                salvaged, more = _salvage(item_type, item, error, f"{key}[{index}]")
+                section.problems += _describe(error, f"{key}[{index}]", item_type) + more
+                section.left_out.add(index)
+                if salvaged is not None:
+                    section.partial[index] = salvaged
+        return section
     try:
-        return _adapter(annotation).validate_python(value), [], set()
+        return _Section(_adapter(annotation).validate_python(value), [])
     except ValidationError as error:
-        return None, _describe(error, key, annotation), set()
+        salvaged, more = _salvage(annotation, value, error, key)
+        return _Section(None, _describe(error, key, annotation) + more,
+                        partial={} if salvaged is None else {None: salvaged})
+
+
+def _salvage(annotation: Any, value: Any, error: ValidationError, prefix: str) -> tuple[Partial | None, list[str]]:
+    """``value`` (a map that failed validation as ``annotation``) validated again without the keys ``error`` is
+    about: what rules that read none of them can still check (:class:`~prescale.model.checks.refused.Partial`), and
+    the problems of its other keys that the first pass could not see (its rules across keys run only on valid
+    values). None when an error is about the map as a whole, or when the rest is refused too. An unknown key stands
+    for the field it most likely misspells."""
+    model = _model_in(annotation)
+    if model is None or not isinstance(value, dict):
+        return None, []
+    fields = {info.alias or name: name for name, info in model.model_fields.items()}
+    bad = set()
+    for item in error.errors(include_url=False):
+        if not item["loc"] or not isinstance(item["loc"][0], str):
+            return None, []
+        bad.add(item["loc"][0])
+    refused = frozenset(fields[key] for key in bad if key in fields) | frozenset(
+        fields[close] for key in bad - fields.keys() for close in difflib.get_close_matches(key, list(fields), n=1))
+    kept = {key: item for key, item in value.items() if key not in bad and fields.get(key) not in refused}
+    try:
+        return Partial(_adapter(annotation).validate_python(kept, context={SALVAGE_CONTEXT: refused}), refused), []
+    except ValidationError as again:
+        left_out = {alias for alias, name in fields.items() if name in refused}  # reported "missing" once left out
+        described = zip(again.errors(include_url=False), _describe(again, prefix, annotation), strict=True)
+        return None, [problem for item, problem in described if not (item["loc"] and item["loc"][0] in left_out)]
 
 
 @cache

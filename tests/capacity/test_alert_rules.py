@@ -8,7 +8,6 @@ promtool call, on the rule groups of a plan with two prescale pools (two lead ti
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +18,7 @@ from prescale.capacity.alert_rules import rule_groups
 from prescale.model.plan import plan_capacity
 
 from tests.support.capacity import pool, stack_config, window
+from tests.support.promtool import promtool as find_promtool
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
 WINDOWS = [  # the pools interleave: the groups are still one per pool, in pool-name order
@@ -250,8 +250,7 @@ CASES = {
 
 
 def test_promtool_runs_every_alert_on_its_cases(groups, tmp_path: Path):
-    promtool = shutil.which("promtool")
-    assert promtool, "promtool is missing: `apt-get install -y prometheus` (Debian) installs /usr/bin/promtool"
+    promtool = find_promtool()
     (tmp_path / "rules.yaml").write_text(yaml.safe_dump({"groups": groups}, sort_keys=False))
     tests = [{"name": name, "interval": "1m", "input_series": case["input_series"],
               "alert_rule_test": [rendered(test, groups) for test in case["alert_rule_test"]]}

@@ -10,9 +10,10 @@ import re
 import shutil
 import subprocess
 import sys
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
+import pulumi
 import pytest
 import yaml
 from prescale.offline import run_program
@@ -132,6 +133,18 @@ def test_out_writes_one_applicable_manifest_per_kubernetes_object(capsys, small_
     assert "carry no `replicas`: KEDA owns it" in readme and "docs/gitops.md" in readme
 
 
+def test_out_beside_a_readme_of_the_directorys_own_lists_the_helm_releases_aside(capsys, small_project, tmp_path):
+    (tmp_path / "README.md").write_text("# Our GitOps repository\n")
+    code, out, _ = plan(capsys, "--project", str(small_project), "--out", str(tmp_path))
+    assert code == 0 and "Helm releases to install first (see README.prescale.md there): keda 2.20.2" in out
+    assert (tmp_path / "README.md").read_text() == "# Our GitOps repository\n"
+    assert "| keda | keda | 2.20.2 |" in (tmp_path / "README.prescale.md").read_text()
+    (tmp_path / "README.md").unlink()  # without it, the README is the generated one again, and the aside goes
+    assert plan(capsys, "--project", str(small_project), "--out", str(tmp_path))[0] == 0
+    assert "| keda | keda | 2.20.2 |" in (tmp_path / "README.md").read_text()
+    assert not (tmp_path / "README.prescale.md").exists()
+
+
 def test_out_leaves_replicas_to_keda_on_exactly_the_scaled_deployments(capsys, tmp_path):
     """Pulumi creates the placeholders at 0 and then ignores the field; a manifest cannot say "on create only"."""
     evaluation = dev_stack()
@@ -193,6 +206,37 @@ def test_project_is_found_from_a_subdirectory_and_missing_one_is_explained(capsy
     monkeypatch.chdir(tmp_path)
     code, _, err = plan(capsys)
     assert code == 1 and "no Pulumi.yaml in" in err and "--project DIR" in err
+
+
+@pytest.mark.parametrize("make, says", [
+    (lambda path: path / "nowhere", "the directory does not exist"),
+    (lambda path: path, "no Pulumi.yaml there, so it is not a Pulumi project"),
+], ids=["missing", "not-a-project"])
+def test_project_that_is_no_pulumi_project_says_so(capsys, tmp_path, make, says):
+    directory = make(tmp_path)
+    code, _, err = plan(capsys, "--project", str(directory))
+    assert (code, err) == (1, f"prescale: --project {directory}: {says}" + err.split(says, 1)[1])
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", ["plan", "schedule", "status"])
+def test_a_bad_prescale_now_is_named_as_such(capsys, monkeypatch, small_project, command):
+    monkeypatch.setenv("PRESCALE_NOW", "tomorrow")
+    code = main([command, "--project", str(small_project)])
+    err = capsys.readouterr().err
+    assert code == (2 if command == "status" else 1)
+    assert err == ("prescale: $PRESCALE_NOW: 'tomorrow' is not an ISO-8601 date or date-time (e.g. 2027-03-01 or "
+                   "2027-03-01T08:00+09:00); it stands for --at when that is not given: fix it, or unset it to use "
+                   "the current time\n")
+
+
+def test_the_program_names_a_bad_prescale_now_too(monkeypatch):
+    from prescale.program import evaluation_time
+    monkeypatch.setenv("PRESCALE_NOW", "2026-13-01")
+    with pytest.raises(pulumi.RunError, match=re.escape("$PRESCALE_NOW: '2026-13-01' is not an ISO-8601 date")):
+        evaluation_time()
+    monkeypatch.setenv("PRESCALE_NOW", "2026-11-30T12:00")  # without an offset: UTC, as --at reads it
+    assert evaluation_time() == datetime(2026, 11, 30, 12, tzinfo=UTC)
 
 
 @pytest.mark.parametrize("argv", [["plan", "--bogus"], ["deploy"], [], ["plan", "--at", "tomorrow"]])

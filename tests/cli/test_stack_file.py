@@ -9,6 +9,7 @@ import pytest
 from prescale.model.validation import ConfigError, decode_config, load_stack_config
 from prescale.stack_file import StackFileError, read_config_file, read_stack_file
 
+from prescale_cli.stack import load_config
 from tests.support.cli import make_project
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -119,3 +120,21 @@ def test_config_keys_without_the_config_map_are_named_as_such(tmp_path):
         f"{path}: aws:region, prescale:cluster, prescale:nodePools ... at the top level, outside `config:`: the "
         "Pulumi CLI reads config keys only inside the `config:` map; put a `config:` line first and indent these "
         "keys below it")
+
+
+@pytest.mark.parametrize("text, refused", [
+    ("config:\n  aws:region: ap-northeast-2\n  prescale:cluster:name: shop\n",
+     "prescale:cluster:name: not a config key"),
+    ("config:\n  aws:region: ap-northeast-2\n  cluster: {name: shop}\n  prescale:cluster: {name: shop}\n",
+     "prescale:cluster: given twice"),
+    ("config:\n  aws:region: {secure: v1:abc}\n  prescale:cluster: {name: shop}\n",
+     "aws:region: {secure: ...} is an encrypted secret"),
+], ids=["colon", "twice", "secret"])
+def test_keys_the_cli_refuses_are_reported_with_every_problem_of_the_rest_in_one_run(tmp_path, text, refused):
+    windows = WINDOWS.replace("timezone: Asia/Seoul", "timezone: Asia/Seol")
+    project = make_project(tmp_path, program="", stacks={"dev": text + windows})
+    with pytest.raises(ConfigError) as caught:
+        load_config(project, "dev", NOW)
+    found = caught.value.problems
+    assert len(found) == 2 and found[0].startswith(refused), found
+    assert found[1].startswith("prescale:eventWindows[0].timezone: 'Asia/Seol' is not an IANA time zone"), found

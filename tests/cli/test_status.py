@@ -300,12 +300,13 @@ def test_within_chooses_the_windows(capsys, monkeypatch):
 
 
 @pytest.mark.parametrize("text, span", [("24h", timedelta(hours=24)), ("90m", timedelta(minutes=90)),
-                                        ("1h30m", timedelta(minutes=90)), ("2d", timedelta(days=2))])
+                                        ("1h30m", timedelta(minutes=90)), ("1.5h", timedelta(minutes=90)),
+                                        ("2d", timedelta(days=2))])
 def test_within_reads_durations_and_days(text, span):
     assert cli._within(text) == span
 
 
-@pytest.mark.parametrize("text", ["1w", "0m", "367d", "", "d", "-1h", "1.5h"])
+@pytest.mark.parametrize("text", ["1w", "0m", "367d", "", "d", "-1h", "500ms"])
 def test_within_refuses_what_is_not_a_duration(capsys, text):
     with pytest.raises(SystemExit) as exit_:
         cli.main(["status", f"--within={text}"])

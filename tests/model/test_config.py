@@ -63,7 +63,7 @@ def test_defaults_are_safe():
 @pytest.mark.parametrize("limits, read", [
     # Karpenter's getting-started NodePool: an integer, and no memory limit.
     ({"cpu": 1000}, ("1000", None, None)),
-    ({"memory": 68719476736, "nodes": 20}, (None, "68719476736", 20)),  # 64Gi in bytes
+    ({"memory": "64Gi", "nodes": 20}, (None, "64Gi", 20)),
     ({"cpu": "1500m", "memory": "2Ti"}, ("1500m", "2Ti", None)),
     ({"nodes": 3}, (None, None, 3)),
 ])

@@ -237,7 +237,12 @@ class ClusterAnswer(OfflineMocks):
      f"prescale:cluster.autoMode is true but EKS cluster '{CLUSTER}' does not run EKS Auto Mode"),
     ({"enabled": True, "nodePools": [], "nodeRoleArn": ""},
      f"EKS cluster '{CLUSTER}' runs Auto Mode without its built-in 'system' node pool"),
-], ids=["not-auto-mode", "no-built-in-pools"])
+    # A node role is not enough: KEDA and the failsafe run on the `system` pool (their nodeSelector), so without it
+    # they would stay Pending and no window would ever scale, up or down.
+    ({"enabled": True, "nodePools": ["general-purpose"], "nodeRoleArn": "arn:aws:iam::123456789012:role/AutoNodes"},
+     f"EKS cluster '{CLUSTER}' runs Auto Mode without its built-in 'system' node pool (node pools: "
+     "['general-purpose'])"),
+], ids=["not-auto-mode", "no-built-in-pools", "node-role-without-system-pool"])
 def test_an_existing_cluster_that_cannot_serve_auto_mode_stops_the_run_before_anything_in_it(compute, message):
     mocks = ClusterAnswer(compute)
     with pytest.raises(AutoModeError, match=re.escape(message)):

@@ -41,7 +41,8 @@ def test_rows_say_type_default_and_description():
     assert ROWS["prescale:cluster.name"].startswith("string, **required** | unset | The EKS cluster's name")
     assert ROWS["prescale:cluster.supportType"].startswith('`STANDARD` \\| `EXTENDED` | `"STANDARD"` | EKS upgrade')
     assert ROWS["prescale:eventWindows[].leadTime"].endswith(
-        'Format: a duration: hours, minutes and seconds like "10m", "1h30m" or "90s". |')
+        'Format: a Go duration: numbers with a unit each, h, m, s, ms, us or ns, decimals allowed (e.g. "10m", '
+        '"1h30m" or "1.5h"). |')
     assert "[capacity.md#requirements](capacity.md#requirements)" in ROWS["prescale:nodePools[].requirements"]
 
 

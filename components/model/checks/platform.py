@@ -87,7 +87,8 @@ def auto_mode_problems(config: StackConfig, refused: Refused, karpenter: bool) -
                 "Karpenter (its version, credentials and service-linked roles are AWS's); allowed: remove it"
                 for key in sorted(config.karpenter.model_fields_set)] if karpenter else []
     lifetime = f"{format_duration(AUTO_MODE_MAX_NODE_LIFETIME)} (21 days)"
-    for index, pool in refused.entries("node_pools", config.node_pools):
+    lifetimes = {"existing", "ami_alias", "expire_after", "termination_grace_period"}
+    for index, pool in refused.entries("node_pools", config.node_pools, needs=lifetimes):
         path = f"{CONFIG_NAMESPACE}:nodePools[{index}]"
         if not pool.owned:  # a built-in pool (system, general-purpose) or another owner's: used as it is
             continue

@@ -14,6 +14,9 @@ from ..fleet.requirements import PoolRequirement, pool_requirements, shorthand_f
 from .refused import NOTHING_REFUSED, Refused
 
 MAX_REQUIREMENTS = 100  # requirements and template labels of one NodePool
+# The fields the rules here read: they still run on a refused pool that has them (Refused.entries).
+POOL_SHAPE = {"name", "existing", "requirements", "capacity_types", "instance_categories", "architectures",
+              "node_class_name", "capacity_reservation_selector_terms"}
 _TEMPLATE_LABELS = 1  # prescale.io/node-pool
 _SHOWN_VALUES = 12
 
@@ -26,7 +29,7 @@ def pool_problems(config: CapacityConfig, refused: Refused = NOTHING_REFUSED,
     # Pools a window reserves on (a refused window may be one of them: then none is known not to be).
     reserving = {window.node_pool for window in config.event_windows if window.reserve is not None}
     windows_unknown = bool(refused.event_windows) or "event_windows" in refused.sections
-    for index, pool in refused.entries("node_pools", config.node_pools):
+    for index, pool in refused.entries("node_pools", config.node_pools, needs=POOL_SHAPE):
         if pool.owned:
             path = f"{CONFIG_NAMESPACE}:nodePools[{index}]"
             found = (_written_twice(path, pool) + _mode_problems(path, pool, auto_mode)
@@ -115,16 +118,28 @@ def _launch_problems(path: str, pool: NodePoolConfig) -> list[str]:
 def _emptied(path: str, pool: NodePoolConfig, requirements: tuple[PoolRequirement, ...], culprit: PoolRequirement,
              before: tuple[InstanceType, ...]) -> str:
     key = table_key(culprit.key)
-    earlier = [r.describe() for r in requirements[:requirements.index(culprit)] if narrows(r)]
-    after = f" left after {', '.join(earlier)}" if earlier else ""
+    earlier = [r for r in requirements[:requirements.index(culprit)] if narrows(r)]
+    after = f" left after {', '.join(r.describe() for r in earlier)}" if earlier else ""
+    meeting = [t for t in instance_types() if culprit.allows(t.labels.get(key))]  # in the whole list
     unknown = ""
-    if culprit.operator == "In" and not any(culprit.allows(t.labels[key]) for t in instance_types()):
+    if culprit.operator == "In" and not meeting:
         unknown = (f" (Karpenter 1.14's list has no {key} {', '.join(culprit.values)}: a type EC2 added later is not "
                    "known here until prescale's table is regenerated)")
     return (f"{path}.{culprit.source}: {_shown(culprit)} leaves node pool {pool.name!r} no instance type to launch: "
-            f"none of the {len(before)} types of Karpenter's list{after} meets it{unknown}, so its windows "
-            f"would never get a node; those types have {key} {_summary({t.labels[key] for t in before})}; "
-            "allowed: a requirement some of them meet")
+            f"none of the {len(before)} types of Karpenter's list{after} meets it{unknown}"
+            f"{_excluded_by(earlier, meeting)}, so its windows would never get a node; those types have {key} "
+            f"{_summary({t.labels.get(key, '') for t in before})}; allowed: a requirement some of them meet")
+
+
+def _excluded_by(earlier: list[PoolRequirement], meeting: list[InstanceType]) -> str:
+    """Which earlier requirement leaves out every type that meets the culprit alone, in words (or nothing)."""
+    for requirement in earlier if meeting else ():
+        key = table_key(requirement.key)
+        if not any(requirement.allows(t.labels.get(key)) for t in meeting):
+            values = _summary({t.labels.get(key, "none") for t in meeting})
+            return (f": the {len(meeting)} types that meet it all have {requirement.key} {values}, which "
+                    f"{requirement.describe()} leaves out")
+    return ""
 
 
 def _min_values_problem(path: str, pool: NodePoolConfig, requirement: PoolRequirement, values: set[str],

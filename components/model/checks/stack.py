@@ -21,50 +21,73 @@ from .helm_values import karpenter_values_problems, keda_values_problems
 from .platform import alerts_problems, auto_mode_problems, endpoint_problems, karpenter_problems, node_role_problems
 from .refused import NOTHING_REFUSED, Refused
 from .window_times import cron_comma_problems, window_time_problems
+from .zones import zone_problems
+
+# The fields each rule reads, so that it still runs on a refused part that has them (Refused.view, Refused.entries).
+_ENDPOINT = {"create", "endpoint_public_access", "endpoint_private_access", "public_access_cidrs"}
+_MODE = {"create", "auto_mode"}
+_VPC = {"create", "vpc_id", "vpc_cidr", "availability_zones"}
+WINDOW_TIMES = {"start", "end", "timezone", "lead_time"}
 
 
 def stack_problems(config: StackConfig, now: datetime, refused: Refused = NOTHING_REFUSED) -> list[str]:
     """Every cross-key problem of a parsed stack config, as ``key path: message`` lines."""
-    cluster, karpenter = ("cluster" not in refused.sections), ("karpenter" not in refused.sections)
-    problems = endpoint_problems(config) if cluster else []
-    if cluster and karpenter:
-        problems += karpenter_problems(config) + node_role_problems(config) + karpenter_values_problems(config)
-    if cluster:
-        problems += auto_mode_problems(config, refused, karpenter) + vpc_cidr_problems(config)
-        if "alerts" not in refused.sections:
-            problems += alerts_problems(config)
+    problems = []
+    if (seen := refused.view(config, cluster=_ENDPOINT)) is not None:
+        problems += endpoint_problems(seen)
+    if (seen := refused.view(config, cluster=_MODE, karpenter={"install"})) is not None:
+        problems += karpenter_problems(seen)
+    if (seen := refused.view(config, cluster=_MODE, karpenter={"install", "node_role_name"})) is not None:
+        problems += node_role_problems(seen)
+    if (seen := refused.view(config, cluster=_MODE, karpenter={"install", "values"})) is not None:
+        problems += karpenter_values_problems(seen)
+    if (seen := refused.view(config, cluster={"auto_mode"})) is not None:
+        karpenter = refused.view(seen, karpenter=())  # its keys as far as they validated
+        problems += auto_mode_problems(karpenter or seen, refused, karpenter is not None)
+    if (seen := refused.view(config, cluster=_VPC)) is not None:
+        problems += vpc_cidr_problems(seen)
+    if (seen := refused.view(config, cluster={"create"}, alerts={"prometheus_rule"})) is not None:
+        problems += alerts_problems(seen)
+    mode = refused.view(config, cluster={"auto_mode"})
+    auto_mode = None if mode is None else mode.cluster.auto_mode
     region = None if "region" in refused.sections else config.region
-    problems += capacity_config_problems(config, now, refused, auto_mode=config.cluster.auto_mode if cluster else None,
-                                  region=region)
+    problems += capacity_config_problems(config, now, refused, auto_mode=auto_mode, region=region)
     if problems or refused.sections or refused.node_pools or refused.event_windows:
         return problems  # addresses are counted for a wholly valid config only
     return planned_address_problems(config, now)
 
 
 def capacity_config_problems(config: CapacityConfig, now: datetime, refused: Refused = NOTHING_REFUSED,
-                      auto_mode: bool | None = None, region: str | None = None) -> list[str]:
+                             auto_mode: bool | None = None, region: str | None = None) -> list[str]:
     """Every cross-key problem of the node pools and event windows (with or without a platform around them);
     ``auto_mode``: the pools are EKS Auto Mode's (their label keys and ``expireAfter`` default differ), ``None``
     when that is not known here (a library program's platform decides it); ``region``: the stack's AWS region,
     when known."""
     problems = _duplicate_names(config, refused) + pools.pool_problems(config, refused, auto_mode)
-    keda = None if "keda" in refused.sections else config.keda
-    grace = None  # the failsafe grace, once it is known to be valid
+    versioned = refused.view(config, keda={"install", "version"})
+    keda = None if versioned is None else versioned.keda  # the KEDA that runs the crons, once known
     if keda is not None:
-        problems += _keda_version_problems(keda) + keda_values_problems(keda)
-    if "placeholders" not in refused.sections:
-        grace_problems = _grace_problems(config)
+        problems += _keda_version_problems(keda)
+    if (seen := refused.view(config, keda={"install", "values"})) is not None:
+        problems += keda_values_problems(seen.keda)
+    grace = None  # the failsafe grace, once it is known to be valid
+    if (seen := refused.view(config, placeholders={"failsafe_grace"})) is not None:
+        grace_problems = _grace_problems(seen)
         problems += grace_problems
-        grace = None if grace_problems else parse_duration(config.placeholders.failsafe_grace)
-    owned = {pool.name: pool.owned for pool in config.node_pools}  # pool name → whether prescale writes its freezes
-    spans: dict[int, list[Span]] = {}  # window index → when it holds placeholders
-    for index, window in refused.entries("event_windows", config.event_windows):
-        path = f"{CONFIG_NAMESPACE}:eventWindows[{index}]"
-        unknown = refused.pool(window.node_pool)  # its pool was refused: nothing is known about it
+        grace = None if grace_problems else parse_duration(seen.placeholders.failsafe_grace)
+    owned = {pool.name: pool.owned for _, pool in refused.entries("node_pools", config.node_pools,
+                                                                   needs={"name", "existing"})}
+    for index, window in refused.entries("event_windows", config.event_windows, needs={"node_pool"}):
+        unknown = refused.pool(window.node_pool) and window.node_pool not in owned  # refused: nothing is known of it
         if window.node_pool not in owned and not unknown:
             allowed = ", ".join(repr(name) for name in owned) or "none (prescale:nodePools is empty)"
-            problems.append(f"{path}.nodePool: {window.node_pool!r} is not a node pool; allowed: {allowed}")
-        time_problems = window_time_problems(path, window, now, freeze=owned.get(window.node_pool, not unknown))
+            problems.append(f"{CONFIG_NAMESPACE}:eventWindows[{index}].nodePool: {window.node_pool!r} is not a node "
+                            f"pool; allowed: {allowed}")
+    spans: dict[int, list[Span]] = {}  # window index → when it holds placeholders
+    for index, window in refused.entries("event_windows", config.event_windows, needs=WINDOW_TIMES):
+        path = f"{CONFIG_NAMESPACE}:eventWindows[{index}]"
+        freeze = owned.get(window.node_pool, not refused.pool(window.node_pool))  # whether prescale freezes its pool
+        time_problems = window_time_problems(path, window, now, freeze=freeze)
         if not time_problems and keda is not None:
             time_problems = cron_comma_problems(path, window, keda)
         problems += time_problems
@@ -74,9 +97,12 @@ def capacity_config_problems(config: CapacityConfig, now: datetime, refused: Ref
                 problems += _failsafe_problems(path, window, grace, now)
     problems += _expiry_problems(config, refused, spans, bool(auto_mode))
     problems += reservations.reservation_problems(config, refused, region)
-    if "placeholders" in refused.sections:  # every placeholder's size is unknown
+    if region is not None:
+        problems += zone_problems(config, refused, region)
+    sized = refused.view(config, placeholders={"node_size", "max_pod_size"})
+    if sized is None:  # every placeholder's size is unknown
         return problems
-    return problems + limits.limit_problems(config, spans, refused)
+    return problems + limits.limit_problems(sized, spans, refused)
 
 
 def _keda_version_problems(keda: KedaConfig) -> list[str]:
@@ -94,12 +120,13 @@ def _expiry_problems(config: CapacityConfig, refused: Refused, spans: dict[int, 
     """A pool's ``expireAfter`` must outlast every window on it, from scale-up to end: disruption budgets do not
     stop expiry (Karpenter's disruption docs), so a node launched at scale-up that expires earlier goes mid-event."""
     longest: dict[str, tuple[int, EventWindow, int]] = {}  # pool → the window holding nodes longest, in seconds
-    for index, window in refused.entries("event_windows", config.event_windows):
+    for index, window in refused.entries("event_windows", config.event_windows, needs=WINDOW_TIMES):
         seconds_held = max((end - begin for begin, end in spans.get(index, ())), default=0)
         if seconds_held > longest.get(window.node_pool, (0, window, 0))[2]:
             longest[window.node_pool] = (index, window, seconds_held)
     problems = []
-    for pool_index, pool in refused.entries("node_pools", config.node_pools):
+    lifetimes = refused.entries("node_pools", config.node_pools, needs={"name", "existing", "expire_after"})
+    for pool_index, pool in lifetimes:
         expire_after = pool.deployed_expire_after(auto_mode)
         if not pool.owned or pool.name not in longest or expire_after == "Never":
             continue
@@ -133,7 +160,7 @@ def _duplicate_names(config: CapacityConfig, refused: Refused) -> list[str]:
     problems = []
     for key, field in (("nodePools", "node_pools"), ("eventWindows", "event_windows")):
         first: dict[str, int] = {}  # name → index of its first use (one pass: stacks hold hundreds of windows)
-        for index, entry in refused.entries(field, getattr(config, field)):
+        for index, entry in refused.entries(field, getattr(config, field), needs={"name"}):
             if first.setdefault(entry.name, index) != index:
                 problems.append(f"{CONFIG_NAMESPACE}:{key}[{index}].name: {entry.name!r} is already used by "
                                 f"{CONFIG_NAMESPACE}:{key}[{first[entry.name]}]; names must be unique")

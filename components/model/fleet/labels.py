@@ -6,7 +6,8 @@ The NodePool CRD of Karpenter 1.14.1 restricts ``karpenter.sh`` to ``karpenter.s
 self-managed Karpenter spells AWS's labels ``karpenter.k8s.aws/…``; EKS Auto Mode spells them
 ``eks.amazonaws.com/…`` and supports only the keys its user guide lists. A key of another domain (the pool's own
 labels) is free. Keys of the upstream domains that carry none of the known labels are refused, because a typo
-there would silently become a custom label that narrows nothing. Pure: no Pulumi.
+there would silently become a custom label that narrows nothing; so is a key without a domain that names a
+well-known label (``instance-type``). Pure: no Pulumi.
 """
 
 from __future__ import annotations
@@ -63,12 +64,32 @@ _NORMALIZED = {"failure-domain.beta.kubernetes.io/zone": ZONE, "beta.kubernetes.
                "failure-domain.beta.kubernetes.io/region": "topology.kubernetes.io/region"}
 
 
+def _well_known_names() -> dict[str, tuple[str, ...]]:
+    """Each well-known key's name without its domain (``instance-type``) → the keys it ends (in domain order)."""
+    names: dict[str, tuple[str, ...]] = {}
+    for key in (CAPACITY_TYPE, *(key for keys in _KNOWN.values() for key in keys)):
+        name = _squashed(key.split("/", 1)[1])
+        names[name] = (*names.get(name, ()), key)
+    return names
+
+
+def _squashed(name: str) -> str:
+    """A name as it reads whatever its case and separators (``instanceType``, ``instance_type``: instancetype)."""
+    return name.lower().replace("-", "").replace("_", "").replace(".", "")
+
+
 def _domain(key: str) -> str:
     return key.split("/", 1)[0] if "/" in key else ""
 
 
 def key_problem(key: str) -> str | None:
     """Why no NodePool prescale writes may have a requirement on ``key`` (a qualified name), whatever the mode."""
+    meant = _WELL_KNOWN_NAMES.get(_squashed(key)) if "/" not in key else None
+    if meant:
+        others = f" ({' or '.join(meant[1:])} on EKS Auto Mode)" if len(meant) > 1 else ""
+        return (f"has no domain and is no label Kubernetes, Karpenter or EKS sets: did you mean {meant[0]!r}{others}? "
+                "Karpenter would take it for a label of your own, set it on the nodes and narrow nothing; allowed: "
+                f"{meant[0]}, or a label of your own under your domain (example.com/{key})")
     head = key.split("/", 1)[0]  # the NodePool CRD tests the text before the first '/' with endsWith
     if head.endswith("karpenter.sh") and key != CAPACITY_TYPE:
         return (f"is in the karpenter.sh label domain, which the NodePool CRD keeps for Karpenter itself; allowed: "
@@ -89,6 +110,9 @@ def key_problem(key: str) -> str | None:
         return (f"is not a label Karpenter or EKS sets in {_domain(key)}{_suggestion(key, known)}, so a requirement "
                 f"on it would narrow nothing; allowed there: {', '.join(known)}")
     return None
+
+
+_WELL_KNOWN_NAMES = _well_known_names()
 
 
 def mode_key_problem(key: str, auto_mode: bool) -> str | None:

@@ -15,8 +15,9 @@ _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
 _SUFFIX = r"Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+"
 _QUANTITY = re.compile(rf"^(?P<number>{_NUMBER})(?P<suffix>{_SUFFIX})?$")
 # The same grammar without named groups, spelt alike in Python and JavaScript, with the blanks parse_quantity strips:
-# the pattern of the editors' JSON Schema (prescale.model.config_schema).
+# the pattern of the editors' JSON Schema (prescale.model.config_schema); a memory's suffix is not optional.
 PATTERN = rf"\s*{_NUMBER}(?:{_SUFFIX})?\s*"
+MEMORY_PATTERN = rf"\s*{_NUMBER}(?:{_SUFFIX})\s*"
 
 MIB = 2**20  # bytes in a mebibyte (`Mi`), the unit instance tables and sizes are counted in
 GIB = 2**30
@@ -40,6 +41,41 @@ def parse_quantity(text: str) -> Decimal:
     if suffix in _DECIMAL:
         return number * _DECIMAL[suffix]
     return number * Decimal(10) ** int(suffix[1:])
+
+
+def memory_problem(text: str) -> str | None:
+    """Why quantity ``text`` (valid) cannot be meant as memory, or None: without a unit Kubernetes reads it as bytes
+    (``"2048"`` is 2 KiB), and below 1Mi no pod or node is that small (``"512m"`` is half a byte: ``m`` is milli)."""
+    match = _QUANTITY.match(text.strip())
+    assert match is not None, text
+    size, number, suffix = parse_quantity(text), Decimal(match["number"]), match["suffix"]
+    if suffix is None:
+        return (f"has no unit, so Kubernetes reads it as {_plain(size)} bytes; allowed: a quantity with its unit, "
+                f"like {_meant(number)}")
+    if size < MIB:
+        milli = " (m is milli, a thousandth: mebibytes are Mi)" if suffix == "m" else ""
+        instead = f"{_plain(number)}Mi" if suffix in ("m", "k", "Ki") else "1Mi"
+        return (f"is {_plain(size)} bytes{milli}, less than any pod or node has; allowed: at least 1Mi, like "
+                f"\"{instead}\"")
+    return None
+
+
+def _meant(number: Decimal) -> str:
+    """The memory a number written without a unit most likely means: whole mebibytes written in bytes (in the
+    largest unit that keeps them whole), a number below 1024 in gibibytes, else in mebibytes."""
+    if number >= MIB and number % MIB == 0:
+        return f"\"{format_memory(number)}\" (the same bytes)"
+    if number < 1024:
+        return f"\"{_plain(number)}Gi\""
+    gibibytes = number / 1024
+    if gibibytes == int(gibibytes):
+        return f"\"{_plain(gibibytes)}Gi\" ({_plain(number)}Mi)"
+    return f"\"{_plain(number)}Mi\""
+
+
+def _plain(number: Decimal) -> str:
+    """A decimal without exponent or trailing zeros: 2048, 0.512."""
+    return f"{number.normalize():f}"
 
 
 def format_cpu(cores: Decimal) -> str:

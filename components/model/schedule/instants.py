@@ -1,4 +1,5 @@
-"""How instants are written: for people in a window's zone, and for tools in UTC (one format everywhere)."""
+"""How instants are written: for people in a window's zone, and for tools in UTC (one format everywhere); and how
+the instant taken as "now" is read (``--at``, ``$PRESCALE_NOW``)."""
 
 from __future__ import annotations
 
@@ -16,3 +17,15 @@ def utc_iso(moment: datetime) -> str:
     """``2026-12-01T07:45:00Z``: an aware instant as every JSON document and stack output writes it (RFC 3339 in
     UTC, whole seconds, as EC2 takes a reservation's end date)."""
     return f"{moment.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}"
+
+
+INSTANT_EXAMPLE = "2027-03-01 or 2027-03-01T08:00+09:00"
+
+
+def parse_instant(text: str) -> datetime:
+    """An ISO-8601 date or date-time as an aware instant, one without an offset in UTC; ``ValueError`` otherwise."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not an ISO-8601 date or date-time (e.g. {INSTANT_EXAMPLE})") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
