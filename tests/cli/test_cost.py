@@ -50,7 +50,7 @@ def test_a_weekday_windows_rate_is_its_week_whatever_the_range(since, days):
 
 def test_a_monthly_window_is_rated_per_month_and_its_average_week():
     """On the 1st, 3h10m from scale-up to end plus 2m, 2 nodes: 6.4 node-hours a month, each of the coming year's
-    twelve; its average week is 6.4 × 12 × 7/365. A 7-day range with the 1st in it used to say 6.4 a week."""
+    twelve; its average week is 6.4 × 12 × 7/365. Scaling a 7-day range with the 1st in it would say 6.4 a week."""
     monthly = window("monthly", "0 9 1 * *", "0 12 1 * *", timezone="UTC", nodes=2)
     timeline, cost = estimate(stack_config([pool()], [monthly]), datetime(2026, 12, 1, tzinfo=UTC), 7)
     (window_cost,) = cost.windows
