@@ -6,15 +6,16 @@ stands for (``nodePools`` is ``prescale:nodePools``). So the component hands the
 :func:`~prescale.model.validation.load_capacity_config` as they are (but for the wire's numbers,
 :func:`whole_numbers`) and every rule stays in the model.
 
-The types are what the SDK's schema inference (``pulumi.provider.experimental``) accepts: TypedDicts of plain
-values, no ``Union``, ``Literal`` or pydantic models. A choice (an effect, an operator) is a string here, and a
-quantity always a string; the model refuses any other value and names what is allowed. Keep the annotations
-evaluated (no ``from __future__ import annotations``): the inference reads them at run time.
+The config inputs' types (:mod:`prescale.plugin_types`) are written from the config models by
+:mod:`tools.plugin_types_gen` as the SDK's schema inference (``pulumi.provider.experimental``) takes them: TypedDicts
+of plain values, no ``Union``, ``Literal`` or pydantic models, so a choice (an effect, an operator) is a string there
+and the model refuses any other value, naming what is allowed. Keep the annotations here evaluated too (no
+``from __future__ import annotations``): the inference reads them at run time.
 docs/library.md ("Other languages") says how a program uses it.
 """
 
 from collections.abc import Sequence
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -23,128 +24,8 @@ from .capacity import deploy_capacity
 from .contract import Platform
 from .model.config import CONFIG_NAMESPACE
 from .model.validation import load_capacity_config
+from .plugin_types import CapacityConfigInputs
 from .program import evaluation_time
-
-
-class CapacityRequest(TypedDict):
-    cpu: str
-    memory: str
-
-
-class Keda(TypedDict):
-    install: NotRequired[bool]
-    version: NotRequired[str]
-    values: NotRequired[dict[str, Any]]
-
-
-class Limits(TypedDict):
-    cpu: NotRequired[str]
-    memory: NotRequired[str]
-    nodes: NotRequired[int]
-
-
-class NodeRequirement(TypedDict):
-    key: str
-    operator: str
-    values: NotRequired[list[str]]
-    minValues: NotRequired[int]
-
-
-class SubnetSelectorTerm(TypedDict):
-    tags: NotRequired[dict[str, str]]
-    id: NotRequired[str]
-
-
-class SecurityGroupSelectorTerm(TypedDict):
-    tags: NotRequired[dict[str, str]]
-    id: NotRequired[str]
-    name: NotRequired[str]
-
-
-class CapacityReservationSelectorTerm(TypedDict):
-    id: NotRequired[str]
-    tags: NotRequired[dict[str, str]]
-    ownerID: NotRequired[str]
-
-
-class Taint(TypedDict):
-    key: str
-    value: NotRequired[str]
-    effect: NotRequired[str]
-
-
-class NodePool(TypedDict):
-    """A ``prescale:nodePools`` entry."""
-
-    name: str
-    existing: NotRequired[bool]
-    capacityTypes: NotRequired[list[str]]
-    instanceCategories: NotRequired[list[str]]
-    architectures: NotRequired[list[str]]
-    requirements: NotRequired[list[NodeRequirement]]
-    nodeSize: NotRequired[CapacityRequest]
-    maxPodSize: NotRequired[CapacityRequest]
-    limits: NotRequired[Limits]
-    nodeClassName: NotRequired[str]
-    amiAlias: NotRequired[str]
-    subnetSelectorTerms: NotRequired[list[SubnetSelectorTerm]]
-    securityGroupSelectorTerms: NotRequired[list[SecurityGroupSelectorTerm]]
-    capacityReservationSelectorTerms: NotRequired[list[CapacityReservationSelectorTerm]]
-    taints: NotRequired[list[Taint]]
-    consolidationPolicy: NotRequired[str]
-    consolidateAfter: NotRequired[str]
-    expireAfter: NotRequired[str]
-    terminationGracePeriod: NotRequired[str]
-    weight: NotRequired[int]
-
-
-class Reserve(TypedDict):
-    instanceType: str
-    count: NotRequired[int]
-    availabilityZones: NotRequired[list[str]]
-    holdFrom: NotRequired[str]
-
-
-class EventWindow(TypedDict):
-    """A ``prescale:eventWindows`` entry."""
-
-    name: str
-    nodePool: str
-    timezone: str
-    start: str
-    end: str
-    nodes: NotRequired[int]
-    capacity: NotRequired[CapacityRequest]
-    leadTime: NotRequired[str]
-    prepullImages: NotRequired[list[str]]
-    reserve: NotRequired[Reserve]
-
-
-class Placeholders(TypedDict):
-    image: NotRequired[str]
-    priority: NotRequired[int]
-    nodeSize: NotRequired[CapacityRequest]
-    maxPodSize: NotRequired[CapacityRequest]
-    failsafeGrace: NotRequired[str]
-    failsafeImage: NotRequired[str]
-    imagePullSecrets: NotRequired[list[str]]
-    prepullToolImage: NotRequired[str]
-
-
-class Alerts(TypedDict):
-    prometheusRule: NotRequired[bool]
-
-
-class CapacityConfigInputs(TypedDict):
-    """The capacity stack config keys a library program reads (``prescale:pricing`` aside: only the cost estimate
-    of ``prescale schedule`` reads it, from a stack file)."""
-
-    keda: NotRequired[Keda]
-    nodePools: NotRequired[list[NodePool]]
-    eventWindows: NotRequired[list[EventWindow]]
-    placeholders: NotRequired[Placeholders]
-    tags: NotRequired[dict[str, str]]
-    alerts: NotRequired[Alerts]
 
 
 class CapacityArgs(CapacityConfigInputs):

@@ -17,6 +17,9 @@ from typing import Any, Protocol
 
 Object = dict[str, Any]
 
+# The node classes a NodePool's nodeClassRef can name on AWS, by (group, kind): their version and resource.
+NODE_CLASS_APIS = {("karpenter.k8s.aws", "EC2NodeClass"): ("v1", "ec2nodeclasses"),  # self-managed Karpenter
+                   ("eks.amazonaws.com", "NodeClass"): ("v1", "nodeclasses")}  # EKS Auto Mode
 REQUEST_TIMEOUT_SECONDS = 10  # per request: an unreachable API server must not hang the command
 RETRIES = 1  # one more try on a dropped connection, not urllib3's default three
 
@@ -42,6 +45,12 @@ class ClusterReader(Protocol):
         """Warning events about NodeClaims, in any namespace (Karpenter reports a launch that found no
         capacity this way, then deletes the NodeClaim)."""
 
+    def node_pools(self) -> list[Object]:
+        """Karpenter ``NodePool``s."""
+
+    def node_classes(self, group: str, kind: str) -> list[Object]:
+        """The node classes of one of :data:`NODE_CLASS_APIS` (``EC2NodeClass``, Auto Mode's ``NodeClass``)."""
+
 
 def connect(kubeconfig: str | None, context: str | None) -> KubernetesReader:
     """A reader for the cluster of ``context`` (default: the current one) in ``kubeconfig`` (default:
@@ -64,7 +73,7 @@ def connect(kubeconfig: str | None, context: str | None) -> KubernetesReader:
 
 class KubernetesReader:
     """:class:`ClusterReader` on the ``kubernetes`` client (CoreV1Api for pods, nodes and events,
-    CustomObjectsApi for ScaledObjects and NodeClaims)."""
+    CustomObjectsApi for ScaledObjects, NodeClaims, NodePools and node classes)."""
 
     def __init__(self, configuration: Any):
         from kubernetes.client import ApiClient, CoreV1Api, CustomObjectsApi
@@ -95,6 +104,15 @@ class KubernetesReader:
         with self._reading("events") as read:
             return read(self.core.list_event_for_all_namespaces,
                         field_selector="involvedObject.kind=NodeClaim,type=Warning")
+
+    def node_pools(self) -> list[Object]:
+        with self._reading("Karpenter NodePools") as read:
+            return read(self.custom.list_cluster_custom_object, "karpenter.sh", "v1", "nodepools")
+
+    def node_classes(self, group: str, kind: str) -> list[Object]:
+        version, plural = NODE_CLASS_APIS[group, kind]
+        with self._reading(f"{kind}s ({group})") as read:
+            return read(self.custom.list_cluster_custom_object, group, version, plural)
 
     @contextmanager
     def _reading(self, what: str) -> Iterator[Any]:

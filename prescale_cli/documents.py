@@ -226,10 +226,15 @@ class Reservation(Record):
                                               "the scale-up).")
     end_date: UtcInstant = Field(description="When EC2 ends them: the window's end plus the time its nodes take to "
                                              "go.")
+    drift_held_until: UtcInstant = Field(description=(
+        "Until when the pool's budget stops Karpenter replacing the nodes still in them (CapacityReservationDrift) "
+        "after the window: an hour past endDate, the most EC2 takes to move them out, and two drift re-checks."))
     held: bool = Field(description="Whether a `pulumi up` at `now` holds them.")
     state: ReservationState = Field(
-        description="held; not created yet (before holdFrom); not armed yet (its window is not deployed yet).")
-    hours: float = Field(description="Billed from holdFrom to endDate, used or not.")
+        description="held; not created yet (before holdFrom); not armed yet (its window is not deployed yet); "
+                    "ended (its window is over, the drift hold still stands).")
+    billed_from: UtcInstant = Field(description="Where hours start: holdFrom, or `now` once that has passed.")
+    hours: float = Field(description="Billed from billedFrom to endDate, used or not (0 once endDate has passed).")
     price_per_hour: float = Field(description="All its instances at the estimate's price.")
     cost: float = Field(description="hours × pricePerHour, in the estimate's currency.")
 
@@ -255,7 +260,7 @@ class ScheduleDocument(Record):
 # --- prescale status --json ------------------------------------------------------------------------------------
 
 class Condition(Record):
-    """A condition as KEDA wrote it ("" for a part it left out)."""
+    """A condition as its controller (KEDA, Karpenter) wrote it ("" for a part it left out)."""
 
     type: str
     status: str
@@ -302,12 +307,15 @@ class Nodes(Record):
 
 
 class LaunchFailure(Record):
-    """A NodeClaim Karpenter failed to launch, with its reason."""
+    """A NodeClaim Karpenter failed to launch, or launched without its node registering in time, with its reason."""
 
     node_claim: str
     reason: str
     message: str
     deleted: bool = Field(description="Karpenter deleted it and retries: only its event is left.")
+    condition: Literal["Launched", "Registered"] = Field(
+        description="The NodeClaim condition it has not reached: Launched, or Registered (launched, no node yet).")
+    since: UtcInstant = Field(description="When that condition last changed (for a deleted one: its event).")
 
 
 class NodeClaims(Record):
@@ -316,6 +324,24 @@ class NodeClaims(Record):
     total: int
     ready: int
     launch_failures: list[LaunchFailure]
+
+
+class KarpenterObject(Record):
+    """The NodePool or the node class of the window's pool (Karpenter launches only while both are Ready)."""
+
+    kind: str = Field(description="NodePool, EC2NodeClass, or Auto Mode's NodeClass.")
+    name: str
+    found: bool
+    ready: bool
+    conditions: list[Condition]
+
+
+class Karpenter(Record):
+    """The pool's NodePool and the node class it names."""
+
+    node_pool: KarpenterObject
+    node_class: KarpenterObject | None = Field(description="null when there is no NodePool to name it, or it "
+                                                           "names a kind prescale does not read.")
 
 
 class Budget(Record):
@@ -336,12 +362,14 @@ class WindowReadiness(Record):
     start: LocalInstant
     end: LocalInstant
     ready: bool = Field(description="In its lead time or running: its ScaledObject is Ready and Active and all its "
-                                    "placeholders are Ready; upcoming: its ScaledObject exists, Ready, not paused.")
+                                    "placeholders are Ready; upcoming: its ScaledObject exists, Ready, not paused. "
+                                    "Either way its pool's NodePool and node class are Ready.")
     not_ready: list[str] = Field(description="Why it is not ready, as sentences.")
     scaled_object: ScaledObject
     placeholders: PlaceholderReadiness
     nodes: Nodes
     node_claims: NodeClaims
+    karpenter: Karpenter
     freeze: Budget | None = Field(description="The pool's budget in force now, from the plan; null if none.")
 
 

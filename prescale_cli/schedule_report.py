@@ -129,7 +129,8 @@ def _reservation(reserved: ReservationCost) -> documents.Reservation:
     return documents.Reservation(
         window=plan.window.name, instance_type=plan.instance_type,
         zones={share.zone: share.count for share in plan.zones}, hold_from=plan.hold_from,
-        end_date=plan.end, held=plan.held, state=reserved.state, hours=_round(reserved.hours),
+        end_date=plan.end, drift_held_until=plan.released, held=plan.held, state=reserved.state,
+        billed_from=reserved.billed_from, hours=_round(reserved.hours),
         price_per_hour=_round(reserved.price_per_hour, 4), cost=_round(reserved.cost))
 
 

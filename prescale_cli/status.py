@@ -4,7 +4,10 @@ The windows and their instants come from the same timeline ``prescale schedule``
 ``now``, KEDA's own times); the cluster answers through a :class:`~prescale_cli.cluster_reader.ClusterReader`.
 A window in its lead time or running is **ready** when its ScaledObject is Ready and Active (KEDA has opened
 it) and all its placeholders are Ready; a merely upcoming one is ready when its ScaledObject exists and is
-Ready, so KEDA will open it. Launch failures, reservations and the freeze are shown beside, to say why.
+Ready, so KEDA will open it. Either way its pool's NodePool and node class must be Ready too: Karpenter
+launches nothing for a NodePool that is not, and says so only in their conditions (it publishes no event for
+a node class that is not Ready, nor for a launch or registration that timed out). Launch failures,
+NodeClaims that launched but never registered, reservations and the freeze are shown beside, to say why.
 What each reason means, with its upstream source: docs/cli.md#prescale-status.
 """
 
@@ -14,7 +17,7 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Final, Literal
 
 from prescale.model.fleet.labels import WINDOW_LABEL
@@ -27,10 +30,11 @@ from prescale.names import (
     pool_node_selector,
 )
 
-from .cluster_reader import ClusterReader, Object
+from .cluster_reader import NODE_CLASS_APIS, ClusterReader, Object
 from .timeline import Entry, Timeline
 
 WindowState = Literal["lead", "running", "upcoming"]
+NodeClaimStep = Literal["Launched", "Registered"]  # the NodeClaim conditions a failing launch has not reached
 LEAD: Final = "lead"
 RUNNING: Final = "running"
 UPCOMING: Final = "upcoming"
@@ -38,19 +42,64 @@ CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"  # Karpenter's; `reserved` fo
 RESERVATION_LABEL = "karpenter.k8s.aws/capacity-reservation-id"  # karpenter-provider-aws v1.14 node label
 # A NodeClaim condition Karpenter has not reconciled yet is Unknown with this reason (awslabs/operatorpkg status).
 AWAITING = "AwaitingReconciliation"
-# Warning events Karpenter publishes on a NodeClaim it then deletes (kubernetes-sigs/karpenter v1.14
-# pkg/controllers/nodeclaim/lifecycle/launch.go): no capacity for any of its offerings, or its node class not ready.
-DELETED_LAUNCH_REASONS = frozenset({"InsufficientCapacityError", "NodeClassNotReady"})
+# The one Warning event Karpenter publishes on a NodeClaim it then deletes: no capacity for any of its offerings
+# (kubernetes-sigs/karpenter v1.14.1 pkg/controllers/nodeclaim/lifecycle/launch.go; its NodeClassNotReady event is
+# defined but never published, and launch or registration timeouts publish none, liveness.go).
+DELETED_LAUNCH_REASONS = frozenset({"InsufficientCapacityError"})
+# A node is Ready 30 to 80 s after its launch (docs/alerts.md); Karpenter deletes a NodeClaim still without its
+# node after 15 minutes (liveness.go `registrationTimeout`): one launched this long ago without a node is late.
+REGISTRATION_LATE_AFTER = timedelta(minutes=5)
+# The NodePool's condition Karpenter sets False when half of its last four NodeClaims failed to launch or
+# register (pkg/state/nodepoolhealth, liveness.go); not one of the NodePool's Ready conditions.
+REGISTRATION_HEALTHY = "NodeRegistrationHealthy"
 
 
 @dataclass(frozen=True)
-class ScaledObjectState:
+class ObjectState:
+    """An object the window depends on, with its status conditions by type, as its controller wrote them."""
+
+    kind: str
     name: str
     found: bool
-    conditions: Mapping[str, Object]  # KEDA's status.conditions by type (Ready, Active, Fallback, Paused)
+    conditions: Mapping[str, Object]
 
     def holds(self, kind: str) -> bool:
         return self.conditions.get(kind, {}).get("status") == "True"
+
+    def not_ready(self) -> str | None:
+        """``EC2NodeClass x not SubnetsReady (SubnetsNotFound: …)``: why it is not found or not Ready, naming the
+        conditions that are False (the root ``Ready`` names them only by type); None when it is Ready."""
+        if not self.found:
+            return f"{self.kind} {self.name} not found"
+        if self.holds("Ready"):
+            return None
+        false = [kind for kind, condition in self.conditions.items()
+                 if kind not in ("Ready", REGISTRATION_HEALTHY) and condition.get("status") == "False"]
+        return f"{self.kind} {self.name} " + "; ".join(_condition_text(self.conditions, kind)
+                                                      for kind in false or ["Ready"])
+
+
+@dataclass(frozen=True)
+class PoolState:
+    """The pool's NodePool and its node class: Karpenter launches nodes for it only while both are Ready."""
+
+    node_pool: ObjectState
+    node_class: ObjectState | None  # None: no NodePool to name it, or a kind prescale cannot read
+
+    @property
+    def blockers(self) -> list[str]:
+        found = []
+        if (text := self.node_pool.not_ready()) is not None:
+            found.append(f"{text}: Karpenter launches no node for it")
+        if self.node_class is not None and (text := self.node_class.not_ready()) is not None:
+            found.append(text)
+        return found
+
+    @property
+    def registration_unhealthy(self) -> Object | None:
+        """The NodePool's NodeRegistrationHealthy condition when it is False (Karpenter's reason and message)."""
+        condition = self.node_pool.conditions.get(REGISTRATION_HEALTHY)
+        return condition if condition is not None and condition.get("status") == "False" else None
 
 
 @dataclass(frozen=True)
@@ -81,8 +130,10 @@ class Nodes:
 @dataclass(frozen=True)
 class LaunchFailure:
     node_claim: str
+    condition: NodeClaimStep  # Launched, or Registered (launched, no node yet)
     reason: str
     message: str
+    since: datetime  # when that condition last changed, or the deleted NodeClaim's event
     deleted: bool  # Karpenter deleted the NodeClaim and retries: only its event is left
 
 
@@ -97,10 +148,11 @@ class NodeClaims:
 class WindowStatus:
     entry: Entry
     state: WindowState
-    scaled_object: ScaledObjectState
+    scaled_object: ObjectState
     placeholders: Placeholders
     nodes: Nodes
     node_claims: NodeClaims
+    pool: PoolState
     freeze: Freeze | None  # the pool's `nodes: "0"` budget in force now, from the plan
 
     @property
@@ -115,13 +167,14 @@ class WindowStatus:
         if self.entry.not_armed:
             return [f"not armed yet: {self.entry.not_armed}"]
         if not so.found:
-            return [f"ScaledObject {so.name} not found in namespace {PLACEHOLDER_NAMESPACE} (run `pulumi up`?)"]
+            return [f"ScaledObject {so.name} not found in namespace {PLACEHOLDER_NAMESPACE} (run `pulumi up`?)",
+                    *self.pool.blockers]
         wrong = [kind for kind, wanted in (("Ready", True), ("Paused", False), ("Active", True))
                  if so.holds(kind) != wanted and (kind != "Active" or self.counts)]
         found = [f"ScaledObject {_condition_text(so.conditions, kind)}" for kind in wrong]
         if self.counts and held.ready < held.desired:
             found.append(f"{held.ready} of {held.desired} placeholders Ready")
-        return found
+        return found + self.pool.blockers
 
     @property
     def ready(self) -> bool:
@@ -141,26 +194,52 @@ def check_windows(timeline: Timeline, reader: ClusterReader) -> list[WindowStatu
     for entry in timeline.entries:
         first.setdefault(entry.window.name, entry)
     pools = dict.fromkeys(entry.window.node_pool for entry in first.values())  # in the windows' order
-    selectors = {pool: pool_node_selector(pool, plan.pools[pool].pool.owned) for pool in pools}
+    owned = {pool: plan.pools[pool].pool.owned for pool in pools}
+    selectors = {pool: pool_node_selector(pool, owned[pool]) for pool in pools}
     nodes = {pool: reader.nodes(selector) for pool, selector in selectors.items()}
     claims = {pool: reader.node_claims(selector) for pool, selector in selectors.items()}
     events = reader.node_claim_events() if pools else []
+    nodepools = {pool: node_pool_object_name(pool) if owned[pool] else pool for pool in pools}
+    pool_states = _pool_states(reader, nodepools) if pools else {}
     statuses = []
     for entry in first.values():
         window, occurrence, pool = entry.window, entry.occurrence, plan.pools[entry.window.node_pool]
-        state: WindowState = (RUNNING if occurrence.start_utc <= now else
-                              LEAD if occurrence.scale_up_utc <= now else UPCOMING)
+        state = window_state(occurrence.scale_up_utc, occurrence.start_utc, now)
         name = placeholder_name(window.name)
-        nodepool = node_pool_object_name(window.node_pool) if pool.pool.owned else window.node_pool
         since = occurrence.scale_up_utc if state != UPCOMING else None
         statuses.append(WindowStatus(
             entry, state,
-            ScaledObjectState(name, name in scaled_objects, _conditions(scaled_objects.get(name, {}))),
+            ObjectState("ScaledObject", name, name in scaled_objects, _conditions(scaled_objects.get(name, {}))),
             _placeholders(entry.placeholders.pods, pods_by_window[window.name]),
             _nodes(nodes[window.node_pool]),
-            _node_claims(claims[window.node_pool], events, nodepool, since),
+            _node_claims(claims[window.node_pool], events, nodepools[window.node_pool], since, now),
+            pool_states[window.node_pool],
             next((budget for budget in pool.freezes if freeze_active(budget, now)), None)))
     return statuses
+
+
+def window_state(scale_up: datetime, start: datetime, now: datetime) -> WindowState:
+    """An occurrence is in its lead time in [scale-up, start), running in [start, end), upcoming before."""
+    return RUNNING if start <= now else LEAD if scale_up <= now else UPCOMING
+
+
+def _pool_states(reader: ClusterReader, nodepools: Mapping[str, str]) -> dict[str, PoolState]:
+    """Each pool's NodePool (by its name) and the node class its ``nodeClassRef`` names, each kind listed once."""
+    listed = {item["metadata"]["name"]: item for item in reader.node_pools()}
+    refs = {pool: (listed.get(name, {}).get("spec", {}).get("template", {}).get("spec", {})
+                   .get("nodeClassRef") or {}) for pool, name in nodepools.items()}
+    kinds = {(ref["group"], ref["kind"]) for ref in refs.values() if (ref.get("group"), ref.get("kind")) in
+             NODE_CLASS_APIS}
+    classes = {kind: {item["metadata"]["name"]: item for item in reader.node_classes(*kind)} for kind in sorted(kinds)}
+    states = {}
+    for pool, name in nodepools.items():
+        ref = refs[pool]
+        of_kind = classes.get((ref.get("group"), ref.get("kind")))
+        node_class = None if of_kind is None else ObjectState(
+            ref["kind"], ref["name"], ref["name"] in of_kind, _conditions(of_kind.get(ref["name"], {})))
+        states[pool] = PoolState(ObjectState("NodePool", name, name in listed, _conditions(listed.get(name, {}))),
+                                 node_class)
+    return states
 
 
 def _placeholders(desired: int, pods: list[Object]) -> Placeholders:
@@ -192,17 +271,27 @@ def _nodes(nodes: list[Object]) -> Nodes:
                                               if RESERVATION_LABEL in _labels(node)})))
 
 
-def _node_claims(claims: list[Object], events: list[Object], nodepool: str, since: datetime | None) -> NodeClaims:
-    """The pool's NodeClaims, and its launches that failed: a NodeClaim whose Launched condition Karpenter set
-    Unknown or False with a reason (e.g. RequestLimitExceeded, Unauthorized), or, since ``since``, the Warning
+def _node_claims(claims: list[Object], events: list[Object], nodepool: str, since: datetime | None,
+                 now: datetime) -> NodeClaims:
+    """The pool's NodeClaims, and those failing: a NodeClaim whose Launched condition Karpenter set Unknown or
+    False with a reason (e.g. RequestLimitExceeded, Unauthorized); one launched whose Registered condition has
+    not been True for :data:`REGISTRATION_LATE_AFTER` (reason NodeNotFound); or, since ``since``, the Warning
     event of one it deleted (InsufficientCapacityError). NodeClaims are named ``<NodePool>-<5 characters>``."""
     ready = sum(1 for claim in claims if _holds(claim, "Ready"))
     failures = []
     for claim in claims:
-        launched = _conditions(claim).get("Launched", {})
-        if launched.get("status") != "True" and launched.get("reason") not in (None, "", AWAITING):
-            failures.append(LaunchFailure(claim["metadata"]["name"], launched["reason"], launched.get("message", ""),
-                                          deleted=False))
+        conditions = _conditions(claim)
+        launched, registered = conditions.get("Launched", {}), conditions.get("Registered", {})
+        step: NodeClaimStep
+        if launched.get("status") != "True":
+            step, failing = "Launched", launched.get("reason") not in (None, "", AWAITING)
+        else:
+            step, failing = "Registered", registered.get("status", "True") != "True" and \
+                now - _changed(registered) >= REGISTRATION_LATE_AFTER
+        if failing:
+            condition = conditions[step]
+            failures.append(LaunchFailure(claim["metadata"]["name"], step, condition.get("reason", ""),
+                                          condition.get("message", ""), _changed(condition), deleted=False))
     if since is not None:
         present = {claim["metadata"]["name"] for claim in claims}
         of_pool = re.compile(rf"{re.escape(nodepool)}-[a-z0-9]{{5}}")
@@ -210,8 +299,13 @@ def _node_claims(claims: list[Object], events: list[Object], nodepool: str, sinc
             claim = event.get("involvedObject", {}).get("name", "")
             if (event.get("reason") in DELETED_LAUNCH_REASONS and of_pool.fullmatch(claim) and claim not in present
                     and _event_time(event) >= since):
-                failures.append(LaunchFailure(claim, event["reason"], event.get("message", ""), deleted=True))
+                failures.append(LaunchFailure(claim, "Launched", event["reason"], event.get("message", ""),
+                                              _event_time(event), deleted=True))
     return NodeClaims(len(claims), ready, tuple(failures))
+
+
+def _changed(condition: Object) -> datetime:
+    return datetime.fromisoformat(condition["lastTransitionTime"])
 
 
 def _event_time(event: Object) -> datetime:

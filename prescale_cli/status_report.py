@@ -15,7 +15,7 @@ from prescale.model.schedule.duration import format_duration
 from . import documents
 from .output import Output
 from .schedule_report import local_times
-from .status import LEAD, RUNNING, UPCOMING, WindowStatus
+from .status import LEAD, RUNNING, UPCOMING, LaunchFailure, ObjectState, WindowStatus
 
 _STATES = {LEAD: "in its lead time", RUNNING: "running", UPCOMING: "upcoming"}
 
@@ -41,10 +41,7 @@ def _window(status: WindowStatus) -> documents.WindowReadiness:
         ready=status.ready, not_ready=status.blockers,
         scaled_object=documents.ScaledObject(
             name=so.name, found=so.found, ready=so.holds("Ready"), active=so.holds("Active"),
-            paused=so.holds("Paused"), fallback=so.holds("Fallback"),
-            conditions=[documents.Condition(**{key: str(condition.get(key, ""))
-                                               for key in ("type", "status", "reason", "message")})
-                        for condition in so.conditions.values()]),
+            paused=so.holds("Paused"), fallback=so.holds("Fallback"), conditions=_conditions(so)),
         placeholders=documents.PlaceholderReadiness(
             desired=held.desired, ready=held.ready, pending=held.pending,
             reasons=[documents.Waiting(pod=waiting.pod, reason=waiting.reason, message=waiting.message)
@@ -53,9 +50,23 @@ def _window(status: WindowStatus) -> documents.WindowReadiness:
                               reservations=list(nodes.reservations)),
         node_claims=documents.NodeClaims(total=claims.total, ready=claims.ready, launch_failures=[
             documents.LaunchFailure(node_claim=failure.node_claim, reason=failure.reason, message=failure.message,
-                                    deleted=failure.deleted) for failure in claims.launch_failures]),
+                                    deleted=failure.deleted, condition=failure.condition, since=failure.since)
+            for failure in claims.launch_failures]),
+        karpenter=documents.Karpenter(node_pool=_karpenter_object(status.pool.node_pool),
+                                      node_class=_karpenter_object(status.pool.node_class)
+                                      if status.pool.node_class else None),
         freeze=documents.Budget(schedule=status.freeze.schedule, duration=status.freeze.duration)
         if status.freeze else None)
+
+
+def _karpenter_object(state: ObjectState) -> documents.KarpenterObject:
+    return documents.KarpenterObject(kind=state.kind, name=state.name, found=state.found, ready=state.holds("Ready"),
+                                     conditions=_conditions(state))
+
+
+def _conditions(state: ObjectState) -> list[documents.Condition]:
+    return [documents.Condition(**{key: str(condition.get(key, "")) for key in ("type", "status", "reason", "message")})
+            for condition in state.conditions.values()]
 
 
 def show_status(stack: str, now: datetime, within: timedelta, statuses: list[WindowStatus], output: Output) -> None:
@@ -73,7 +84,7 @@ def show_status(stack: str, now: datetime, within: timedelta, statuses: list[Win
     for status in statuses:  # windows in their lead time or running come first: their launch failures since scale-up
         first_per_pool.setdefault(status.entry.window.node_pool, status)
     for pool, status in first_per_pool.items():
-        _show_pool(pool, status, output)
+        _show_pool(pool, status, now, output)
     waiting = [status.entry.window.name for status in statuses if status.counts and not status.ready]
     if waiting:
         output.line(f"NOT READY: {', '.join(waiting)}.")
@@ -126,23 +137,41 @@ def _show_reasons(status: WindowStatus, output: Output) -> None:
     output.line()
 
 
-def _show_pool(pool: str, status: WindowStatus, output: Output) -> None:
-    """A pool's launch failures (Karpenter's reasons) and capacity reservations in use, once per pool."""
+def _show_pool(pool: str, status: WindowStatus, now: datetime, output: Output) -> None:
+    """A pool's launch failures (Karpenter's reasons), its NodePool's registration health and capacity
+    reservations in use, once per pool."""
     nodes, failures = status.nodes, status.node_claims.launch_failures
-    if not (failures or nodes.reservations):
+    unhealthy = status.pool.registration_unhealthy
+    if not (failures or nodes.reservations or unhealthy):
         return
     claims = status.node_claims
     output.line(f"Pool {pool}: {nodes.ready}/{nodes.total} nodes Ready, {claims.ready}/{claims.total} NodeClaims Ready")
     if nodes.reservations:
         output.line(f"  Capacity reservations in use: {', '.join(nodes.reservations)} "
                     f"({nodes.reserved} node{'s' * (nodes.reserved != 1)})")
+    if unhealthy:
+        output.line(f"  NodePool {status.pool.node_pool.name} not NodeRegistrationHealthy: half of its last NodeClaims "
+                    f"failed to launch or register ({unhealthy.get('reason')}: {unhealthy.get('message')})")
     if failures:
-        output.line("  NodeClaims failing to launch (Karpenter's reason):")
+        output.line("  NodeClaims failing to launch or register (Karpenter's reason):")
     for failure in failures:
-        output.line(f"    {failure.node_claim}{' (deleted, Karpenter retries)' if failure.deleted else ''}: "
-                    f"{failure.reason}" + (f": {failure.message}" if failure.message else ""))
+        output.line(f"    {failure.node_claim}{_failure_state(failure, now)}: {failure.reason}"
+                    + (f": {failure.message}" if failure.message else ""))
     output.line()
 
 
+def _failure_state(failure: LaunchFailure, now: datetime) -> str:
+    if failure.deleted:
+        return " (deleted, Karpenter retries)"
+    if failure.condition == "Registered":
+        return f" (launched, no node for {_minutes(now - failure.since)})"
+    return ""
+
+
 def _until(moment: datetime, now: datetime) -> str:
-    return format_duration(timedelta(minutes=max(0, int((moment - now).total_seconds() // 60))))
+    return _minutes(moment - now)
+
+
+def _minutes(span: timedelta) -> str:
+    """``span`` in whole minutes, at least 0: ``1h5m``."""
+    return format_duration(timedelta(minutes=max(0, int(span.total_seconds() // 60))))

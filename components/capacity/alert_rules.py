@@ -3,9 +3,12 @@
 A rule cannot read the calendar, so the windows' own objects are its clock: KEDA scales a window's placeholder
 Deployment up at ``start − leadTime`` and down at the end, so "the window is on" is that Deployment having
 replicas, and "the event has started" is its placeholders having been short of Ready for a whole lead time since.
-One rule group per node pool with armed windows; each rule names that pool's armed windows (their Deployments,
-ScaledObjects and ReplicaSets) and says which one fired in its ``window`` label. Metrics come from
-kube-state-metrics, KEDA and Karpenter; which metric, why, and their upstream sources: docs/alerts.md.
+That clock stops when KEDA stops evaluating a window (paused, failed check, operator down): the Deployment then
+stays at zero and says nothing. So the rules on KEDA itself fire whenever it is so, at any time: the next
+event would start with nothing. One rule group per node pool with armed windows; each rule names that pool's
+armed windows (their Deployments, ScaledObjects and ReplicaSets) and says which one fired in its ``window``
+label. Metrics come from kube-state-metrics, KEDA and Karpenter; which metric, why, and their upstream sources:
+docs/alerts.md.
 """
 
 from __future__ import annotations
@@ -25,14 +28,25 @@ from ..names import PLACEHOLDER_NAMESPACE, node_pool_object_name, placeholder_na
 if TYPE_CHECKING:  # the PrometheusRule's shapes, for type checkers only: nothing of the SDK is loaded
     from .crds import AlertingRule, RuleGroup
 
+# KEDA re-creates a running ScaledObject's scaler series within one poll (15 s) of deleting it at each
+# reconcile: minutes without a sample mean no scale loop runs for it.
+SCALER_ABSENT_FOR = timedelta(minutes=5)
+# A pause lifted within minutes (a quick fix) is no alarm; one left on is.
+PAUSED_FOR = timedelta(minutes=5)
 # KEDA writes the count at its first poll after scale-up (every 15 s): minutes without it mean it cannot.
 NOT_SCALED_UP_FOR = timedelta(minutes=2)
-# A node is Ready 30 to 80 s after Karpenter launches it (docs/alerts.md): minutes Pending mean none is coming.
+# A node is Ready 30 to 80 s after Karpenter launches it (docs/alerts.md): minutes unscheduled mean none is coming.
 PENDING_FOR = timedelta(minutes=5)
-# How far back a failed launch still counts (Karpenter gives up on a launch after 5 minutes).
-LAUNCH_FAILURES_WITHIN = timedelta(minutes=10)
+# The kubelet retries a failed pull with a back-off; failing for minutes is no passing registry hiccup.
+PULL_FAILING_FOR = timedelta(minutes=5)
+# How far back an error or a failed launch still counts (Karpenter gives up on a launch after 5 minutes).
+FAILURES_WITHIN = timedelta(minutes=10)
 # Why Karpenter deletes a NodeClaim that never became a node (karpenter `nodeclaim/lifecycle`, v1.14.1).
 LAUNCH_FAILURE_REASONS = ("insufficient_capacity", "launch_timeout", "nodeclass_not_ready", "registration_timeout")
+# A container's waiting reasons when its image cannot be pulled (kubernetes `pkg/kubelet/images/types.go`); while
+# an image is still being pulled an init container waits as `PodInitializing`, which is no failure.
+PULL_FAILURE_REASONS = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull",
+                        "ImageInspectError", "RegistryUnavailable")
 
 _PREFIX = placeholder_name("")  # a window's Deployment and ScaledObject are this prefix + its name
 _WINDOW = f"{_PREFIX}(.+)"
@@ -47,12 +61,15 @@ def rule_groups(plan: CapacityPlan) -> list[RuleGroup]:
 
 
 def pool_rules(pool: NodePoolConfig, windows: Sequence[ArmedWindow]) -> RuleGroup:
-    """The rules for one pool's armed windows: scale-up, Pending placeholders, readiness at the start, launches."""
-    names = "|".join(sorted(placeholder_name(armed.window.name) for armed in windows))
+    """The rules for one pool's armed windows: KEDA evaluating them, scale-up, placeholders without a node or an
+    image, readiness at the start, launches."""
+    objects = sorted(placeholder_name(armed.window.name) for armed in windows)
+    names = "|".join(objects)
     lead_of = attrgetter("window.lead")
     by_lead = groupby(sorted(windows, key=lead_of), lead_of)
     return {"name": f"prescale-pool-{pool.name}", "rules": [
-        _not_scaled_up(pool, names), _pending(pool, names),
+        _paused(pool, names), _not_evaluated(pool, objects), _keda_errors(pool, names),
+        _not_scaled_up(pool, names), _pending(pool, names), _pull_failing(pool, names),
         *(_not_ready_at_start(pool, lead, [armed.window.name for armed in same]) for lead, same in by_lead),
         _launch_failures(pool, names)]}
 
@@ -65,6 +82,84 @@ def _labels(pool: NodePoolConfig, severity: str) -> dict[str, str]:
     return {"severity": severity, "node_pool": pool.name}
 
 
+def _by_window(expr: str, source: str) -> str:
+    """``expr`` with a ``window`` label, read from its ``source`` label (a placeholder object's name)."""
+    return f'label_replace(\n  {expr},\n  "window", "$1", "{source}", "{_WINDOW}")'
+
+
+def _of_windows(expr: str, names: str) -> str:
+    """``expr``'s series of the windows' placeholder pods (by their ReplicaSets), with a ``window`` label."""
+    replica_sets = f"({names}){_REPLICA_SET_SUFFIX}"
+    owners = (f'label_replace(kube_pod_owner{{namespace="{PLACEHOLDER_NAMESPACE}", owner_kind="ReplicaSet", '
+              f'owner_name=~"{replica_sets}"}}, "window", "$1", "owner_name", "{_WINDOW}{_REPLICA_SET_SUFFIX}")')
+    return f"{expr}\n* on (namespace, pod) group_left (window)\n{owners}"
+
+
+def _grew(counter: str, within: str) -> str:
+    """The series of ``counter`` that counted something within ``within``, to be summed and kept when > 0.
+
+    ``increase()`` sees no growth in a series' first sample (prometheus/prometheus#1673), and KEDA and Karpenter
+    create a series at its first count (KEDA also at 0, and again after each reconcile or restart): a series
+    missing ``within`` ago counts with what it holds.
+    """
+    return f"(increase({counter}[{within}]) > 0)\n  or ({counter} unless {counter} offset {within})"
+
+
+def _paused(pool: NodePoolConfig, names: str) -> AlertingRule:
+    """A window's ScaledObject paused: KEDA runs no scale loop for it (or scales only one way)."""
+    paused = f'max by (scaledObject) (keda_scaled_object_paused{{scaledObject=~"{names}"}}) == 1'
+    return {
+        "alert": "PrescaleScaledObjectPaused",
+        "expr": _by_window(paused, "scaledObject"),
+        "for": format_duration(PAUSED_FOR),
+        "labels": _labels(pool, "critical"),
+        "annotations": {
+            "summary": "ScaledObject {{ $labels.scaledObject }} of window {{ $labels.window }} is paused",
+            "description": f"KEDA has reported ScaledObject {PLACEHOLDER_NAMESPACE}/{{{{ $labels.scaledObject }}}} "
+                           f"paused for {format_duration(PAUSED_FOR)} (an autoscaling.keda.sh/paused, "
+                           "paused-replicas, paused-scale-out or paused-scale-in annotation). While it is, KEDA "
+                           "does not scale the window's placeholders up: its next event starts without them. "
+                           "Remove the annotation, or `pulumi up` to restore the ScaledObject prescale wrote."}}
+
+
+def _not_evaluated(pool: NodePoolConfig, objects: Sequence[str]) -> AlertingRule:
+    """No scaler series of a window for minutes: KEDA does not evaluate its trigger at all (a paused one is told
+    by its own alert)."""
+    within = format_duration(SCALER_ABSENT_FOR)
+    # absent_over_time() gives a series the labels of its equality matchers only: one call per ScaledObject.
+    absent = "\n    or ".join(f'absent_over_time(keda_scaler_active{{type="scaledobject", scaledObject="{name}"}}'
+                              f"[{within}])" for name in objects)
+    return {
+        "alert": "PrescaleWindowTriggerNotEvaluated",
+        "expr": _by_window(f"max by (scaledObject) (\n    {absent}\n  )\n"
+                           "  unless on (scaledObject) (keda_scaled_object_paused == 1)", "scaledObject"),
+        "labels": _labels(pool, "critical"),
+        "annotations": {
+            "summary": "KEDA is not evaluating window {{ $labels.window }}'s trigger",
+            "description": f"KEDA has reported no keda_scaler_active for ScaledObject {PLACEHOLDER_NAMESPACE}/"
+                           f"{{{{ $labels.scaledObject }}}} for {within}: no scale loop runs for it (its check "
+                           "failed, or the ScaledObject is gone), or the KEDA operator is down or not scraped. "
+                           "Nothing will scale the window's placeholders up: its next event starts without "
+                           "them. See the ScaledObject's Ready condition and the KEDA operator's log."}}
+
+
+def _keda_errors(pool: NodePoolConfig, names: str) -> AlertingRule:
+    """KEDA counted errors evaluating a window's ScaledObject (building its scalers, running its trigger)."""
+    within = format_duration(FAILURES_WITHIN)
+    errors = f'keda_scaled_object_errors_total{{scaledObject=~"{names}"}}'
+    return {
+        "alert": "PrescaleScaledObjectErrors",
+        "expr": _by_window(f"sum by (scaledObject) (\n  {_grew(errors, within)}\n  ) > 0", "scaledObject"),
+        "labels": _labels(pool, "warning"),
+        "annotations": {
+            "summary": "KEDA failed evaluating window {{ $labels.window }}'s ScaledObject",
+            "description": f"Within {within} KEDA counted errors for ScaledObject {PLACEHOLDER_NAMESPACE}/"
+                           "{{ $labels.scaledObject }} (keda_scaled_object_errors_total; which scaler: "
+                           "keda_scaler_detail_errors_total). While its trigger fails, KEDA neither opens nor "
+                           "closes the window. The ScaledObject's events (KEDAScalerFailed) and the KEDA "
+                           "operator's log say why."}}
+
+
 def _not_scaled_up(pool: NodePoolConfig, names: str) -> AlertingRule:
     """KEDA's cron trigger is on, yet the Deployment has no replicas: KEDA cannot write the scale."""
     active = f'max by (scaledObject) (keda_scaler_active{{type="scaledobject", scaledObject=~"{names}"}}) == 1'
@@ -72,8 +167,7 @@ def _not_scaled_up(pool: NodePoolConfig, names: str) -> AlertingRule:
               '"scaledObject", "$1", "deployment", "(.+)")')
     return {
         "alert": "PrescalePlaceholdersNotScaledUp",
-        "expr": f'label_replace(\n  {active}\n  unless on (scaledObject)\n  {scaled},\n'
-                f'  "window", "$1", "scaledObject", "{_WINDOW}")',
+        "expr": _by_window(f"{active}\n  unless on (scaledObject)\n  {scaled}", "scaledObject"),
         "for": format_duration(NOT_SCALED_UP_FOR),
         "labels": _labels(pool, "critical"),
         "annotations": {
@@ -86,23 +180,42 @@ def _not_scaled_up(pool: NodePoolConfig, names: str) -> AlertingRule:
 
 
 def _pending(pool: NodePoolConfig, names: str) -> AlertingRule:
-    """A placeholder Pending for minutes: no node for it (pool limits, EC2 capacity) or no image."""
-    replica_sets = f"({names}){_REPLICA_SET_SUFFIX}"
-    owners = (f'label_replace(kube_pod_owner{{namespace="{PLACEHOLDER_NAMESPACE}", owner_kind="ReplicaSet", '
-              f'owner_name=~"{replica_sets}"}}, "window", "$1", "owner_name", "{_WINDOW}{_REPLICA_SET_SUFFIX}")')
+    """A placeholder the scheduler has placed on no node for minutes: no node is coming for it."""
+    unscheduled = f'(kube_pod_status_scheduled{{namespace="{PLACEHOLDER_NAMESPACE}", condition="false"}} == 1)'
     return {
         "alert": "PrescalePlaceholdersPending",
-        "expr": f'(kube_pod_status_phase{{namespace="{PLACEHOLDER_NAMESPACE}", phase="Pending"}} == 1)\n'
-                f'* on (namespace, pod) group_left (window)\n{owners}',
+        "expr": _of_windows(unscheduled, names),
         "for": format_duration(PENDING_FOR),
         "labels": _labels(pool, "warning"),
         "annotations": {
-            "summary": "Placeholder {{ $labels.pod }} of window {{ $labels.window }} has been Pending for "
+            "summary": "Placeholder {{ $labels.pod }} of window {{ $labels.window }} has had no node for "
                        f"{format_duration(PENDING_FOR)}",
-            "description": "Karpenter usually has a node Ready for a Pending pod within a minute or two. The pool may "
-                           f"be at its limits, EC2 may be out of the pool's instance types (see "
-                           f"PrescaleNodeClaimsFailingToLaunch), or the image cannot be pulled: `kubectl -n "
-                           f"{PLACEHOLDER_NAMESPACE} describe pod {{{{ $labels.pod }}}}` says which."}}
+            "description": "Karpenter usually has a node Ready for an unschedulable pod within a minute or two. The "
+                           "pool may be at its limits, EC2 may be out of the pool's instance types (see "
+                           "PrescaleNodeClaimsFailingToLaunch), or its NodePool or node class may not be Ready "
+                           f"(`prescale status` shows both): `kubectl -n {PLACEHOLDER_NAMESPACE} describe pod "
+                           "{{ $labels.pod }}` has the scheduler's reason."}}
+
+
+def _pull_failing(pool: NodePoolConfig, names: str) -> AlertingRule:
+    """A placeholder on its node that cannot pull an image (a prepull image or its own): it never gets Ready."""
+    reasons = "|".join(PULL_FAILURE_REASONS)
+    waiting = "\n  or ".join(f'{metric}{{namespace="{PLACEHOLDER_NAMESPACE}", reason=~"{reasons}"}}' for metric in
+                             ("kube_pod_init_container_status_waiting_reason",
+                              "kube_pod_container_status_waiting_reason"))
+    # By pod: the reason flips between ErrImagePull and ImagePullBackOff at each retry, a new series each time.
+    return {
+        "alert": "PrescalePlaceholderImagePullFailing",
+        "expr": _of_windows(f"max by (namespace, pod) (\n  {waiting}\n)", names),
+        "for": format_duration(PULL_FAILING_FOR),
+        "labels": _labels(pool, "warning"),
+        "annotations": {
+            "summary": "Placeholder {{ $labels.pod }} of window {{ $labels.window }} cannot pull an image",
+            "description": f"For {format_duration(PULL_FAILING_FOR)} a container of the placeholder (a prepull "
+                           "image's init container or the pause container) has been waiting with ErrImagePull, "
+                           "ImagePullBackOff or another pull failure: the image name, the "
+                           "registry or the pull secret is wrong, so the placeholder never gets Ready. `kubectl -n "
+                           f"{PLACEHOLDER_NAMESPACE} describe pod {{{{ $labels.pod }}}}` says which image."}}
 
 
 def _not_ready_at_start(pool: NodePoolConfig, lead: timedelta, windows: Sequence[str]) -> AlertingRule:
@@ -112,7 +225,7 @@ def _not_ready_at_start(pool: NodePoolConfig, lead: timedelta, windows: Sequence
              f'  < {_deployments("kube_deployment_spec_replicas", names)}')
     return {
         "alert": "PrescaleEventStartedNotReady",
-        "expr": f'label_replace(\n  {short},\n  "window", "$1", "deployment", "{_WINDOW}")',
+        "expr": _by_window(short, "deployment"),
         "for": format_duration(lead),
         # Rules of one pool differ only in their lead time: the label tells them (and their alerts) apart.
         "labels": {**_labels(pool, "critical"), "lead_time": format_duration(lead)},
@@ -123,7 +236,8 @@ def _not_ready_at_start(pool: NodePoolConfig, lead: timedelta, windows: Sequence
                            f"{PLACEHOLDER_NAMESPACE}/{{{{ $labels.deployment }}}} have not all been Ready at any "
                            f"moment of the last {format_duration(lead)}, the window's lead time, which began when "
                            "KEDA scaled them up: the event starts without the capacity it was to have. "
-                           "PrescalePlaceholdersPending and PrescaleNodeClaimsFailingToLaunch say why."}}
+                           "PrescalePlaceholdersPending, PrescalePlaceholderImagePullFailing and "
+                           "PrescaleNodeClaimsFailingToLaunch say why."}}
 
 
 def _launch_failures(pool: NodePoolConfig, names: str) -> AlertingRule:
@@ -131,13 +245,10 @@ def _launch_failures(pool: NodePoolConfig, names: str) -> AlertingRule:
     nodepool = node_pool_object_name(pool.name) if pool.owned else pool.name
     failed = (f'karpenter_nodeclaims_disrupted_total{{nodepool="{nodepool}", '
               f'reason=~"{"|".join(LAUNCH_FAILURE_REASONS)}"}}')
-    within = format_duration(LAUNCH_FAILURES_WITHIN)
-    # increase() needs two samples of a series, and Karpenter creates one at its first failure (value 1): a
-    # series missing `within` ago is a new failure too.
+    within = format_duration(FAILURES_WITHIN)
     return {
         "alert": "PrescaleNodeClaimsFailingToLaunch",
-        "expr": f"sum by (nodepool, reason) (\n  (increase({failed}[{within}]) > 0)\n"
-                f"  or ({failed} unless {failed} offset {within})\n) > 0\n"
+        "expr": f"sum by (nodepool, reason) (\n  {_grew(failed, within)}\n) > 0\n"
                 f'and on () (max({_deployments("kube_deployment_spec_replicas", names)}) > 0)',
         "labels": _labels(pool, "warning"),
         "annotations": {

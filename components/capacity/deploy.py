@@ -59,11 +59,13 @@ class DeployedCapacity:
 
     @property
     def reservation_outputs(self) -> dict[str, dict[str, Any]]:
-        """Window name → its capacity reservations, held now or not yet (the stack output ``reservations``)."""
+        """Window name → its capacity reservations, held now, not yet, or ended with their window until their nodes
+        are released (the stack output ``reservations``)."""
         return {plan.window.name: {
             "instanceType": plan.instance_type, "zones": {share.zone: share.count for share in plan.zones},
             "holdFrom": utc_iso(plan.hold_from), "scaleUp": utc_iso(plan.scale_up), "endDate": end_date(plan),
-            "held": plan.held, "ids": self.reservations[plan.window.name].ids if plan.held else []}
+            "held": plan.held, "ids": self.reservations[plan.window.name].ids if plan.held else [],
+            "ended": plan.ended, "driftHeldUntil": utc_iso(plan.released)}
             for plan in self.plan.reservations}
 
     @property
@@ -115,7 +117,7 @@ class PrescaleCapacity(pulumi.ComponentResource):
         checks = address_checks(plan, platform)
         node_pools = {name: EventNodePool(name, EventNodePoolArgs(pool_plan.pool, pool_plan.freezes, platform,
                                                                   config.tags, reservation_ids.get(name, ()),
-                                                                  checks.get(name)), moved)
+                                                                  checks.get(name), pool_plan.drift_holds), moved)
                       for name, pool_plan in plan.pools.items() if pool_plan.pool.owned}
 
         shared = pulumi.ResourceOptions.merge(moved, pulumi.ResourceOptions(provider=platform.kubernetes_provider))

@@ -67,6 +67,9 @@ class EventNodePoolArgs:
     reservation_ids: Sequence[pulumi.Input[str]] = ()
     # The check of the addresses in the pool's subnets (prescale.capacity.addresses): the pool waits for it.
     addresses_checked: pulumi.Input[None] | None = None
+    # Budgets that stop only drift while its windows' reservations let go of their nodes, fitted like the freezes
+    # (`plan_capacity(...).pools[name].drift_holds`).
+    drift_holds: Sequence[Freeze] = ()
 
 
 class EventNodePool(pulumi.ComponentResource):
@@ -86,9 +89,10 @@ class EventNodePool(pulumi.ComponentResource):
             raise ValueError(f"node pool {pool.name!r} is an existing pool: prescale creates no NodePool for it")
         if pool.node_class_name is None:
             _node_role(pool, platform)  # refused before anything is registered
-        if len(args.freezes) > FREEZE_SLOTS:
-            raise ValueError(f"node pool {pool.name!r}: {len(args.freezes)} freezes do not fit beside the standing "
-                             f"budgets ({FREEZE_SLOTS} at most); fit them first (prescale.plan_capacity does)")
+        if len(args.freezes) + len(args.drift_holds) > FREEZE_SLOTS:
+            raise ValueError(f"node pool {pool.name!r}: {len(args.freezes)} freezes and {len(args.drift_holds)} drift "
+                             f"holds do not fit beside the standing budgets ({FREEZE_SLOTS} at most); fit them first "
+                             "(prescale.plan_capacity does)")
         # Registered once its subnets' addresses are checked, so its node class and NodePool never are if they fail.
         checked = {} if args.addresses_checked is None else {"addressesChecked": args.addresses_checked}
         super().__init__("prescale:index:EventNodePool", name, checked, pulumi.ResourceOptions.merge(
@@ -110,7 +114,8 @@ class EventNodePool(pulumi.ComponentResource):
             # After its node class, so that deleting the pool removes its nodes before the class they launch from.
             children = pulumi.ResourceOptions.merge(children, pulumi.ResourceOptions(depends_on=[self.node_class]))
         self.node_pool = NodePool(f"{name}-node-pool", {"name": object_name},
-                                  node_pool_spec(pool, node_class_name, budgets(args.freezes), platform.node_classes),
+                                  node_pool_spec(pool, node_class_name, budgets(args.freezes, args.drift_holds),
+                                                 platform.node_classes),
                                   opts=children)
         self.register_outputs({"nodeClassName": node_class_name, "nodePoolName": object_name})
 
@@ -262,9 +267,12 @@ def _taint(given: TaintConfig) -> Taint:
     return rendered
 
 
-def budgets(freezes: Sequence[Freeze]) -> list[Budget]:
-    """``nodes: "0"`` for every (fitted) freeze, then the standing budgets: at most the CRD's 50 in all."""
+def budgets(freezes: Sequence[Freeze], drift_holds: Sequence[Freeze]) -> list[Budget]:
+    """``nodes: "0"`` for every (fitted) freeze, then for reason ``Drifted`` in every drift hold, then the standing
+    budgets: at most the CRD's 50 in all."""
     frozen: list[Budget] = [{"nodes": "0", "schedule": f.schedule, "duration": f.duration} for f in freezes]
+    held: list[Budget] = [{"nodes": "0", "schedule": h.schedule, "duration": h.duration, "reasons": ["Drifted"]}
+                          for h in drift_holds]
     standing: list[Budget] = [{"nodes": b["nodes"], "reasons": list(b["reasons"])}  # each pool its own copies
                               for b in STANDING_BUDGETS]
-    return frozen + standing
+    return frozen + held + standing

@@ -45,7 +45,7 @@ from .fleet.quantity import parse_quantity
 from .schedule.cron import CronError, parse_cron
 from .schedule.duration import ALLOWED as DURATION_ALLOWED
 from .schedule.duration import PATTERN as DURATION_PATTERN
-from .schedule.duration import parse_duration
+from .schedule.duration import format_duration, parse_duration
 from .schedule.keda import Occurrence, one_off_occurrence
 from .schedule.time_zones import time_zone_problem
 
@@ -805,6 +805,11 @@ AvailabilityZone = Annotated[StrictStr, _shaped(r"[a-z]{2}(-gov|-iso[a-z]?)?-[a-
                                                 "letter)")]
 
 
+# The longest reserve.holdFrom: every hour of it bills the whole reservation unused. A week still lets a team create
+# it on the last working day before a weekend or a holiday week and retry if EC2 cannot reserve; more only bills.
+MAX_HOLD = timedelta(days=7)
+
+
 class ReserveConfig(Model):
     """``eventWindows[].reserve``: targeted On-Demand Capacity Reservations that hold EC2 capacity for a one-off
     window, created only by a ``pulumi up`` within ``holdFrom`` of its scale-up
@@ -822,8 +827,9 @@ class ReserveConfig(Model):
         default=None, description=("Zones to reserve in, each once. Unset: the zones of the pool's "
                                    "topology.kubernetes.io/zone requirement (a pool without one is refused)."))
     hold_from: Duration = Field(default="24h", description=(
-        "How long before the window's scale-up the reservations may be created, in whole minutes: a pulumi up "
-        "within that time creates them (docs/capacity.md#when-it-exists-and-what-it-costs)."))
+        f"How long before the window's scale-up the reservations may be created, in whole minutes, at most "
+        f"{format_duration(MAX_HOLD)}: a pulumi up within that time creates them, and they are billed from then "
+        "(docs/capacity.md#when-it-exists-and-what-it-costs)."))
 
     @field_validator("hold_from")
     @classmethod
@@ -832,6 +838,12 @@ class ReserveConfig(Model):
         if not hold or hold.total_seconds() % 60:
             raise _fail("lead", "must be whole minutes and more than zero: the reservation is created by a "
                                 "`pulumi up` that long before the scale-up or later")
+        if hold > MAX_HOLD:
+            raise _fail("lead", f"is more than {format_duration(MAX_HOLD)} (a week): the reservation is billed "
+                                "every hour from the `pulumi up` that creates it, used or not, so a longer hold bills "
+                                "the idle reservation for weeks; the hold only has to leave time to react if EC2 "
+                                "cannot reserve (run `pulumi up` again, try another zone or type); allowed: 1m to "
+                                f"{format_duration(MAX_HOLD)}, e.g. 24h (the default) or 72h over a weekend")
         return value
 
     @property

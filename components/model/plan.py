@@ -8,31 +8,40 @@ warning are computed in one place. Warnings are returned, never printed: the pro
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections import defaultdict
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from .config import CapacityConfig, EventWindow, NodePoolConfig
 from .fleet.addresses import WindowAddresses
-from .fleet.reservations import ReservationPlan
+from .fleet.reservations import ReservationPlan, reservation_id_warnings
 from .schedule.after_end import POLLING_INTERVAL_SECONDS
 from .schedule.duration import format_duration
-from .schedule.freezes import MAX_BUDGETS, STANDING_BUDGETS, FittedFreezes, Freeze, fit_freezes
+from .schedule.freezes import FREEZE_SLOTS, MAX_BUDGETS, STANDING_BUDGETS, FittedFreezes, Freeze, fit_freezes
 from .windows import ArmedWindow, IdleWindow, WindowPlan, address_demand, plan_windows, requested_freezes
 
 
 @dataclass(frozen=True)
 class PoolPlan:
-    """One node pool's consolidation freezes: what its armed windows ask for, and what fits in a NodePool."""
+    """One node pool's disruption budgets: the consolidation freezes its armed windows ask for and the drift holds
+    of its windows' capacity reservations, as they fit in a NodePool."""
 
     pool: NodePoolConfig
     requested: tuple[Freeze, ...]  # one per armed window on the pool (none on a pool prescale does not own)
     fitted: FittedFreezes
+    fitted_drift_holds: FittedFreezes  # of the reservations its windows hold or just ended
 
     @property
     def freezes(self) -> list[Freeze]:
         """The ``nodes: "0"`` budgets the NodePool gets, beside its standing ones."""
         return self.fitted.freezes
+
+    @property
+    def drift_holds(self) -> list[Freeze]:
+        """The ``nodes: "0"`` budgets for reason ``Drifted`` only (:attr:`.fleet.reservations.ReservationPlan.
+        drift_hold`)."""
+        return self.fitted_drift_holds.freezes
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -43,6 +52,12 @@ class PoolPlan:
                          f"standing); they were merged into {len(self.fitted.freezes)} covering ones, so "
                          "consolidation stays frozen longer than the windows (no window loses its freeze). Spread "
                          "windows over more node pools to avoid this.")
+        if self.fitted_drift_holds.merged:
+            found.append(f"node pool {self.pool.name!r}: its windows' capacity reservations need "
+                         f"{self.fitted_drift_holds.requested} drift holds, more than the {FREEZE_SLOTS // 2} "
+                         f"budgets prescale gives them; they were merged into {len(self.drift_holds)} covering ones, "
+                         "so drifted nodes are replaced later than they could be (no reservation loses its hold).")
+        found += reservation_id_warnings(self.pool)
         alias = self.pool.ami_alias
         if self.pool.owned and self.pool.node_class_name is None and alias.endswith("@latest"):
             found.append(f"node pool {self.pool.name!r}: amiAlias {alias!r} follows every AMI release: each one "
@@ -72,7 +87,8 @@ class CapacityPlan:
 
     @property
     def reservations(self) -> tuple[ReservationPlan, ...]:
-        """The capacity reservations of every one-off window that has not ended, held by this run or not yet."""
+        """The capacity reservations of every one-off window whose reserved nodes are not released yet: held by this
+        run, not yet, or ended with their window (their drift hold still standing)."""
         return tuple(plan.reservation for plan in self.windows if plan.reservation is not None)
 
     def window(self, name: str) -> WindowPlan:
@@ -117,6 +133,18 @@ def plan_capacity(config: CapacityConfig, now: datetime) -> CapacityPlan:
     """Plan every window and pool of a validated ``config`` at ``now`` (an aware datetime)."""
     windows = tuple(plan_windows(config, now))
     asked = requested_freezes(list(windows))
-    pools = {pool.name: PoolPlan(pool, tuple(asked.get(pool.name, ())), fit_freezes(asked.get(pool.name, ())))
+    holds: dict[str, list[Freeze]] = defaultdict(list)
+    for plan in windows:
+        if plan.reservation is not None and plan.reservation.holds_drift:
+            holds[plan.window.node_pool].append(plan.reservation.drift_hold)
+    pools = {pool.name: plan_pool(pool, asked.get(pool.name, ()), holds.get(pool.name, ()))
              for pool in config.node_pools}
     return CapacityPlan(config, now, windows, pools)
+
+
+def plan_pool(pool: NodePoolConfig, freezes: Sequence[Freeze], drift_holds: Sequence[Freeze]) -> PoolPlan:
+    """``pool``'s budgets fitted beside its standing ones: the drift holds take the slots they need, up to half of
+    them (there are seldom more than one or two), and the freezes the rest."""
+    fitted_holds = fit_freezes(drift_holds, FREEZE_SLOTS // 2)
+    return PoolPlan(pool, tuple(freezes), fit_freezes(freezes, FREEZE_SLOTS - len(fitted_holds.freezes)),
+                    fitted_holds)

@@ -53,7 +53,7 @@ class IdleWindow:
     reason: str
     occurrence: Occurrence  # only one-offs go idle: their only occurrence
     placeholders: PlaceholderPlan  # what it would hold once armed
-    reservation: ReservationPlan | None = None  # what it will reserve once armed (never held while idle)
+    reservation: ReservationPlan | None = None  # what it will reserve once armed, or just ended (never held)
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -93,7 +93,8 @@ def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datet
     if now >= occurrence.end_utc:
         return IdleWindow(window, f"one-off event ended at {occurrence.end:%Y-%m-%d %H:%M %Z} ({window.timezone}); "
                                   "nothing is deployed for it (its dated crons would fire again next year); remove "
-                                  "it from prescale:eventWindows", occurrence, plan)
+                                  "it from prescale:eventWindows", occurrence, plan,
+                          _reservation(window, pool, plan, now, armed=False))
     problem = one_off_problem(occurrence, now)
     if problem:
         return IdleWindow(window, f"one-off event is not armed yet: {problem}. It is deployed by the first "

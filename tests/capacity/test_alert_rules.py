@@ -21,12 +21,12 @@ from prescale.model.plan import plan_capacity
 from tests.support.capacity import pool, stack_config, window
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
-WINDOWS = [
+WINDOWS = [  # the pools interleave: the groups are still one per pool, in pool-name order
     window("lunch", "0 12 * * *", "0 13 * * *", nodes=2),  # lead 10m
-    window("late", "0 20 * * *", "0 21 * * *", nodes=3, leadTime="20m"),
     window("lunch-rush", "0 12 * * 1", "0 14 * * 1", "batch", nodes=1),  # starts like a window of another pool
-    window("night", "0 22 * * *", "0 23 * * *", "batch", nodes=1),
+    window("late", "0 20 * * *", "0 21 * * *", nodes=3, leadTime="20m"),
     window("shop", "0 9 * * *", "0 10 * * *", "shared", nodes=1),
+    window("night", "0 22 * * *", "0 23 * * *", "batch", nodes=1),
 ]
 
 
@@ -43,6 +43,11 @@ def ksm(metric: str, values: str, /, **labels: str) -> dict:
     return series(metric, values, namespace="prescale", **labels)
 
 
+def keda(metric: str, scaled_object: str, values: str) -> dict:
+    """A KEDA operator series of one ScaledObject (``keda_scaled_object_paused``, ``..._errors_total``)."""
+    return series(metric, values, namespace="prescale", scaledObject=scaled_object)
+
+
 def keda_active(scaled_object: str, values: str) -> dict:
     return series("keda_scaler_active", values, namespace="prescale", scaledObject=scaled_object, scaler="cron",
                   triggerIndex="0", metric="s0-cron-Asia-Seoul-50xxxx-01xxxx", type="scaledobject")
@@ -53,11 +58,20 @@ def disrupted(nodepool: str, reason: str, values: str) -> dict:
                   capacity_type="on-demand")
 
 
-def pod(name: str, owner_kind: str, owner_name: str, pending: str, namespace: str = "prescale") -> list[dict]:
+def pod(name: str, owner_kind: str, owner_name: str, unscheduled: str, namespace: str = "prescale") -> list[dict]:
+    """A pod, its owner and its ``PodScheduled`` condition: ``unscheduled`` are the values of its False series."""
     uid = f"uid-{name}"
-    return [series("kube_pod_status_phase", pending, namespace=namespace, pod=name, uid=uid, phase="Pending"),
+    return [series("kube_pod_status_scheduled", unscheduled, namespace=namespace, pod=name, uid=uid,
+                   condition="false"),
             series("kube_pod_owner", "1x30", namespace=namespace, pod=name, uid=uid, owner_kind=owner_kind,
                    owner_name=owner_name, owner_is_controller="true")]
+
+
+def waiting(name: str, container: str, reason: str, values: str, init: bool = True) -> dict:
+    """A container of pod ``name`` waiting with ``reason`` (kube-state-metrics exports only waiting ones)."""
+    metric = "kube_pod_init_container_status_waiting_reason" if init else "kube_pod_container_status_waiting_reason"
+    return series(metric, values, namespace="prescale", pod=name, uid=f"uid-{name}", container=container,
+                  reason=reason)
 
 
 def series(metric: str, values: str, /, **labels: str) -> dict:
@@ -102,7 +116,50 @@ def failing(pool: str, nodepool: str, reason: str) -> dict:
     return {"severity": "warning", "node_pool": pool, "nodepool": nodepool, "reason": reason}
 
 
+def of_window(severity: str, pool: str, window: str, **labels: str) -> dict:
+    """The labels of an alert about one window's ScaledObject."""
+    return {"severity": severity, "node_pool": pool, "scaledObject": f"prescale-{window}", "window": window, **labels}
+
+
+def of_pod(severity: str, pool: str, window: str, pod: str, **labels: str) -> dict:
+    """The labels of an alert about one placeholder pod."""
+    return {"severity": severity, "node_pool": pool, "namespace": "prescale", "pod": pod, "window": window, **labels}
+
+
 CASES = {
+    "a paused ScaledObject fires after 5m, at any time; unpaused ones and others' stay silent": {
+        "input_series": [
+            keda("keda_scaled_object_paused", "prescale-lunch", "0 0 1x10"),  # paused at 2m
+            keda("keda_scaled_object_paused", "prescale-night", "0x12"),
+            keda("keda_scaled_object_paused", "prescale-late", "0 1 1 0x9"),  # paused for 2m, then resumed
+            keda("keda_scaled_object_paused", "prescale-other", "1x12")],
+        "alert_rule_test": [
+            alert("PrescaleScaledObjectPaused", "6m"),
+            alert("PrescaleScaledObjectPaused", "8m", of_window("critical", "event", "lunch"))]},
+    "no scaler series for 5m fires, also for a window never seen; a short gap and a paused one stay silent": {
+        "input_series": [
+            keda_active("prescale-lunch", "0 0 0"),  # KEDA stopped evaluating it after 2m
+            keda_active("prescale-late", "0x12"),
+            keda_active("prescale-lunch-rush", "0 0 _ _ 0x8"),  # deleted at a reconcile, back at the next poll
+            keda("keda_scaled_object_paused", "prescale-night", "1x12")],  # paused: its own alert says so
+        # prescale-shop: no series at all (its check failed from the start, or KEDA is not scraped)
+        "alert_rule_test": [
+            alert("PrescaleWindowTriggerNotEvaluated", "6m", of_window("critical", "shared", "shop")),
+            alert("PrescaleWindowTriggerNotEvaluated", "8m", of_window("critical", "event", "lunch"),
+                  of_window("critical", "shared", "shop"))]},
+    "KEDA errors within 10m fire, a series born at 1 included; errors long past and series born at 0 are silent": {
+        "input_series": [
+            keda("keda_scaled_object_errors_total", "prescale-lunch", "0 0 0 1 2 3x20"),
+            keda("keda_scaled_object_errors_total", "prescale-night", "_ _ _ _ _ 1x20"),  # after a KEDA restart
+            keda("keda_scaled_object_errors_total", "prescale-late", "0x25"),
+            keda("keda_scaled_object_errors_total", "prescale-shop", "_ _ _ _ _ 0x20"),  # initialised by success
+            keda("keda_scaled_object_errors_total", "prescale-other", "0 1 2 3 4 5x20")],
+        "alert_rule_test": [
+            alert("PrescaleScaledObjectErrors", "2m"),
+            alert("PrescaleScaledObjectErrors", "4m", of_window("warning", "event", "lunch")),
+            alert("PrescaleScaledObjectErrors", "6m", of_window("warning", "event", "lunch"),
+                  of_window("warning", "batch", "night")),
+            alert("PrescaleScaledObjectErrors", "25m")]},
     "KEDA active, Deployment left at zero: fires after 2m; scaled, inactive or unknown windows stay silent": {
         "input_series": [
             keda_active("prescale-lunch", "1x10"),
@@ -116,18 +173,41 @@ CASES = {
             alert("PrescalePlaceholdersNotScaledUp", "1m"),  # still within KEDA's 2 minutes
             alert("PrescalePlaceholdersNotScaledUp", "5m", {"severity": "critical", "node_pool": "event",
                                                             "scaledObject": "prescale-lunch", "window": "lunch"})]},
-    "a placeholder Pending for 5m fires, named by its window; running, failsafe and foreign pods stay silent": {
+    "a placeholder without a node for 5m fires, named by its window; scheduled, pulling, failsafe and foreign pods "
+    "stay silent": {
         "input_series": [
             *pod("prescale-lunch-rush-5d8f7c9b4-x2x9q", "ReplicaSet", "prescale-lunch-rush-5d8f7c9b4", "1x10"),
             *pod("prescale-lunch-6b9c7d5f8-qzv4k", "ReplicaSet", "prescale-lunch-6b9c7d5f8", "1 1 1 0x7"),
+            # on its node, pulling a prepull image for 10m: Pending all along, but it has a node
+            *pod("prescale-night-7f6d5c4b3-pl9kx", "ReplicaSet", "prescale-night-7f6d5c4b3", "0x10"),
+            waiting("prescale-night-7f6d5c4b3-pl9kx", "prepull-0", "PodInitializing", "1x10"),
             *pod("failsafe-lunch-29123456-7xk2p", "Job", "failsafe-lunch-29123456", "1x10"),
             *pod("prescale-lunch-6b9c7d5f8-abcde", "ReplicaSet", "prescale-lunch-6b9c7d5f8", "1x10", namespace="shop")],
         "alert_rule_test": [
             alert("PrescalePlaceholdersPending", "4m"),
-            alert("PrescalePlaceholdersPending", "6m", {
-                "severity": "warning", "namespace": "prescale",
-                "pod": "prescale-lunch-rush-5d8f7c9b4-x2x9q", "uid": "uid-prescale-lunch-rush-5d8f7c9b4-x2x9q",
-                "phase": "Pending", "window": "lunch-rush", "node_pool": "batch"})]},
+            alert("PrescalePlaceholdersPending", "6m", of_pod(
+                "warning", "batch", "lunch-rush", "prescale-lunch-rush-5d8f7c9b4-x2x9q",
+                uid="uid-prescale-lunch-rush-5d8f7c9b4-x2x9q", condition="false"))]},
+    "an image that cannot be pulled for 5m fires, its reason flipping or not; pulling and a pull that recovers "
+    "stay silent": {
+        "input_series": [
+            *pod("prescale-lunch-rush-5d8f7c9b4-x2x9q", "ReplicaSet", "prescale-lunch-rush-5d8f7c9b4", "0x10"),
+            # the kubelet's retries: ErrImagePull, then ImagePullBackOff until the next try (a new series each time)
+            waiting("prescale-lunch-rush-5d8f7c9b4-x2x9q", "prepull-1", "ErrImagePull",
+                    "1 stale _ 1 stale _ 1 stale _ 1"),
+            waiting("prescale-lunch-rush-5d8f7c9b4-x2x9q", "prepull-1", "ImagePullBackOff",
+                    "_ 1 1 stale 1 1 stale 1 1 stale"),
+            *pod("prescale-lunch-6b9c7d5f8-qzv4k", "ReplicaSet", "prescale-lunch-6b9c7d5f8", "0x10"),
+            waiting("prescale-lunch-6b9c7d5f8-qzv4k", "pause", "ImagePullBackOff", "1x10", init=False),
+            *pod("prescale-late-5c4b3a2d1-mn8bv", "ReplicaSet", "prescale-late-5c4b3a2d1", "0x10"),
+            waiting("prescale-late-5c4b3a2d1-mn8bv", "prepull-0", "ErrImagePull", "1 1 1 stale"),  # then pulled
+            *pod("prescale-night-7f6d5c4b3-pl9kx", "ReplicaSet", "prescale-night-7f6d5c4b3", "0x10"),
+            waiting("prescale-night-7f6d5c4b3-pl9kx", "prepull-0", "PodInitializing", "1x10")],
+        "alert_rule_test": [
+            alert("PrescalePlaceholderImagePullFailing", "4m"),
+            alert("PrescalePlaceholderImagePullFailing", "7m",
+                  of_pod("warning", "event", "lunch", "prescale-lunch-6b9c7d5f8-qzv4k"),
+                  of_pod("warning", "batch", "lunch-rush", "prescale-lunch-rush-5d8f7c9b4-x2x9q"))]},
     "short of Ready for a whole lead time since the scale-up fires; Ready at some moment of it stays silent": {
         "input_series": [
             # lunch (lead 10m): scaled up at 2m, never all Ready: fires at 12m, its event's start
@@ -186,3 +266,9 @@ def test_promtool_runs_every_alert_on_its_cases(groups, tmp_path: Path):
 def test_the_cases_cover_every_alert(groups):
     tested = {test["alertname"] for case in CASES.values() for test in case["alert_rule_test"]}
     assert tested == {rule["alert"] for group in groups for rule in group["rules"]}
+
+
+def test_one_group_per_pool_in_pool_name_order(groups):
+    """The windows interleave their pools (WINDOWS): grouped as listed, a pool would get two groups of one name,
+    which Prometheus refuses to load."""
+    assert [group["name"] for group in groups] == ["prescale-pool-batch", "prescale-pool-event", "prescale-pool-shared"]

@@ -1,13 +1,12 @@
 """One EC2NodeClass + NodePool per configured pool: instances, requirements, taints, limits and budgets."""
 
-import math
 from datetime import datetime, timezone
 
 import pytest
 from prescale.capacity.node_pools import EventNodePool, EventNodePoolArgs, node_pool_spec
 from prescale.model.config import NodePoolConfig
 from prescale.model.plan import plan_capacity
-from prescale.model.schedule.freezes import MAX_BUDGETS, Freeze, freeze_active
+from prescale.model.schedule.freezes import MAX_BUDGETS
 from prescale.offline import evaluate
 
 from tests.support.capacity import (
@@ -15,6 +14,7 @@ from tests.support.capacity import (
     NODE_CLASS,
     NODE_POOL,
     NOW,
+    allowed_disruptions,
     as_object,
     dev_run,
     pool,
@@ -141,17 +141,6 @@ def test_spot_arm_pool_with_taints_weight_and_its_own_lifetime():
         {"nodes": "0", "schedule": "45 12 * * 1-5", "duration": "9h15m"},
         {"nodes": "0", "schedule": "50 19 * * *", "duration": "9h10m"},
         *STANDING]
-
-
-def allowed_disruptions(budgets: list[dict], nodes: int, reason: str, at: datetime) -> int:
-    """Karpenter v1's ``NodePool.GetAllowedDisruptionsByReason``: the least any active budget allows among those
-    naming ``reason`` or no reason at all; a percentage of the pool's nodes rounds up."""
-    def active(budget: dict) -> bool:
-        return "schedule" not in budget or freeze_active(Freeze(budget["schedule"], budget["duration"]), at)
-    allowed = [math.ceil(nodes * int(budget["nodes"][:-1]) / 100) if budget["nodes"].endswith("%")
-               else int(budget["nodes"]) for budget in budgets
-               if reason in budget.get("reasons", [reason]) and active(budget)]
-    return min(allowed, default=nodes)
 
 
 def test_emptied_nodes_leave_together_after_a_window_while_the_window_itself_stays_frozen_for_every_reason():

@@ -15,6 +15,7 @@ from prescale.model.fleet.quantity import parse_quantity
 from prescale.model.fleet.reservations import ZoneShare, next_up, split
 from prescale.model.fleet.sizing import pods_per_node
 from prescale.model.plan import plan_capacity
+from prescale.model.schedule.freezes import Freeze
 from prescale.model.validation import ConfigError, load_stack_config
 from prescale.offline import evaluate, run_program
 
@@ -22,7 +23,17 @@ from prescale_cli.cost import estimate_cost
 from prescale_cli.main import main
 from prescale_cli.timeline import build_timeline
 from tests.support import ROOT
-from tests.support.capacity import DEPLOYMENT, NODE_CLASS, NODE_POOL, as_object, pool, run, stack_config, window
+from tests.support.capacity import (
+    DEPLOYMENT,
+    NODE_CLASS,
+    NODE_POOL,
+    allowed_disruptions,
+    as_object,
+    pool,
+    run,
+    stack_config,
+    window,
+)
 from tests.support.cli import make_project
 from tests.support.crd_validation import validate
 
@@ -35,6 +46,7 @@ SCALE_UP = datetime(2027, 3, 1, 23, 50, tzinfo=UTC)
 END = datetime(2027, 3, 2, 3, 0, tzinfo=UTC)
 HOLD_FROM = SCALE_UP - timedelta(hours=24)
 EARLY, HOLDING = HOLD_FROM - timedelta(minutes=1), HOLD_FROM
+RELEASED = datetime(2027, 3, 2, 4, 14, tzinfo=UTC)  # the end date + EC2's hour + two drift re-checks
 RESERVED_POOL = pool(capacityTypes=["on-demand", "reserved"])
 
 
@@ -81,16 +93,38 @@ def test_an_earlier_run_holds_none_and_says_when_to_run_up():
     assert "2027-02-28 23:50 UTC" in warning and "2027-03-01 23:50 UTC" in warning
 
 
-def test_a_held_reservation_warns_what_it_costs_until_when():
+def test_a_held_reservation_warns_what_it_costs_until_when_and_what_happens_to_its_nodes_after():
     (warning,) = [w for w in plan_capacity(config(HOLDING), HOLDING).warnings if "capacity reservations" in w]
     assert warning.startswith("event window 'launch': holds capacity reservations 5 × m7i.xlarge "
                               "(ap-northeast-2a: 3, ap-northeast-2c: 2) until 2027-03-02 12:04 KST")
     assert "bills every reserved instance each hour, used or not" in warning
+    assert ("nodes still in them keep running, billed on-demand, and node pool 'event' holds Karpenter's "
+            "replacement of them (CapacityReservationDrift) until 2027-03-02 13:14 KST") in warning
 
 
-def test_once_the_window_has_ended_no_reservation_is_planned():
-    assert plan_capacity(config(HOLDING), END).reservations == ()
+def test_a_held_reservation_gives_its_pool_a_drift_hold_from_the_end_until_ec2_has_let_go_of_its_nodes():
+    """EC2 ends a limited reservation within an hour after its end date (03:04 UTC); Karpenter re-checks drift every
+    5 minutes: the pool holds drift from the window's end (03:00) for 4m + 1h + 10m."""
+    plan = plan_capacity(config(HOLDING), HOLDING)
+    (reservation,) = plan.reservations
+    assert reservation.released == END + timedelta(minutes=4) + timedelta(hours=1, minutes=10) == RELEASED
+    assert plan.pools["event"].drift_holds == [Freeze("0 3 2 3 *", "1h14m")] == [reservation.drift_hold]
+    assert plan.pools["event"].freezes == [Freeze("50 23 1 3 *", "3h10m")]  # the window's own, unchanged
+    assert plan_capacity(config(EARLY), EARLY).pools["event"].drift_holds == []  # nothing reserved yet
+
+
+def test_once_the_window_has_ended_none_is_held_and_the_drift_hold_stays_until_the_nodes_are_released():
     assert plan_capacity(config(HOLDING), END - timedelta(seconds=1)).reservations[0].held
+    for now in (END, RELEASED - timedelta(seconds=1)):
+        plan = plan_capacity(config(HOLDING), now)
+        (reservation,) = plan.reservations
+        assert reservation.ended and not reservation.held and next_up(plan.reservations) is None
+        assert plan.pools["event"].drift_holds == [Freeze("0 3 2 3 *", "1h14m")]
+        (warning,) = [w for w in plan.warnings if "capacity reservations" in w]
+        assert "ended with the window" in warning and "holds Karpenter's replacement of them" in warning
+        assert "until 2027-03-02 13:14 KST = 2027-03-02 04:14 UTC" in warning
+    released = plan_capacity(config(HOLDING), RELEASED)
+    assert released.reservations == () and released.pools["event"].drift_holds == []
 
 
 def test_a_hold_from_of_its_own_moves_the_first_up_that_creates_it():
@@ -196,10 +230,41 @@ def test_an_earlier_run_registers_no_reservation_and_the_node_class_selects_none
     assert built[0].reservation_outputs["launch"]["held"] is False
 
 
-def test_a_run_after_the_window_registers_no_reservation():
+def budgets_at(now: datetime) -> list[dict]:
+    """The event pool's registered disruption budgets, from a whole run at ``now``."""
+    evaluation, _ = run(config(HOLDING), now)
+    node_pool = as_object(evaluation.named(NODE_POOL, "event-node-pool"))
+    assert validate(node_pool) == []  # the hold's `reasons` pass the CRD beside its schedule
+    return node_pool["spec"]["disruption"]["budgets"]
+
+
+def test_the_pool_stops_drift_not_emptiness_from_the_window_end_until_the_reserved_nodes_are_released(holding):
+    """Karpenter drops a reservation from its view at its end date (03:04 UTC) and drifts the nodes EC2 still counts in
+    it (up to an hour more): between the window's end and 04:14 no drifted node may go, while emptied ones leave
+    at once as after any window."""
+    evaluation, _ = holding
+    budgets = as_object(evaluation.named(NODE_POOL, "event-node-pool"))["spec"]["disruption"]["budgets"]
+    assert budgets == [{"nodes": "0", "schedule": "50 23 1 3 *", "duration": "3h10m"},
+                       {"nodes": "0", "schedule": "0 3 2 3 *", "duration": "1h14m", "reasons": ["Drifted"]},
+                       {"nodes": "100%", "reasons": ["Empty"]},
+                       {"nodes": "10%", "reasons": ["Underutilized", "Drifted"]}]
+    reasons = ("Empty", "Underutilized", "Drifted")
+    during, after_end_date, just_before, after = (END - timedelta(minutes=1), END + timedelta(minutes=5),
+                                                  RELEASED - timedelta(minutes=1), RELEASED)
+    assert [allowed_disruptions(budgets, 5, reason, during) for reason in reasons] == [0, 0, 0]
+    for moment in (END, after_end_date, just_before):
+        assert [allowed_disruptions(budgets, 5, reason, moment) for reason in reasons] == [5, 1, 0], moment
+    assert [allowed_disruptions(budgets, 5, reason, after) for reason in reasons] == [5, 1, 1]
+
+
+def test_a_run_after_the_window_cancels_the_reservations_but_keeps_the_drift_hold_until_the_nodes_are_released():
     evaluation, built = run(config(HOLDING), END)
-    assert evaluation.of_type(RESERVATION) == [] and built[0].plan.reservations == ()
+    assert evaluation.of_type(RESERVATION) == [] and built[0].reservations == {}
     assert "capacityReservationSelectorTerms" not in as_object(evaluation.named(NODE_CLASS, "event-node-class"))["spec"]
+    assert {"nodes": "0", "schedule": "0 3 2 3 *", "duration": "1h14m", "reasons": ["Drifted"]} in budgets_at(END)
+    assert any("ended with the window" in warning for warning in evaluation.warnings)
+    assert built[0].reservation_outputs["launch"]["ended"] and built[0].next_up_for_reservations is None
+    assert [budget for budget in budgets_at(RELEASED) if "schedule" in budget] == []  # released: the hold is lifted
 
 
 def test_the_program_exports_the_reservations_and_when_the_next_up_must_run():
@@ -209,8 +274,8 @@ def test_the_program_exports_the_reservations_and_when_the_next_up_must_run():
     before, within = (run_program(ROOT, "reserve", now, config=wire).outputs for now in (EARLY, HOLDING))
     expected = {"instanceType": "m7i.xlarge", "zones": {"ap-northeast-2a": 3, "ap-northeast-2c": 2},
                 "holdFrom": "2027-02-28T23:50:00Z", "scaleUp": "2027-03-01T23:50:00Z",
-                "endDate": "2027-03-02T03:04:00Z"}
-    assert before["reservations"] == {"launch": {**expected, "held": False, "ids": []}}
+                "endDate": "2027-03-02T03:04:00Z", "driftHeldUntil": "2027-03-02T04:14:00Z"}
+    assert before["reservations"] == {"launch": {**expected, "held": False, "ids": [], "ended": False}}
     assert before["nextUpForReservations"] == "2027-02-28T23:50:00Z"
     (held,) = within["reservations"].values()
     assert held["held"] and len(held["ids"]) == 2 and within["nextUpForReservations"] is None
@@ -283,6 +348,37 @@ def test_a_reservation_that_could_not_work_is_refused_with_its_key(windows, pool
     assert problem.startswith(f"{starts}: ") and says in problem, problem
 
 
+@pytest.mark.parametrize("limits", [{"cpu": "1000", "nodes": 100}, {"cpu": "400"}])
+def test_a_count_exactly_at_the_pools_limit_is_accepted(limits):
+    """100 × m7i.xlarge is 100 nodes and 400 vCPUs: Karpenter launches into all of them, none is paid unused."""
+    at_limit = config(HOLDING, [launch({"count": 100})], [pool(capacityTypes=["on-demand", "reserved"],
+                                                                limits={**limits, "memory": "4000Gi"})])
+    assert plan_capacity(at_limit, HOLDING).reservations[0].count == 100
+
+
+def test_selector_terms_on_a_pool_whose_capacity_types_leave_out_reserved_are_refused():
+    terms = [{"id": "cr-0123456789abcdef0"}]
+    problem = refusal([window("plain", "2027-03-02T09:00", "2027-03-02T12:00")],
+                      [pool(capacityReservationSelectorTerms=terms)])
+    assert problem.startswith(f"{CONFIG_NAMESPACE}:nodePools[0].capacityReservationSelectorTerms: "
+                              "[{'id': 'cr-0123456789abcdef0'}] select reservations that node pool 'event' never "
+                              "launches into: its capacityTypes ['on-demand'] leaves out reserved"), problem
+    assert "allowed: add reserved" in problem
+    config(HOLDING, [window("plain", "2027-03-02T09:00", "2027-03-02T12:00")],
+           [pool(capacityTypes=["reserved", "on-demand"], capacityReservationSelectorTerms=terms)])
+
+
+def test_a_reservation_id_that_cannot_be_ec2s_is_warned_and_kept():
+    terms = [{"id": "cr-0123456789abcdef0"}, {"id": "cr-launch"}, {"tags": {"event": "launch"}}]
+    plain = [window("plain", "2027-03-02T09:00", "2027-03-02T12:00")]
+    plan = plan_capacity(config(HOLDING, plain, [pool(capacityTypes=["reserved", "on-demand"],
+                                                      capacityReservationSelectorTerms=terms)]), HOLDING)
+    assert [w for w in plan.warnings if "reservation id" in w] == [
+        "node pool 'event': capacityReservationSelectorTerms[1].id 'cr-launch' cannot be an EC2 capacity reservation "
+        "id (cr- and 17 hexadecimal digits, like cr-0123456789abcdef0), so Karpenter would find no reservation by it "
+        "and launch no reserved capacity for that term; copy the id from `aws ec2 describe-capacity-reservations`"]
+
+
 def test_reserved_without_selector_terms_is_accepted_beside_a_reserving_window_only():
     config(HOLDING)  # the window's reservations are the pool's
     with pytest.raises(ConfigError, match="asks for reserved capacity"):
@@ -292,6 +388,7 @@ def test_reserved_without_selector_terms_is_accepted_beside_a_reserving_window_o
 @pytest.mark.parametrize("reserve, says", [
     ({"holdFrom": "0m"}, "more than zero"),
     ({"holdFrom": "90s"}, "whole minutes"),
+    ({"holdFrom": "169h"}, "'169h' is more than 168h (a week): the reservation is billed every hour"),
     ({"count": 0}, "at least 1"),
     ({"availabilityZones": ["ap-northeast-2a", "ap-northeast-2a"]}, "more than once"),
     ({"availabilityZones": "ap-northeast-2a"}, "must be a list"),
@@ -300,6 +397,11 @@ def test_reserved_without_selector_terms_is_accepted_beside_a_reserving_window_o
 def test_reserve_values_are_refused_on_their_own(reserve, says):
     problem = refusal([launch(reserve)])
     assert problem.startswith(PATH) and says in problem, problem
+
+
+def test_a_hold_of_a_week_is_the_longest_accepted():
+    (reservation,) = plan_capacity(config(EARLY, [launch({"holdFrom": "168h"})]), EARLY).reservations
+    assert reservation.hold_from == SCALE_UP - timedelta(days=7)
 
 
 # --- prescale schedule ---------------------------------------------------------------------------------------
@@ -316,19 +418,20 @@ config:
 """
 
 
-@pytest.mark.parametrize("at, state, next_up_line", [
-    ("2027-02-27T00:00Z", "not created yet", True), ("2027-03-01T12:00Z", "held", False)])
-def test_schedule_lists_each_reservation_with_its_cost_from_the_earliest_up_that_creates_it(
-        tmp_path, capsys, at, state, next_up_line):
+@pytest.mark.parametrize("at, state, next_up_line, hours", [
+    ("2027-02-27T00:00Z", "not created yet", True, 27 + 14 / 60),  # from Sun 23:50 (the hold's start) to Tue 03:04
+    ("2027-03-01T12:00Z", "held", False, 15 + 4 / 60)])  # from now: the hours before it are spent
+def test_schedule_lists_each_reservation_with_its_cost_from_the_earliest_up_that_creates_it_or_from_now(
+        tmp_path, capsys, at, state, next_up_line, hours):
     project = make_project(tmp_path, program="", stacks={"test": RESERVING_STACK})
     assert main(["schedule", "--project", str(project), "--stack", "test", "--at", at, "--days", "3"]) == 0
     out = capsys.readouterr().out
     section = out[out.index("Capacity reservations"):]
-    # 5 × $0.2016 from Sun 2027-02-28 23:50 to Tue 2027-03-02 03:04 UTC: 27.23 hours.
     row = next(line for line in section.splitlines() if line.startswith("launch "))
     assert row.split()[1:3] == ["5", "×"] and "Sun 2027-02-28 23:50" in row and "Tue 2027-03-02 03:04" in row
-    assert state in row and "27.2" in row and "$1.01" in row and f"${5 * 0.2016 * (27 + 14 / 60):.2f}" in row
+    assert state in row and f"{hours:.1f}" in row and "$1.01" in row and f"${5 * 0.2016 * hours:.2f}" in row
     assert ("Run `pulumi up` from Sun 2027-02-28 23:50 UTC" in section) == next_up_line
+    assert "Event pods still on reserved nodes at the end stay where they are" in section
 
 
 def test_a_refused_window_leaves_a_pools_reserved_capacity_type_unjudged():

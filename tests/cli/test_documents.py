@@ -56,20 +56,26 @@ def test_the_status_passes_its_schema(capsys, monkeypatch):
     assert doc["now"] == "2026-11-30T22:55:00Z"
 
 
-@pytest.mark.parametrize("at, held, state, next_up", [
-    ("2027-02-27T00:00Z", False, "not created yet", "2027-02-28T23:50:00Z"),
-    ("2027-03-01T12:00Z", True, "held", None)])
-def test_the_schedule_carries_the_reservations_its_text_shows(tmp_path, capsys, at, held, state, next_up):
+@pytest.mark.parametrize("at, held, state, next_up, billed_from, hours, cost", [
+    # 5 × m7i.xlarge at $0.2016 from the earliest `up` (24h before the 23:50 UTC scale-up) to the end + 4m: 27.23 h.
+    ("2027-02-27T00:00Z", False, "not created yet", "2027-02-28T23:50:00Z", "2027-02-28T23:50:00Z", 27.23, 27.45),
+    # Inside the hold: from now, never from the hold's start in the past.
+    ("2027-03-01T12:00Z", True, "held", None, "2027-03-01T12:00:00Z", 15.07, 15.19),
+    # After the end date, its drift hold still standing: nothing more to bill.
+    ("2027-03-02T03:30Z", False, "ended", None, "2027-03-02T03:30:00Z", 0, 0)])
+def test_the_schedule_carries_the_reservations_its_text_shows(tmp_path, capsys, at, held, state, next_up,
+                                                              billed_from, hours, cost):
     project = make_project(tmp_path, program="", stacks={"test": RESERVING_STACK})
     doc = printed(capsys, "schedule", "--project", str(project), "--stack", "test", "--at", at, "--days", "3")
     assert_passes(ScheduleDocument, doc)
-    # 5 × m7i.xlarge at $0.2016 from the earliest `up` (24h before the 23:50 UTC scale-up) to the end + 4m: 27.23 h.
     assert doc["reservations"] == [{
         "window": "launch", "instanceType": "m7i.xlarge", "zones": {"ap-northeast-2a": 3, "ap-northeast-2c": 2},
         "holdFrom": "2027-02-28T23:50:00Z", "endDate": "2027-03-02T03:04:00Z",
-        "held": held, "state": state, "hours": 27.23, "pricePerHour": 1.008, "cost": 27.45}]
+        "driftHeldUntil": "2027-03-02T04:14:00Z", "held": held, "state": state, "billedFrom": billed_from,
+        "hours": hours, "pricePerHour": 1.008, "cost": cost}]
     assert doc["nextUpForReservations"] == next_up
     assert cli.main(["schedule", "--project", str(project), "--stack", "test", "--at", at, "--days", "3"]) == 0
     text = capsys.readouterr().out
     row = next(line for line in text[text.index("Capacity reservations"):].splitlines() if line.startswith("launch"))
-    assert f"  {state}  " in row and row.split()[-3:] == ["27.2", "$1.01", "$27.45"]
+    assert "Tue 2027-03-02 04:14" in row
+    assert f"  {state}  " in row and row.split()[-3:] == [f"{hours:.1f}", "$1.01", f"${cost:.2f}"]

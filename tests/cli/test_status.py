@@ -21,8 +21,8 @@ from prescale.names import PLACEHOLDER_LABELS
 from prescale_cli import main as cli
 from prescale_cli.cluster_reader import ClusterError, KubernetesReader, connect
 from tests.support.cli import ROOT, make_project
-from tests.support.crd_validation import validate
-from tests.support.status import LEAD_TIME_NOW, RecordedCluster, recorded
+from tests.support.crd_validation import CRD_FILES, validate
+from tests.support.status import LEAD_TIME_NOW, RecordedCluster, overlaid, recorded
 
 KUBERNETES_VERSION = "1.35"  # the dev stack's cluster
 RUNNING_NOW = "2026-11-30T23:30Z"  # morning-peak started at 23:00 UTC
@@ -61,12 +61,13 @@ def changed(name: str, edit) -> RecordedCluster:
 
 # --- the recordings ------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["ready", "not-ready"])
+@pytest.mark.parametrize("name", ["ready", "not-ready", "karpenter-failing"])
 def test_the_recordings_pass_the_upstream_schemas(name):
-    """Pods, Nodes, Events against Kubernetes' own OpenAPI (status included, no unknown field); ScaledObjects and
-    NodeClaims against the KEDA 2.20.2 and Karpenter 1.14.1 CRDs, whose status schemas list every field."""
+    """Pods, Nodes, Events against Kubernetes' own OpenAPI (status included, no unknown field); ScaledObjects,
+    NodeClaims, NodePools and EC2NodeClasses against the KEDA 2.20.2 and Karpenter 1.14.1 CRDs, whose status schemas
+    list every field."""
     for item in recorded(name):
-        if item["kind"] in ("ScaledObject", "NodeClaim"):
+        if (item["apiVersion"], item["kind"]) in CRD_FILES:
             assert validate(item) == [], item["metadata"]["name"]
         else:
             kubernetes_validate.validate(item, KUBERNETES_VERSION, strict=True)
@@ -104,6 +105,23 @@ def test_a_running_window_that_holds_its_placeholders_is_ready(capsys, monkeypat
     assert code == 0
     assert "morning-peak  event  running, ends in 2h30m" in out
     assert out.rstrip().endswith("Ready: every window in its lead time or running is ready.")
+
+
+@pytest.mark.parametrize("at, state", [
+    ("2026-11-30T22:44:59Z", "upcoming"), ("2026-11-30T22:45Z", "lead"), ("2026-11-30T22:59:59Z", "lead"),
+    ("2026-11-30T23:00Z", "running"), ("2026-12-01T01:59:59Z", "running"),
+    ("2026-12-01T02:00Z", "upcoming")])  # ended: its next occurrence is the one shown
+def test_the_state_follows_the_windows_half_open_spans(capsys, monkeypatch, at, state):
+    """Lead time [scale-up, start), running [start, end): at the start instant the event is running, not in lead."""
+    doc = document(capsys, monkeypatch, RecordedCluster("ready"), at=at)[1]
+    assert window(doc, "morning-peak")["state"] == state
+
+
+def test_now_is_printed_in_utc_whatever_offset_at_has(capsys, monkeypatch):
+    seoul = "2026-12-01T07:55+09:00"  # LEAD_TIME_NOW in Seoul's time
+    assert document(capsys, monkeypatch, RecordedCluster("ready"), at=seoul)[1]["now"] == "2026-11-30T22:55:00Z"
+    _, out, _ = status(capsys, monkeypatch, RecordedCluster("ready"), at=seoul)
+    assert out.startswith("Status of stack dev at 2026-11-30 22:55 UTC: ")
 
 
 def test_the_table_shows_each_window_once(capsys, monkeypatch):
@@ -163,7 +181,7 @@ def test_reservations_in_use_are_the_pools_reserved_nodes(capsys, monkeypatch, n
     _, out, _ = status(capsys, monkeypatch, RecordedCluster("not-ready"))
     assert ("Pool event: 8/8 nodes Ready, 8/10 NodeClaims Ready\n"
             "  Capacity reservations in use: cr-0a1b2c3d4e5f67890 (1 node)\n"
-            "  NodeClaims failing to launch (Karpenter's reason):\n"
+            "  NodeClaims failing to launch or register (Karpenter's reason):\n"
             "    prescale-event-l9z4d: RequestLimitExceeded: Error creating fleet request: Request limit exceeded\n"
             "    prescale-event-x7k2p (deleted, Karpenter retries): InsufficientCapacityError: NodeClaim ") in out
 
@@ -186,6 +204,73 @@ def _condition(kind: str, status: str, reason: str, message: str):
                 {"type": kind, "status": status, "reason": reason, "message": message} if c["type"] == kind else c
                 for c in item["status"]["conditions"]]
     return edit
+
+
+@pytest.fixture
+def failing(capsys, monkeypatch) -> tuple[int, dict]:
+    return document(capsys, monkeypatch, overlaid("not-ready", "karpenter-failing"))
+
+
+def test_a_node_class_that_is_not_ready_keeps_every_window_of_its_pool_from_being_ready(failing):
+    """Karpenter publishes no event for it (its NodeClassNotReady event is never published): only the EC2NodeClass's
+    conditions say which one failed, and the NodePool's that Karpenter launches nothing for it."""
+    code, doc = failing
+    blockers = ["NodePool prescale-event not NodeClassReady (UnhealthyDependents: SubnetsReady=False): Karpenter "
+                "launches no node for it",
+                "EC2NodeClass prescale-event not SubnetsReady (SubnetsNotFound: SubnetSelector did not match any "
+                "Subnets)"]
+    assert code == 1
+    assert window(doc, "morning-peak")["notReady"] == ["7 of 10 placeholders Ready", *blockers]
+    assert window(doc, "lunch-rush")["notReady"][1:] == blockers  # upcoming: its next event would start with nothing
+    karpenter = window(doc, "morning-peak")["karpenter"]
+    assert {key: karpenter["nodePool"][key] for key in ("kind", "name", "found", "ready")} == {
+        "kind": "NodePool", "name": "prescale-event", "found": True, "ready": False}
+    assert {key: karpenter["nodeClass"][key] for key in ("kind", "name", "found", "ready")} == {
+        "kind": "EC2NodeClass", "name": "prescale-event", "found": True, "ready": False}
+    assert {"type": "SubnetsReady", "status": "False", "reason": "SubnetsNotFound",
+            "message": "SubnetSelector did not match any Subnets"} in karpenter["nodeClass"]["conditions"]
+
+
+def test_ready_karpenter_objects_block_nothing(not_ready):
+    karpenter = window(not_ready[1], "morning-peak")["karpenter"]
+    assert (karpenter["nodePool"]["ready"], karpenter["nodeClass"]["ready"]) == (True, True)
+    assert window(not_ready[1], "morning-peak")["notReady"] == ["7 of 10 placeholders Ready"]
+
+
+def _without(kind: str) -> RecordedCluster:
+    return RecordedCluster("ready", tuple(item for item in recorded("ready") if item["kind"] != kind))
+
+
+@pytest.mark.parametrize("cluster, blocker, node_class", [
+    (_without("NodePool"), "NodePool prescale-event not found: Karpenter launches no node for it", None),
+    (_without("EC2NodeClass"), "EC2NodeClass prescale-event not found",
+     {"kind": "EC2NodeClass", "name": "prescale-event", "found": False, "ready": False, "conditions": []}),
+], ids=["no-node-pool", "no-node-class"])
+def test_a_missing_node_pool_or_node_class_keeps_the_window_from_being_ready(capsys, monkeypatch, cluster, blocker,
+                                                                            node_class):
+    code, doc = document(capsys, monkeypatch, cluster)
+    assert code == 1
+    assert window(doc, "morning-peak")["notReady"] == [blocker]
+    assert window(doc, "morning-peak")["karpenter"]["nodeClass"] == node_class
+
+
+def test_a_node_claim_launched_without_its_node_is_late_after_5_minutes(capsys, monkeypatch):
+    """Karpenter deletes it without an event at 15 minutes (registration_timeout): until then only its Registered
+    condition tells, NodeNotFound since 22:46:11."""
+    def late(at: str) -> list[tuple[str, str, str]]:
+        doc = document(capsys, monkeypatch, overlaid("not-ready", "karpenter-failing"), at=at)[1]
+        return [(f["nodeClaim"], f["condition"], f["since"])
+                for f in window(doc, "morning-peak")["nodeClaims"]["launchFailures"] if f["condition"] == "Registered"]
+    assert late("2026-11-30T22:51:10Z") == []
+    assert late("2026-11-30T22:51:11Z") == [("prescale-event-m2b8f", "Registered", "2026-11-30T22:46:11Z")]
+
+
+def test_the_pool_shows_its_late_node_claims_and_karpenters_registration_health(capsys, monkeypatch):
+    _, out, _ = status(capsys, monkeypatch, overlaid("not-ready", "karpenter-failing"))
+    assert ("  NodePool prescale-event not NodeRegistrationHealthy: half of its last NodeClaims failed to launch or "
+            "register (RegistrationFailed: Failed to register node)\n") in out
+    assert ("    prescale-event-m2b8f (launched, no node for 8m): NodeNotFound: Node not registered with "
+            "cluster\n") in out
 
 
 @pytest.mark.parametrize("edit, blocker", [
@@ -235,7 +320,8 @@ def test_the_cluster_is_asked_for_the_pools_nodes_and_node_claims_by_label(capsy
     status(capsys, monkeypatch, cluster)
     pool = {"prescale.io/node-pool": "event"}
     assert cluster.calls == [("scaled_objects", "prescale"), ("pods", "prescale", PLACEHOLDER_LABELS),
-                             ("nodes", pool), ("node_claims", pool), ("node_claim_events",)]
+                             ("nodes", pool), ("node_claims", pool), ("node_claim_events",), ("node_pools",),
+                             ("node_classes", "karpenter.k8s.aws", "EC2NodeClass")]
 
 
 EXISTING_POOL_STACK = """\
@@ -309,37 +395,54 @@ def answering(reader: KubernetesReader, cluster: RecordedCluster) -> list[tuple]
             return client.deserialize(json.dumps(body), list_type, "application/json")
         return call
 
-    def custom(method: str, kind: str):
+    def custom(method: str):
         def call(group, version, *args, label_selector="", _request_timeout=None):
             calls.append((method, group, version, *args, label_selector, _request_timeout))
             namespace = args[0] if len(args) == 2 else None
+            kind = KINDS[args[-1]]
             return {"apiVersion": f"{group}/{version}", "kind": f"{kind}List", "metadata": {},
-                    "items": cluster.listed(kind, namespace, selected(label_selector))}
+                    "items": [item for item in cluster.listed(kind, namespace, selected(label_selector))
+                              if item["apiVersion"] == f"{group}/{version}"]}
         return call
 
     reader.core.list_namespaced_pod = typed("list_namespaced_pod", "V1PodList", "Pod", True)
     reader.core.list_node = typed("list_node", "V1NodeList", "Node", False)
     reader.core.list_event_for_all_namespaces = typed("list_event_for_all_namespaces", "CoreV1EventList", "Event",
                                                       False)
-    reader.custom.list_namespaced_custom_object = custom("list_namespaced_custom_object", "ScaledObject")
-    reader.custom.list_cluster_custom_object = custom("list_cluster_custom_object", "NodeClaim")
+    reader.custom.list_namespaced_custom_object = custom("list_namespaced_custom_object")
+    reader.custom.list_cluster_custom_object = custom("list_cluster_custom_object")
     return calls
 
 
-@pytest.mark.parametrize("name", ["ready", "not-ready"])
-def test_the_kubernetes_client_reader_reports_what_the_recording_says(capsys, monkeypatch, kubeconfig, name):
+KINDS = {"scaledobjects": "ScaledObject", "nodeclaims": "NodeClaim", "nodepools": "NodePool",
+         "ec2nodeclasses": "EC2NodeClass", "nodeclasses": "NodeClass"}  # a custom resource's plural → its kind
+
+
+@pytest.mark.parametrize("cluster", [RecordedCluster("ready"), RecordedCluster("not-ready"),
+                                     overlaid("not-ready", "karpenter-failing")], ids=["ready", "not-ready", "failing"])
+def test_the_kubernetes_client_reader_reports_what_the_recording_says(capsys, monkeypatch, kubeconfig, cluster):
     """The same answer whether the recording is served directly or through the client's models and back."""
     reader = connect(str(kubeconfig), None)
-    calls = answering(reader, RecordedCluster(name))
+    calls = answering(reader, cluster)
     through_client = document(capsys, monkeypatch, reader)
-    assert through_client == document(capsys, monkeypatch, RecordedCluster(name))
+    assert through_client == document(capsys, monkeypatch, cluster)
     assert calls == [
         ("list_namespaced_custom_object", "keda.sh", "v1alpha1", "prescale", "scaledobjects", "", 10),
         ("list_namespaced_pod", "prescale",
          "app.kubernetes.io/managed-by=prescale,app.kubernetes.io/name=prescale-placeholder", 10),
         ("list_node", "prescale.io/node-pool=event", 10),
         ("list_cluster_custom_object", "karpenter.sh", "v1", "nodeclaims", "prescale.io/node-pool=event", 10),
-        ("list_event_for_all_namespaces", "involvedObject.kind=NodeClaim,type=Warning", 10)]
+        ("list_event_for_all_namespaces", "involvedObject.kind=NodeClaim,type=Warning", 10),
+        ("list_cluster_custom_object", "karpenter.sh", "v1", "nodepools", "", 10),
+        ("list_cluster_custom_object", "karpenter.k8s.aws", "v1", "ec2nodeclasses", "", 10)]
+
+
+def test_auto_modes_node_classes_are_read_from_their_own_api(kubeconfig):
+    """A NodePool on EKS Auto Mode names ``{group: eks.amazonaws.com, kind: NodeClass}``."""
+    reader = connect(str(kubeconfig), None)
+    calls = answering(reader, RecordedCluster("ready"))
+    assert reader.node_classes("eks.amazonaws.com", "NodeClass") == []
+    assert calls == [("list_cluster_custom_object", "eks.amazonaws.com", "v1", "nodeclasses", "", 10)]
 
 
 def test_an_api_that_is_not_served_reads_as_empty(capsys, monkeypatch, kubeconfig):

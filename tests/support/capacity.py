@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any
@@ -11,6 +12,7 @@ import pulumi_kubernetes as k8s
 from prescale.capacity import DeployedCapacity, deploy_capacity
 from prescale.contract import Platform
 from prescale.model.config import StackConfig
+from prescale.model.schedule.freezes import Freeze, freeze_active
 from prescale.model.validation import decode_config, load_stack_config
 from prescale.offline import Evaluation, Registration, evaluate, read_stack_file
 
@@ -152,3 +154,14 @@ def resources_of_window(evaluation: Evaluation, window_name: str) -> list[tuple[
     component = evaluation.named("prescale:index:ScheduledCapacity", window_name)
     mine = [component] + [r for r in evaluation.resources if r.parent == component.urn]
     return sorted((r.type, r.name, as_object(r)) for r in mine)
+
+
+def allowed_disruptions(budgets: list[dict], nodes: int, reason: str, at: datetime) -> int:
+    """Karpenter v1's ``NodePool.GetAllowedDisruptionsByReason``: the least any active budget allows among those
+    naming ``reason`` or no reason at all; a percentage of the pool's nodes rounds up."""
+    def active(budget: dict) -> bool:
+        return "schedule" not in budget or freeze_active(Freeze(budget["schedule"], budget["duration"]), at)
+    allowed = [math.ceil(nodes * int(budget["nodes"][:-1]) / 100) if budget["nodes"].endswith("%")
+               else int(budget["nodes"]) for budget in budgets
+               if reason in budget.get("reasons", [reason]) and active(budget)]
+    return min(allowed, default=nodes)

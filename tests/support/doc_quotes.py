@@ -201,7 +201,6 @@ def bad_configs(program: Program) -> str:
 PLAN_OUT = ("plan", "--stack", STACK, "--at", NOW, "--out", "k8s/")
 
 QUOTES: list[Quote] = [
-    sample("README.md", "schedule", "--stack", STACK, "--at", NOW, "--days", "1", prompt=".venv/bin/prescale"),
     Quote("README.md", "\nStack outputs: ", ".\n", stack_outputs, inline=True),
     Quote("README.md", "`tests/bad_configs/` keeps ", " broken", bad_configs),
     sample("docs/cli.md", "plan", "--stack", STACK, "--at", NOW, excerpt=plan_excerpt),

@@ -21,6 +21,14 @@ def recorded(name: str) -> tuple[dict[str, Any], ...]:
     return tuple(yaml.safe_load((STATUS_DATA / f"{name}.yaml").read_text())["items"])
 
 
+def overlaid(base: str, overlay: str) -> RecordedCluster:
+    """The recording ``base`` with the objects of ``overlay`` in it, each replacing the one of its kind and name."""
+    changes = recorded(overlay)
+    replaced = {(item["kind"], item["metadata"]["name"]) for item in changes}
+    kept = tuple(item for item in recorded(base) if (item["kind"], item["metadata"]["name"]) not in replaced)
+    return RecordedCluster(base, kept + changes)
+
+
 class RecordedCluster:
     """Answers the reader's questions from one recording; ``calls`` keeps what was asked, in order."""
 
@@ -54,3 +62,11 @@ class RecordedCluster:
         self.calls.append(("node_claim_events",))
         return [event for event in self.listed("Event")
                 if event["involvedObject"]["kind"] == "NodeClaim" and event["type"] == "Warning"]
+
+    def node_pools(self) -> list[dict]:
+        self.calls.append(("node_pools",))
+        return self.listed("NodePool")
+
+    def node_classes(self, group: str, kind: str) -> list[dict]:
+        self.calls.append(("node_classes", group, kind))
+        return [item for item in self.listed(kind) if item["apiVersion"].split("/")[0] == group]

@@ -54,7 +54,7 @@ class _Demand:
 
     def requested(self, resource: str) -> Decimal:
         """What its placeholders request together (no nodes: they may share nodes with other windows' pods)."""
-        return Decimal(0) if resource == "nodes" else self.plan.pods * self.plan.requests[resource == "memory"]
+        return Decimal(0) if resource == "nodes" else self.plan.pods * self.plan.requests[RESOURCES.index(resource)]
 
     def together(self, reading: str, resource: str) -> Decimal:
         """Its share of what windows count together, in one of the two readings (see :data:`_OWN_NODES`)."""
@@ -168,7 +168,7 @@ def _capacity_problem(demand: _Demand, pool: NodePoolConfig, resource: str, limi
                f"({least.instance.name})")
     else:
         least = demand.least[resource]
-        capacity = least.instance.capacity[resource == "memory"]
+        capacity = least.instance.capacity[RESOURCES.index(resource)]
         why = (f"counts at least {_show(resource, total)}, above {above}: NodePool limits count a node's capacity, "
                f"and a node holds the pods at best {least.per_node} per {_show(resource, capacity)} "
                f"({least.instance.name})")

@@ -56,9 +56,19 @@ def _mode_problems(path: str, pool: NodePoolConfig, auto_mode: bool | None) -> l
 
 
 def _reservation_problems(path: str, pool: NodePoolConfig, reserving: bool) -> list[str]:
-    """``reserved`` asked for (an In requirement listing it) with no reservation selected by prescale's node class,
-    now or by a window's ``reserve`` (``reserving``)."""
-    if pool.node_class_name is not None or pool.capacity_reservation_selector_terms or reserving:
+    """Reservations selected that the pool never launches into (its capacity types leave out ``reserved``), or
+    ``reserved`` asked for (an In requirement listing it) with no reservation selected by prescale's node class, now
+    or by a window's ``reserve`` (``reserving``)."""
+    terms = pool.capacity_reservation_selector_terms
+    refusing = next((r for r in pool_requirements(pool) if r.key == CAPACITY_TYPE and not r.allows("reserved")), None)
+    if terms and refusing is not None:
+        shown = [term.model_dump(by_alias=True, exclude_none=True) for term in terms]
+        return [f"{path}.capacityReservationSelectorTerms: {shown!r} select reservations that node pool {pool.name!r} "
+                f"never launches into: its {refusing.describe()} leaves out reserved, and Karpenter launches into a "
+                "capacity reservation only for a NodePool whose karpenter.sh/capacity-type allows reserved; allowed: "
+                "add reserved (e.g. capacityTypes [on-demand, reserved]: the reservations first, on-demand beyond "
+                "them), or no capacityReservationSelectorTerms"]
+    if pool.node_class_name is not None or terms or reserving:
         return []  # an existing node class may select reservations itself
     return [f"{path}.{requirement.source}{'' if requirement.shorthand else '.values'}: {list(requirement.values)!r} "
             f"asks for reserved capacity, but node pool {pool.name!r} has no capacityReservationSelectorTerms, so its "

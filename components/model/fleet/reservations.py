@@ -5,25 +5,39 @@ declared only by a ``pulumi up`` from ``reserve.holdFrom`` before its scale-up u
 (EC2's ``limited`` end date) at the window's end plus the tail its nodes stay
 (:func:`prescale.model.schedule.after_end.usual_tail`).
 An earlier run declares none and says when to run again; a run after the event declares none, so Pulumi cancels
-what is left. The count is split over the zones as evenly as it goes. Pure: the capacity wing renders the plan
+what is left. Nodes still in a reservation when it ends keep running as on-demand, and the pool holds Karpenter's
+drift replacement of them (:attr:`ReservationPlan.drift_hold`) until EC2 has moved them out. The count is split
+over the zones as evenly as it goes. Pure: the capacity wing renders the plan
 (:mod:`prescale.capacity.reservations`); the reasons and costs are in docs/capacity.md.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from ..config import EventWindow, NodePoolConfig
 from ..schedule.after_end import usual_tail
 from ..schedule.duration import format_duration
+from ..schedule.freezes import Freeze, dated_freeze
 from ..schedule.time_zones import load_zone
 from .instances import instance_type
 from .labels import ZONE
 from .sizing import PlaceholderPlan, pods_per_node
 
+# What EC2's capacity reservation ids look like ("cr-" and 17 hex digits, e.g. cr-0123456789abcdef0); Karpenter's
+# CRD takes any `cr-[0-9a-z]+`, and finds nothing by an id EC2 never gave.
+EC2_RESERVATION_ID = re.compile(r"cr-[0-9a-f]{17}")
+
+# EC2 ends a `limited` reservation within an hour after its end date; the instances still in it run on, outside it
+# (EC2 API Reference, CreateCapacityReservation `EndDate`; EC2 User Guide, "Work with Capacity Reservations").
+EC2_ENDS_WITHIN = timedelta(hours=1)
+# Karpenter re-checks a NodeClaim's drift every 5 minutes (kubernetes-sigs/karpenter v1.14.1,
+# pkg/controllers/nodeclaim/disruption/drift.go): two re-checks clear a Drifted condition set before EC2 let go.
+DRIFT_RECHECKS = 2 * timedelta(minutes=5)
 
 @dataclass(frozen=True)
 class ZoneShare:
@@ -45,6 +59,7 @@ class ReservationPlan:
     window_end: datetime  # UTC
     end: datetime  # UTC: their end date, the window's end plus its nodes' tail
     held: bool  # declared by a run at the plan's `now`
+    ended: bool = False  # the window is over at `now`: none declared, the drift hold still stands
 
     @property
     def count(self) -> int:
@@ -54,6 +69,24 @@ class ReservationPlan:
     def zone_names(self) -> tuple[str, ...]:
         return tuple(share.zone for share in self.zones)
 
+    @property
+    def released(self) -> datetime:
+        """When no node is in them any more as Karpenter sees it: EC2's hour after the end date, and two drift
+        re-checks (UTC)."""
+        return self.end + EC2_ENDS_WITHIN + DRIFT_RECHECKS
+
+    @property
+    def drift_hold(self) -> Freeze:
+        """A budget for the pool, from the window's end until :attr:`released`, that stops Karpenter replacing the
+        nodes still in them: it drops a reservation at its end date and drifts its nodes
+        (``CapacityReservationDrift``) while EC2 still counts them in it (docs/capacity.md)."""
+        return dated_freeze(self.window_end, self.released)
+
+    @property
+    def holds_drift(self) -> bool:
+        """Whether the pool carries :attr:`drift_hold` at the plan's ``now``: while they are held, or just ended."""
+        return self.held or self.ended
+
     def describe(self) -> str:
         """``3 × m7i.xlarge (ap-northeast-2a: 2, ap-northeast-2c: 1)``."""
         return (f"{self.count} × {self.instance_type} "
@@ -61,12 +94,19 @@ class ReservationPlan:
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        name, zone = self.window.name, self.window.timezone
+        name, zone, pool = self.window.name, self.window.timezone, self.window.node_pool
+        kept = (f"nodes still in them keep running, billed on-demand, and node pool {pool!r} holds Karpenter's "
+                f"replacement of them (CapacityReservationDrift) until {_at(self.released, zone)}, past the hour "
+                "EC2 takes to move them out")
+        if self.ended:
+            return (f"event window {name!r}: its capacity reservations {self.describe()} ended with the window (a "
+                    f"`pulumi up` now cancels any EC2 has not ended yet); {kept}: keep the window in "
+                    "prescale:eventWindows until then, and run `pulumi up` after it to lift the hold",)
         if self.held:
             return (f"event window {name!r}: holds capacity reservations {self.describe()} until {_at(self.end, zone)} "
                     f"(the end plus {format_duration(self.end - self.window_end)} for its nodes to go); EC2 "
                     "bills every reserved instance each hour, used or not; a `pulumi up` after the event cancels "
-                    "them sooner",)
+                    f"them sooner; at their end, {kept}",)
         hold = format_duration(self.scale_up - self.hold_from)
         return (f"event window {name!r}: its capacity reservations {self.describe()} are not created yet: EC2 bills a "
                 f"reservation every hour it exists, so only a `pulumi up` from {_at(self.hold_from, zone)} "
@@ -77,18 +117,18 @@ class ReservationPlan:
 def plan_reservation(window: EventWindow, pool: NodePoolConfig, placeholders: PlaceholderPlan, now: datetime,
                      armed: bool) -> ReservationPlan | None:
     """The reservations of ``window`` (a one-off with ``reserve``, on ``pool``, holding ``placeholders``) at ``now``;
-    ``None`` for a window without them or one that has ended. ``armed``: whether the window is deployed now (a
-    reservation is held only beside its placeholders)."""
+    ``None`` for a window without them, or once their nodes are released (:attr:`ReservationPlan.released`).
+    ``armed``: whether the window is deployed now (a reservation is held only beside its placeholders)."""
     reserve = window.reserve
     if reserve is None or not window.is_one_off:
         return None
     occurrence = window.one_off_occurrence()
-    if now >= occurrence.end_utc:
-        return None
-    hold_from = occurrence.scale_up_utc - reserve.hold
+    hold_from, ended = occurrence.scale_up_utc - reserve.hold, now >= occurrence.end_utc
     shares = split(reserved_count(window, placeholders), reservation_zones(window, pool))
-    return ReservationPlan(window, reserve.instance_type, shares, hold_from, occurrence.scale_up_utc,
-                           occurrence.end_utc, occurrence.end_utc + usual_tail(pool), held=armed and now >= hold_from)
+    plan = ReservationPlan(window, reserve.instance_type, shares, hold_from, occurrence.scale_up_utc,
+                           occurrence.end_utc, occurrence.end_utc + usual_tail(pool),
+                           held=armed and not ended and now >= hold_from, ended=ended)
+    return plan if now < plan.released else None
 
 
 def reserved_count(window: EventWindow, placeholders: PlaceholderPlan) -> int:
@@ -121,9 +161,20 @@ def split(count: int, zones: Iterable[str]) -> tuple[ZoneShare, ...]:
     return tuple(ZoneShare(zone, each + (index < more)) for index, zone in enumerate(names) if each + (index < more))
 
 
+def reservation_id_warnings(pool: NodePoolConfig) -> tuple[str, ...]:
+    """The pool's reservation ids (``capacityReservationSelectorTerms[].id``) that cannot be EC2's: allowed, since
+    the id format is EC2's to change, but never silent."""
+    return tuple(f"node pool {pool.name!r}: capacityReservationSelectorTerms[{index}].id {term.id!r} cannot be an "
+                 "EC2 capacity reservation id (cr- and 17 hexadecimal digits, like cr-0123456789abcdef0), so "
+                 "Karpenter would find no reservation by it and launch no reserved capacity for that term; copy "
+                 "the id from `aws ec2 describe-capacity-reservations`"
+                 for index, term in enumerate(pool.capacity_reservation_selector_terms or ())
+                 if term.id is not None and not EC2_RESERVATION_ID.fullmatch(term.id))
+
+
 def next_up(plans: Iterable[ReservationPlan]) -> datetime | None:
     """The earliest ``pulumi up`` that would create reservations not held yet, or ``None``."""
-    return min((plan.hold_from for plan in plans if not plan.held), default=None)
+    return min((plan.hold_from for plan in plans if not plan.held and not plan.ended), default=None)
 
 
 def _at(moment: datetime, timezone: str) -> str:

@@ -75,7 +75,13 @@ def recurring_freeze(start: str, end: str, timezone: str, lead: timedelta, since
 
 def one_off_freeze(occurrence: Occurrence) -> Freeze:
     """A dated UTC budget for a one-off occurrence; like its KEDA crons it recurs yearly until removed."""
-    return Freeze(dated_cron(occurrence.scale_up_utc), _freeze_duration(occurrence.capacity_time))
+    return dated_freeze(occurrence.scale_up_utc, occurrence.end_utc)
+
+
+def dated_freeze(since: datetime, until: datetime) -> Freeze:
+    """A budget active from ``since``'s minute (UTC) until at least ``until``; it has no year, so it recurs."""
+    start = since.astimezone(UTC).replace(second=0, microsecond=0)
+    return Freeze(dated_cron(start), _freeze_duration(until - start))
 
 
 def _freeze_duration(length: timedelta) -> str:
