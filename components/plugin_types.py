@@ -188,8 +188,9 @@ class Reserve(TypedDict):
     ("Zones to reserve in, each once. Unset: the zones of the pool's topology.kubernetes.io/zone requirement"
      ' (a pool without one is refused).')
     holdFrom: NotRequired[str]
-    ("How long before the window's scale-up the reservations may be created, in whole minutes: a pulumi up "
-     'within that time creates them (docs/capacity.md#when-it-exists-and-what-it-costs).')
+    ("How long before the window's scale-up the reservations may be created, in whole minutes, at most 168h:"
+     ' a pulumi up within that time creates them, and they are billed from then (docs/capacity.md#when-it-'
+     'exists-and-what-it-costs).')
 
 
 class EventWindow(TypedDict):
