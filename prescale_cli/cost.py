@@ -9,18 +9,21 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Final
+from decimal import Decimal
+from typing import Final, Literal
 
-from prescale.model.config import EventWindow, NodePoolConfig, PricingConfig
+from prescale.model.config import EventWindow, Limits, NodePoolConfig, PricingConfig
 from prescale.model.fleet.instances import InstanceType, instance_type, pool_launchable
+from prescale.model.fleet.quantity import parse_quantity
 from prescale.model.fleet.sizing import PlaceholderPlan, pods_per_node
 from prescale.model.plan import CapacityPlan
 from prescale.model.schedule.after_end import KEDA_COOLDOWN, usual_tail
+from prescale.model.schedule.cron import parse_cron
 from prescale.model.schedule.duration import parse_duration
 from prescale.model.windows import WindowPlan
 
 from .node_hours import Hold, paid_node_hours
-from .timeline import Timeline
+from .timeline import Timeline, build_timeline
 
 CURRENCY: Final = "USD"
 
@@ -48,25 +51,41 @@ class Fleet:
         return self.nodes * self.shape.price_per_hour
 
 
+RatePeriod = Literal["week", "month"]
+
+
+@dataclass(frozen=True)
+class Rate:
+    """What a recurring window's nodes cost as its schedule repeats, whatever range is shown: per ``period``, and per
+    week in any case (docs/internals.md, `prescale_cli.cost`, step 5)."""
+
+    period: RatePeriod
+    node_hours: float  # per period
+    cost: float
+    node_hours_per_week: float
+    cost_per_week: float
+
+
 @dataclass(frozen=True)
 class WindowCost:
     window: str
     node_pool: str
-    recurring: bool
     occurrences: int
-    fleet: Fleet | None  # None: no candidate instance fits a placeholder pod (no estimate)
+    fleet: Fleet | None  # None: no candidate fleet holds the placeholders within the pool's limits (no estimate)
     node_hours: float
     cost: float
     all_day_cost: float  # the fleet kept for the whole range (0 if the window does not occur in it)
+    rate: Rate | None  # None for a one-off event
 
 
 @dataclass(frozen=True)
 class PoolCost:
     node_pool: str
     cost: float
-    recurring_cost: float  # the part of `cost` from recurring windows: what repeats every week
+    recurring_cost_per_week: float  # what the pool's recurring windows cost in a week
     peak_price_per_hour: float
     all_day_cost: float
+    existing: bool  # an existing pool: the estimate assumes prescale's instance types and consolidateAfter
 
 
 @dataclass(frozen=True)
@@ -82,25 +101,23 @@ class WindowTail:
 
 @dataclass(frozen=True)
 class CostEstimate:
-    days: float  # length of the range, to scale to a week
+    days: float  # length of the range
     windows: list[WindowCost]
     pools: list[PoolCost]
     tails: list[WindowTail]  # of every estimated window
 
-    def per_week(self, amount: float) -> float:
-        """A recurring amount over the range, scaled to seven days."""
-        return amount * 7 / self.days
+
+_WEEK = timedelta(days=7)
 
 
 def estimate_cost(timeline: Timeline) -> CostEstimate:
-    """Node-hours and USD per window and NodePool over the timeline's range, and each window's tail after an end,
-    from the plan's placeholders and pools (see the module docstring)."""
+    """Node-hours and USD per window and NodePool over the timeline's range, each recurring window's rate, and
+    each window's tail after an end, from the plan's placeholders and pools (see the module docstring)."""
     plan = timeline.plan
     hours = (timeline.until - timeline.since) / timedelta(hours=1)
     fleets = {window.window.name: _fleet(plan, window) for window in plan.windows}
-    paid = paid_node_hours(_holds(timeline, fleets), timeline.frozen,
-                           {name: parse_duration(pool.pool.consolidate_after) for name, pool in plan.pools.items()},
-                           timeline.since, timeline.until)
+    paid = _paid(timeline, fleets)
+    rates = _rates(plan, fleets)
     occurrences = Counter(entry.window.name for entry in timeline.entries)
     windows = []
     for window in (window_plan.window for window_plan in plan.windows):
@@ -108,23 +125,71 @@ def estimate_cost(timeline: Timeline) -> CostEstimate:
         nodes, price = (fleet.nodes, fleet.shape.price_per_hour) if fleet else (0, 0.0)
         node_hours = paid.get(window.name, 0.0)
         windows.append(WindowCost(
-            window=window.name, node_pool=window.node_pool, recurring=not window.is_one_off,
-            occurrences=occurrences[window.name], fleet=fleet, node_hours=node_hours, cost=node_hours * price,
-            all_day_cost=nodes * price * hours if occurrences[window.name] else 0.0))
+            window=window.name, node_pool=window.node_pool, occurrences=occurrences[window.name], fleet=fleet,
+            node_hours=node_hours, cost=node_hours * price,
+            all_day_cost=nodes * price * hours if occurrences[window.name] else 0.0, rate=rates.get(window.name)))
     pools = []
-    for name in plan.pools:
+    for name, pool in plan.pools.items():
         pool_windows = [cost for cost in windows if cost.node_pool == name]
         peak = _peak_price(timeline, name, fleets)
         pools.append(PoolCost(node_pool=name, cost=sum(cost.cost for cost in pool_windows),
-                              recurring_cost=sum(cost.cost for cost in pool_windows if cost.recurring),
-                              peak_price_per_hour=peak, all_day_cost=peak * hours))
+                              recurring_cost_per_week=sum(cost.rate.cost_per_week for cost in pool_windows
+                                                          if cost.rate),
+                              peak_price_per_hour=peak, all_day_cost=peak * hours, existing=not pool.pool.owned))
     return CostEstimate(days=hours / 24, windows=windows, pools=pools, tails=_tails(plan, windows))
 
 
+def rate_period(window: EventWindow) -> RatePeriod:
+    """``week`` for a recurring schedule that repeats every week (every day of the month, every month: any week of
+    it is like the next), ``month`` for one that names days of the month or leaves months out."""
+    spec = parse_cron(window.start)
+    return "week" if len(spec.days_of_month) == 31 and len(spec.months) == 12 else "month"
+
+
+def _rates(plan: CapacityPlan, fleets: dict[str, Fleet | None]) -> dict[str, Rate]:
+    """Each recurring window's rate from its own schedule, from ``now``: a weekly one's coming week, a monthly one's
+    coming year (its average month, and week). The same whatever range is shown."""
+    now, periods = plan.now, {window.window.name: rate_period(window.window)
+                              for window in plan.windows if not window.window.is_one_off}
+    year = _a_year_after(now) if "month" in periods.values() else None
+    week_paid = _paid(build_timeline(plan, now, now + _WEEK), fleets) if "week" in periods.values() else {}
+    year_paid = _paid(build_timeline(plan, now, year), fleets) if year else {}
+    rates = {}
+    for name, period in periods.items():
+        fleet = fleets[name]
+        price = fleet.shape.price_per_hour if fleet else 0.0
+        if period == "week":
+            weekly = week_paid.get(name, 0.0)
+            rates[name] = Rate("week", weekly, weekly * price, weekly, weekly * price)
+        else:
+            assert year is not None
+            yearly = year_paid.get(name, 0.0)
+            weekly = yearly * (_WEEK / (year - now))
+            rates[name] = Rate("month", yearly / 12, yearly / 12 * price, weekly, weekly * price)
+    return rates
+
+
+def _a_year_after(moment: datetime) -> datetime:
+    """The same instant a calendar year later (from 29 February: 1 March), so that a monthly schedule fires in it
+    as often as in any year."""
+    try:
+        return moment.replace(year=moment.year + 1)
+    except ValueError:
+        return moment.replace(year=moment.year + 1, month=3, day=1)
+
+
+def _paid(timeline: Timeline, fleets: dict[str, Fleet | None]) -> dict[str, float]:
+    """Node-hours each window pays within the timeline's range (:func:`prescale_cli.node_hours.paid_node_hours`)."""
+    waits = {name: parse_duration(pool.pool.consolidate_after) for name, pool in timeline.plan.pools.items()}
+    return paid_node_hours(_holds(timeline, fleets), timeline.frozen, waits, timeline.since, timeline.until)
+
+
 def _fleet(plan: CapacityPlan, window: WindowPlan) -> Fleet | None:
-    """The cheapest fleet holding the window's planned placeholders, of the types its pool may launch."""
+    """The cheapest fleet holding the window's planned placeholders, of the types its pool may launch, within its
+    limits."""
     pool = plan.pools[window.window.node_pool].pool
-    return cheapest_fleet(window.placeholders, window_candidates(window.window, pool, plan.config.pricing))
+    return cheapest_fleet(window.placeholders, window_candidates(window.window, pool, plan.config.pricing),
+                          pool.limits)
 
 
 def _holds(timeline: Timeline, fleets: dict[str, Fleet | None]) -> list[Hold]:
@@ -186,15 +251,26 @@ def priced(instance: InstanceType, pricing: PricingConfig) -> InstanceShape:
     return InstanceShape(instance, instance.vcpus * pricing.vcpu_hour, per_vcpu=True)
 
 
-def cheapest_fleet(placeholders: PlaceholderPlan, shapes: list[InstanceShape]) -> Fleet | None:
-    """The cheapest single-type fleet holding every placeholder pod; the earlier candidate wins a tie."""
+def cheapest_fleet(placeholders: PlaceholderPlan, shapes: list[InstanceShape],
+                   limits: Limits | None = None) -> Fleet | None:
+    """The cheapest single-type fleet holding every placeholder pod that the pool's ``limits`` let Karpenter launch
+    (its nodes' capacity counted, as Karpenter counts it); the earlier candidate wins a tie."""
     best: Fleet | None = None
     for shape in shapes:
         per_node = pods_per_node(placeholders, shape.instance.room)  # room beside DaemonSets
         if per_node:
             fleet = Fleet(shape, math.ceil(placeholders.pods / per_node))
-            if best is None or fleet.price_per_hour < best.price_per_hour:
+            if (best is None or fleet.price_per_hour < best.price_per_hour) and _within(fleet, limits):
                 best = fleet
     return best
+
+
+def _within(fleet: Fleet, limits: Limits | None) -> bool:
+    if limits is None:
+        return True
+    cpu, memory = fleet.shape.instance.capacity
+    counted = {"cpu": cpu, "memory": memory, "nodes": Decimal(1)}
+    return all(fleet.nodes * each <= parse_quantity(str(limit)) for resource, each in counted.items()
+               if (limit := getattr(limits, resource)) is not None)
 
 

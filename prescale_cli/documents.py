@@ -164,19 +164,35 @@ class WindowCost(Record):
     price_per_node_hour: float | None
     node_hours: float = Field(description="Node-hours it pays for inside the range.")
     cost: float
-    node_hours_per_week: float | None = Field(description="Scaled to seven days; null for a one-off.")
-    cost_per_week: float | None = Field(description="Scaled to seven days; null for a one-off.")
+    node_hours_per_week: float | None = Field(description=(
+        "In a week of its schedule, the same whatever the range: its coming week from now, or for a monthly schedule "
+        "the coming year's average week; null for a one-off."))
+    cost_per_week: float | None = Field(description="As nodeHoursPerWeek; null for a one-off.")
     all_day_cost: float = Field(description="Its fleet kept for the whole range (0 if it does not occur in it).")
+    rate_per: Literal["week", "month"] | None = Field(description=(
+        "The rate the text shows: week, or month for a schedule that names days of the month or leaves months out; "
+        "null for a one-off."))
+    node_hours_per_month: float | None = Field(description=(
+        "For a monthly schedule, the coming year's average month; null otherwise."))
+    cost_per_month: float | None = Field(description="As nodeHoursPerMonth.")
 
 
 class PoolCost(Record):
     """One NodePool's cost over the range, beside a static pool sized for its busiest moment."""
 
     node_pool: str
-    cost: float
-    recurring_cost_per_week: float
+    cost: float = Field(description="What its windows' nodes cost in the range.")
+    recurring_cost_per_week: float = Field(description="Its recurring windows' costPerWeek, summed.")
     peak_price_per_hour: float = Field(description="The hourly price of its fleets up at its busiest moment.")
     all_day_cost: float = Field(description="peakPricePerHour for the whole range.")
+    reservation_cost: float = Field(description=(
+        "What the capacity reservations of its windows that occur in the range bill, whole (as in reservations)."))
+    total_cost: float = Field(description=(
+        "cost with reservationCost, less the reserved nodes' hours in cost (EC2 bills no instance in a reservation "
+        "on top of it): the text's headline."))
+    existing: bool = Field(description=(
+        "An existing pool (existing: true): its instance types and consolidateAfter are its owner's, and the "
+        "estimate assumes prescale's defaults."))
 
 
 class Tail(Record):

@@ -100,10 +100,11 @@ _SCHEDULE_EXAMPLES = """examples:
 
 The cost estimate prices nodes from prescale:pricing (vcpuHour, default 0.05 USD; instanceTypes:
 {"c7i.xlarge": 0.1785, ...}). It assumes Karpenter picks the cheapest single instance type of the
-pool that holds the placeholders (one per node for `nodes:` windows), counts each node once, from
-scale-up until its window ends or the consolidation freeze holding it ends, plus consolidateAfter
-(a later window on the pool takes over nodes still up), and compares with keeping the busiest
-moment's nodes all day. Details: prescale_cli/cost.py.
+pool that holds the placeholders (one per node for `nodes:` windows) within its limits, counts each
+node once, from scale-up until its window ends or the consolidation freeze holding it ends, plus
+consolidateAfter (a later window on the pool takes over nodes still up), and compares with keeping
+the busiest moment's nodes all day. A recurring window's rate is the week of its schedule from now,
+or the coming year's average month for one that repeats by the month. Details: prescale_cli/cost.py.
 """
 
 

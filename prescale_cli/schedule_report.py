@@ -8,17 +8,20 @@ so a tool never has to guess a zone.
 
 from __future__ import annotations
 
+from collections import defaultdict
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from prescale.model.config import CapacityConfig
 from prescale.model.fleet.quantity import format_cpu, format_memory
 from prescale.model.fleet.reservations import next_up
+from prescale.model.plan import CapacityPlan
 from prescale.model.schedule.after_end import DRAIN, KEDA_COOLDOWN
 from prescale.model.schedule.duration import format_duration
 from prescale.model.schedule.keda import Occurrence
 
 from . import documents
-from .cost import CURRENCY, CostEstimate
+from .cost import CURRENCY, CostEstimate, PoolCost, Rate, WindowCost
 from .output import Output
 from .reservation_report import ReservationCost, reservation_costs
 from .timeline import Entry, Interval, Timeline
@@ -36,7 +39,7 @@ def schedule_document(stack: str, timeline: Timeline, cost: CostEstimate) -> doc
                                     memory=format_memory(overlap.memory)) for overlap in timeline.overlaps],
         freezes=[documents.PoolFreeze(node_pool=pool, schedule=budget.schedule, duration=budget.duration)
                  for pool, budgets in timeline.freezes.items() for budget in budgets],
-        cost=_cost(cost),
+        cost=_cost(cost, reservation_bills(plan, cost)),
         reservations=[_reservation(reserved) for reserved in reservation_costs(plan)],
         next_up_for_reservations=next_up(plan.reservations),
         warnings=list(plan.warnings))
@@ -59,7 +62,7 @@ def _occurrence(entry: Entry) -> documents.Occurrence:
         protection="do-not-disrupt" if entry.existing_pool else "budget")
 
 
-def _cost(cost: CostEstimate) -> documents.Cost:
+def _cost(cost: CostEstimate, bills: dict[str, ReservationBill]) -> documents.Cost:
     return documents.Cost(
         currency=CURRENCY, days=cost.days,
         windows=[documents.WindowCost(
@@ -68,18 +71,57 @@ def _cost(cost: CostEstimate) -> documents.Cost:
             nodes_estimated=window.fleet.nodes if window.fleet else None,
             price_per_node_hour=_round(window.fleet.shape.price_per_hour, 4) if window.fleet else None,
             node_hours=_round(window.node_hours), cost=_round(window.cost),
-            node_hours_per_week=_weekly(cost, window.node_hours, window.recurring),
-            cost_per_week=_weekly(cost, window.cost, window.recurring),
-            all_day_cost=_round(window.all_day_cost)) for window in cost.windows],
+            node_hours_per_week=_round(window.rate.node_hours_per_week) if window.rate else None,
+            cost_per_week=_round(window.rate.cost_per_week) if window.rate else None,
+            all_day_cost=_round(window.all_day_cost),
+            rate_per=window.rate.period if window.rate else None,
+            node_hours_per_month=_round(monthly.node_hours) if (monthly := _monthly(window)) else None,
+            cost_per_month=_round(monthly.cost) if monthly else None)
+            for window in cost.windows],
         node_pools=[documents.PoolCost(
             node_pool=pool.node_pool, cost=_round(pool.cost),
-            recurring_cost_per_week=_round(cost.per_week(pool.recurring_cost)),
-            peak_price_per_hour=_round(pool.peak_price_per_hour), all_day_cost=_round(pool.all_day_cost))
+            recurring_cost_per_week=_round(pool.recurring_cost_per_week),
+            peak_price_per_hour=_round(pool.peak_price_per_hour), all_day_cost=_round(pool.all_day_cost),
+            reservation_cost=_round(bills[pool.node_pool].billed if pool.node_pool in bills else 0.0),
+            total_cost=_round(_total(pool, bills)), existing=pool.existing)
             for pool in cost.pools],
         tails=[documents.Tail(
             window=tail.window, nodes_stay_after_end=format_duration(tail.usual), cost_per_end=_round(tail.usual_cost),
             if_keda_fails_stay=format_duration(tail.without_keda),
             if_keda_fails_cost_per_end=_round(tail.without_keda_cost)) for tail in cost.tails])
+
+
+def _monthly(window: WindowCost) -> Rate | None:
+    return window.rate if window.rate is not None and window.rate.period == "month" else None
+
+
+@dataclass
+class ReservationBill:
+    """What a pool's capacity reservations bill, and the part of its estimate they pay for: EC2 bills no instance
+    in a reservation on top of it, so the reserved nodes' hours the estimate counts for a window are in the bill."""
+
+    billed: float = 0.0
+    covered: float = 0.0
+
+
+def reservation_bills(plan: CapacityPlan, cost: CostEstimate) -> dict[str, ReservationBill]:
+    """Per pool, the bill of the reservations (:func:`reservation_costs`, whole) of its windows that occur in the
+    range."""
+    windows = {window.window: window for window in cost.windows}
+    bills: dict[str, ReservationBill] = defaultdict(ReservationBill)
+    for reserved in reservation_costs(plan):
+        window = windows[reserved.plan.window.name]
+        if window.occurrences:
+            bill, fleet = bills[window.node_pool], window.fleet
+            bill.billed += reserved.cost
+            bill.covered += window.cost * min(reserved.plan.count, fleet.nodes) / fleet.nodes if fleet else 0.0
+    return dict(bills)
+
+
+def _total(pool: PoolCost, bills: dict[str, ReservationBill]) -> float:
+    """The pool's headline: its nodes' cost with what its reservations bill instead of their reserved nodes."""
+    bill = bills.get(pool.node_pool, ReservationBill())
+    return pool.cost + bill.billed - bill.covered
 
 
 def _reservation(reserved: ReservationCost) -> documents.Reservation:
@@ -90,10 +132,6 @@ def _reservation(reserved: ReservationCost) -> documents.Reservation:
         end_date=plan.end, drift_held_until=plan.released, held=plan.held, state=reserved.state,
         billed_from=reserved.billed_from, hours=_round(reserved.hours),
         price_per_hour=_round(reserved.price_per_hour, 4), cost=_round(reserved.cost))
-
-
-def _weekly(cost: CostEstimate, amount: float, recurring: bool) -> float | None:
-    return _round(cost.per_week(amount)) if recurring else None
 
 
 def show_schedule(stack: str, timeline: Timeline, cost: CostEstimate, output: Output) -> None:
@@ -120,7 +158,7 @@ def show_schedule(stack: str, timeline: Timeline, cost: CostEstimate, output: Ou
         output.table(["Pool", "Budget schedule (UTC)", "Duration"], freezes,
                      title='Consolidation freezes (Karpenter budgets with nodes: "0")')
     if cost.windows:
-        _show_cost(timeline.plan.config, cost, output)
+        _show_cost(timeline, cost, output)
 
 
 def _entry_row(entry: Entry) -> list[str]:
@@ -200,29 +238,39 @@ def _span_utc(start: datetime, end: datetime) -> str:
     return f"{start:%a %Y-%m-%d %H:%M} → {_clock(end, start)}"
 
 
-def _show_cost(config: CapacityConfig, cost: CostEstimate, output: Output) -> None:
+def _show_cost(timeline: Timeline, cost: CostEstimate, output: Output) -> None:
     rows = []
     for window in cost.windows:
         fleet = window.fleet
-        weekly = ((f"{cost.per_week(window.node_hours):.1f}", _money(cost.per_week(window.cost)))
-                  if window.recurring else ("once", "once"))
         rows.append([window.window, window.node_pool, str(window.occurrences),
                      f"{fleet.nodes} × {fleet.shape.name}" if fleet else "no estimate",
-                     f"{window.node_hours:.1f}", _money(window.cost), *weekly, _money(window.all_day_cost)])
-    output.table(["Window", "Pool", "Times", "Nodes (estimate)", "Node-hours", "Cost", "Node-h/week", "Cost/week",
-                  "All day"], rows, title=f"Cost estimate over the range ({CURRENCY}, on-demand)")
+                     f"{window.node_hours:.1f}", _money(window.cost), _rate(window), _money(window.all_day_cost)])
+    output.table(["Window", "Pool", "Times", "Nodes (estimate)", "Node-hours", "Cost", "Rate", "All day"], rows,
+                 title=f"Cost estimate over the range ({CURRENCY}, on-demand)")
+    bills = reservation_bills(timeline.plan, cost)
     for pool in cost.pools:
-        saved = f", {1 - pool.cost / pool.all_day_cost:.0%} less" if pool.all_day_cost else ""
-        output.line(f"Pool {pool.node_pool}: {_money(pool.cost)} pre-scaled vs {_money(pool.all_day_cost)} keeping "
-                    f"its busiest moment's nodes all day{saved}; recurring windows "
-                    f"{_money(cost.per_week(pool.recurring_cost))}/week.")
-    pricing = config.pricing
+        total = _total(pool, bills)
+        saved = f", {1 - total / pool.all_day_cost:.0%} less" if pool.all_day_cost else ""
+        reserved = (f", with {_money(bills[pool.node_pool].billed)} of capacity reservations billed whole in place of "
+                    "their nodes' hours" if pool.node_pool in bills else "")
+        existing = (" It is an existing pool: its instance types and consolidateAfter are its owner's, and the "
+                    "estimate assumes prescale's defaults." if pool.existing else "")
+        output.line(f"Pool {pool.node_pool}: {_money(total)} pre-scaled{reserved} vs {_money(pool.all_day_cost)} "
+                    f"keeping its busiest moment's nodes all day{saved}; recurring windows "
+                    f"{_money(pool.recurring_cost_per_week)}/week.{existing}")
+    pricing = timeline.plan.config.pricing
     priced = ", ".join(f"{name} ${price}/h" for name, price in pricing.instance_types.items())
     output.line(f"Prices: {priced or f'${pricing.vcpu_hour} per vCPU-hour'} (prescale:pricing). Each node counts "
                 "once, from scale-up until its window or the freeze holding it ends, plus consolidateAfter; a later "
-                "window on the pool pays for the nodes it takes over. `prescale schedule --help` explains the "
-                "estimate.")
-    _show_tails(config, cost, output)
+                "window on the pool pays for the nodes it takes over. A rate is a week of the window's schedule from "
+                "now, or the coming year's average month for one that repeats by the month, whatever the range. "
+                "`prescale schedule --help` explains the estimate.")
+    _show_tails(timeline.plan.config, cost, output)
+
+
+def _rate(window: WindowCost) -> str:
+    """``$1.58/week``, ``$0.40/month``, or ``once`` for a one-off."""
+    return f"{_money(window.rate.cost)}/{window.rate.period}" if window.rate else "once"
 
 
 def _show_tails(config: CapacityConfig, cost: CostEstimate, output: Output) -> None:

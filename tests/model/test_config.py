@@ -64,7 +64,7 @@ def test_defaults_are_safe():
     # Karpenter's getting-started NodePool: an integer, and no memory limit.
     ({"cpu": 1000}, ("1000", None, None)),
     ({"memory": "64Gi", "nodes": 20}, (None, "64Gi", 20)),
-    ({"cpu": "1500m", "memory": "2Ti"}, ("1500m", "2Ti", None)),
+    ({"cpu": "2500m", "memory": "2Ti"}, ("2500m", "2Ti", None)),  # the window's one node has 2 vCPU
     ({"nodes": 3}, (None, None, 3)),
 ])
 def test_limits_take_any_subset_and_integer_quantities(limits, read):
@@ -96,22 +96,27 @@ def test_system_node_group_sizes_out_of_order_are_refused(sizes):
                                  "({}) <= maxSize ({})".format(*sizes))
 
 
-@pytest.mark.parametrize("window, limits", [
-    ({"nodes": 10}, {"cpu": "512", "memory": "2048Gi", "nodes": 10}),
-    ({"nodes": None, "capacity": {"cpu": "512", "memory": "2048Gi"}}, {"cpu": "512", "memory": "2048Gi"}),
-    ({"nodes": None, "capacity": {"cpu": "512000m", "memory": "2Ti"}}, {"cpu": "512", "memory": "2048Gi"}),
+# 48 CPU / 48Gi is 12 pods of 4 CPU / 4Gi, 3 on each m7i.4xlarge (16 vCPU, 60620Mi of capacity): 4 nodes.
+M7I_4XLARGE = [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m7i.4xlarge"]}]
+
+
+@pytest.mark.parametrize("window, pool", [
+    ({"nodes": 10}, {"limits": {"cpu": "512", "memory": "2048Gi", "nodes": 10}}),
+    ({"nodes": 256}, {"limits": {"cpu": "512"}}),  # nodes of at least 2 vCPU (docs/capacity.md)
+    ({"nodes": None, "capacity": {"cpu": "48", "memory": "48Gi"}},
+     {"limits": {"cpu": "64", "memory": "242480Mi", "nodes": 4}, "requirements": M7I_4XLARGE}),
 ])
-def test_a_window_exactly_at_its_pools_limit_is_fine(window, limits):
-    config = load_stack_config(with_changes(window=window, pool={"limits": limits}), NOW)
+def test_a_window_exactly_at_its_pools_limit_is_fine(window, pool):
+    config = load_stack_config(with_changes(window=window, pool=pool), NOW)
     assert config.event_windows[0].node_pool == "event"
 
 
 @pytest.mark.parametrize("window, limits, path", [
     ({"nodes": 11}, {"cpu": "512", "memory": "2048Gi", "nodes": 10}, "prescale:eventWindows[0].nodes: 11 is above"),
     ({"nodes": None, "capacity": {"cpu": "512001m", "memory": "1Gi"}}, {"cpu": "512", "memory": "2048Gi"},
-     "prescale:eventWindows[0].capacity.cpu: '512001m' is above"),
+     "prescale:eventWindows[0].capacity.cpu: '512001m' (in 129 pods of 3969m CPU / 8Mi) counts at least"),
     ({"nodes": None, "capacity": {"cpu": "1", "memory": "2049Gi"}}, {"cpu": "512", "memory": "2048Gi"},
-     "prescale:eventWindows[0].capacity.memory: '2049Gi' is above"),
+     "prescale:eventWindows[0].capacity.memory: '2049Gi' (in 129 pods of 8m CPU / 16265Mi) counts at least"),
 ])
 def test_a_window_just_above_its_pools_limit_is_refused(window, limits, path):
     assert only_problem(with_changes(window=window, pool={"limits": limits})).startswith(path)
@@ -343,7 +348,7 @@ def paths(found: list[str]) -> list[str]:
 def test_a_refused_window_does_not_hide_the_rules_across_keys_of_the_others():
     raw = with_changes(window={"timezone": "Asia/Seol"})
     raw["prescale:eventWindows"] += [{"name": "big", "nodePool": "event", "timezone": "UTC", "start": "0 8 * * *",
-                                      "end": "0 9 * * *", "nodes": 600},
+                                      "end": "0 9 * * *", "nodes": 300},
                                      {"name": "typo", "nodePool": "events", "timezone": "UTC", "start": "0 8 * * *",
                                       "end": "0 9 * * *", "nodes": 1}]
     assert paths(problems(raw)) == ["prescale:eventWindows[0].timezone", "prescale:eventWindows[2].nodePool",
@@ -354,7 +359,7 @@ def test_a_refused_section_does_not_hide_the_rules_that_do_not_need_it():
     raw = with_changes(prescale__cluster={"name": "prescale-dev", "create": False},
                        prescale__karpenter={"install": False, "version": "1.14.1"},
                        prescale__keda={"version": "2.16.1"}, prescale__placeholders={"failsafeGrace": "2h"},
-                       window={"nodes": 600})
+                       window={"nodes": 300})
     assert paths(problems(raw)) == ["prescale:keda.version", "prescale:karpenter.version",
                                     "prescale:karpenter.nodeRoleName", "prescale:eventWindows[0].nodes"]
 

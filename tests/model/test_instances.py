@@ -5,7 +5,9 @@ from decimal import Decimal
 import pytest
 from prescale.model.config import NodePoolConfig
 from prescale.model.fleet.ec2_instance_types import INSTANCE_TYPES
-from prescale.model.fleet.instances import fit_problem, pool_launchable
+from prescale.model.fleet.instances import fit_problem, instance_type, instance_types, pool_launchable
+from prescale.model.fleet.quantity import MIB
+from prescale.model.fleet.sizing import PlaceholderPlan, pods_per_node
 
 from tools.ec2_instance_types_gen import parse_network_limits, parse_reference, render_module, table_rows
 
@@ -118,3 +120,34 @@ def test_a_pod_fits_when_one_type_holds_both_its_cpu_and_memory():
     problem = fit_problem(types, Decimal(380), 1024 * GIB)
     assert problem.startswith("fits no instance type the pool allows: the closest, c8ib.96xlarge (384 vCPU, 768Gi;")
     assert "allowed: at most 382970m CPU and 718756Mi on c8ib.96xlarge" in problem
+
+
+def kube_reserved_millicores(vcpus: int) -> int:
+    """Karpenter's kube-reserved CPU (aws/karpenter-provider-aws v1.14.1, pkg/providers/instancetype/types.go): 6 % of
+    the first core, 1 % of the second, 0.5 % of the next two and 0.25 % of the rest, each share rounded down."""
+    millicores, reserved = vcpus * 1000, 0
+    for start, end, share in ((0, 1000, 0.06), (1000, 2000, 0.01), (2000, 4000, 0.005), (4000, 1 << 31, 0.0025)):
+        if millicores >= start:
+            reserved += int((min(millicores, end) - start) * share)
+    return reserved
+
+
+def test_the_capacity_limits_count_is_the_allocatable_plus_karpenters_reservations_for_every_type():
+    """What NodePool limits count (vCPUs; memory less the VM overhead, and 64Mi more on Graviton) is the table's
+    allocatable plus kube-reserved (11Mi per pod + 255Mi; the CPU shares above) and the 100Mi eviction threshold,
+    for every type: the same VM overhead as the allocatable figures Karpenter publishes."""
+    for instance in instance_types():
+        pods = instance.network_interfaces * (instance.ipv4_per_interface - 1) + 2  # AL2023's max pods (VPC CNI)
+        cpu, memory = instance.capacity
+        assert cpu * 1000 - instance.allocatable_cpu * 1000 == kube_reserved_millicores(instance.vcpus), instance.name
+        assert (memory - instance.allocatable_memory) / MIB == 11 * pods + 255 + 100, instance.name
+    assert instance_type("m7g.large").capacity[1] == (8192 - 64 - 610) * MIB  # ⌈8128Mi × 0.075⌉ = 610Mi
+
+
+def test_the_daemonset_allowance_is_256_mebibytes():
+    """c7i.large offers 3114Mi: beside DaemonSets a pod of 2858Mi fits and one of 2859Mi does not (256 MB, 244Mi,
+    would let it)."""
+    room = instance_type("c7i.large").room
+    assert pods_per_node(PlaceholderPlan(1, "1", "2858Mi", one_per_node=True), room) == 1
+    assert pods_per_node(PlaceholderPlan(1, "1", "2859Mi", one_per_node=True), room) == 0
+    assert room[0] == Decimal("1.73")  # 1930m less 200m

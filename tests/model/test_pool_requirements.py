@@ -323,8 +323,10 @@ def test_a_pools_own_node_size_is_checked_against_its_own_instance_types_under_i
 def test_a_pools_own_node_size_counts_against_its_limits_under_its_own_key():
     problem = only_problem(raw([{**FLASH, "limits": {"cpu": "20"}}],
                                windows=[{**LUNCH, "nodePool": "flash", "nodes": 3}]))
-    assert problem.startswith("prescale:eventWindows[0].nodes: 3 nodes × nodePools[0].nodeSize.cpu '7' = 21 CPU is "
-                              "above the cpu limit '20' of node pool 'flash'; allowed: at most 2 nodes")
+    assert problem.startswith("prescale:eventWindows[0].nodes: 3 nodes holding nodePools[0].nodeSize.cpu '7' count at "
+                              "least 24 CPU, above the cpu limit '20' of node pool 'flash'")
+    assert problem.endswith("is 8 CPU (c7i.2xlarge); allowed: at most 2 nodes, a smaller nodeSize, or a cpu limit of "
+                            "at least 24")
 
 
 def test_a_pools_own_max_pod_size_too_small_to_split_a_capacity_is_refused_under_its_own_key():

@@ -1,7 +1,8 @@
 """Capacity a node pool can never provide: refused with the window, the pool, the limit and the instant.
 
 Part of the cross-key config checks (:mod:`prescale.model.checks.stack` calls them). Only what is certain is
-refused; each count below is a lower bound of what Karpenter would have to launch:
+refused: each figure is a lower bound of what the nodes Karpenter would have to launch count against the limits
+(:mod:`prescale.model.fleet.least_launch`).
 
 Details: docs/internals.md (`prescale.model.checks.limits`).
 """
@@ -16,6 +17,7 @@ from decimal import Decimal
 
 from ..config import CONFIG_NAMESPACE, CapacityConfig, CapacityRequest, EventWindow, Limits, NodePoolConfig
 from ..fleet.instances import fit_problem, narrows, pool_launchable
+from ..fleet.least_launch import RESOURCES, Least, least_launch
 from ..fleet.quantity import format_cpu, format_memory, parse_quantity
 from ..fleet.requirements import pool_requirements
 from ..fleet.sizing import PlaceholderPlan, plan_placeholders
@@ -24,28 +26,41 @@ from ..schedule.time_zones import load_zone
 from ..windows import Span
 from .refused import Refused
 
-_RESOURCES = ("cpu", "memory", "nodes")
-
-
 _NAMED = 6  # windows named in one message; more are counted
+
+# Two lower bounds of what windows together count against a limit (docs/internals.md): the capacity of the nodes of
+# their one-per-node placeholders, which are distinct nodes; and every placeholder's requests.
+_OWN_NODES, _REQUESTS = "own nodes", "requests"
 
 
 @dataclass(frozen=True)
 class _Demand:
-    """What one window's placeholders hold at once on its pool."""
+    """What one window's placeholders hold at once on its pool, and the least its nodes count against the limits."""
 
     index: int
     window: EventWindow
     plan: PlaceholderPlan
+    least: dict[str, Least] | None  # None: the pool's types are unknown (an existing pool) or none holds a pod
 
     @property
     def path(self) -> str:
         return f"{CONFIG_NAMESPACE}:eventWindows[{self.index}]"
 
-    def amount(self, resource: str) -> Decimal:
-        if resource == "nodes":  # only one-per-node placeholders certainly need nodes of their own
-            return Decimal(self.plan.pods if self.plan.one_per_node else 0)
-        return self.plan.pods * parse_quantity(getattr(self.plan, resource))
+    def counted(self, resource: str) -> Decimal:
+        """The least the window's nodes alone count against ``resource``'s limit."""
+        if self.least is not None:
+            return self.least[resource].amount
+        return self.requested(resource) if resource != "nodes" else Decimal(self.plan.pods * self.plan.one_per_node)
+
+    def requested(self, resource: str) -> Decimal:
+        """What its placeholders request together (no nodes: they may share nodes with other windows' pods)."""
+        return Decimal(0) if resource == "nodes" else self.plan.pods * self.plan.requests[RESOURCES.index(resource)]
+
+    def together(self, reading: str, resource: str) -> Decimal:
+        """Its share of what windows count together, in one of the two readings (see :data:`_OWN_NODES`)."""
+        if reading == _REQUESTS:
+            return self.requested(resource)
+        return self.counted(resource) if self.plan.one_per_node else Decimal(0)
 
 
 def limit_problems(config: CapacityConfig, spans: Mapping[int, list[Span]], refused: Refused) -> list[str]:
@@ -74,15 +89,20 @@ def _plans(config: CapacityConfig, pools: Mapping[str, tuple[int, NodePoolConfig
            refused: Refused) -> tuple[list[str], list[_Demand]]:
     problems: dict[str, str] = {}  # one per maxPodSize that cannot split a capacity
     demands = []
+    types = {name: pool_launchable(pool).types for name, (_, pool) in pools.items()
+             if pool.owned and pool.limits is not None}  # an existing pool's types are its owner's
     for index, window in refused.entries("event_windows", config.event_windows):
         if window.node_pool not in pools:
             continue  # reported with the pool names allowed, or its pool was refused
         placeholders = config.placeholders_for(window.node_pool)
         try:
-            demands.append(_Demand(index, window, plan_placeholders(window, placeholders)))
+            plan = plan_placeholders(window, placeholders)
         except ValueError as error:
             path = _size_path(*pools[window.node_pool], "maxPodSize")
             problems[path] = f"{CONFIG_NAMESPACE}:{path}: {_show_size(placeholders.max_pod_size)} {error}"
+            continue
+        least = least_launch(plan, types[window.node_pool]) if window.node_pool in types else None
+        demands.append(_Demand(index, window, plan, least))
     return list(problems.values()), demands
 
 
@@ -93,84 +113,135 @@ def _size_path(pool_index: int, pool: NodePoolConfig, key: str) -> str:
 
 
 def _window_limit_problems(demand: _Demand, pool_index: int, pool: NodePoolConfig, limits: Limits) -> list[str]:
-    """One window alone above its pool's ``limits``."""
-    window, problems = demand.window, []
-    for resource in ("cpu", "memory"):
+    """One window alone above its pool's ``limits``: one problem per limit, the least its nodes count above it."""
+    problems = []
+    for resource in RESOURCES:
         limit = getattr(limits, resource)
-        if limit is None:
+        if limit is None or demand.counted(resource) <= parse_quantity(str(limit)):
             continue
-        if window.capacity is not None:
-            wanted = getattr(window.capacity, resource)
-            if parse_quantity(wanted) > parse_quantity(limit):
-                problems.append(f"{demand.path}.capacity.{resource}: {wanted!r} is above the limit {limit!r} of "
-                                f"node pool {pool.name!r}; allowed: at most {limit!r} (raise the pool's limit)")
-        elif window.nodes is not None and demand.amount(resource) > parse_quantity(limit):
-            size, total = getattr(demand.plan, resource), demand.amount(resource)
-            fitting = int(parse_quantity(limit) / parse_quantity(size))
-            fewer = f"at most {_count(fitting)}, " if fitting else ""
-            problems.append(f"{demand.path}.nodes: {_count(window.nodes)} × {_size_path(pool_index, pool, 'nodeSize')}"
-                            f".{resource} {size!r} = {_show(resource, total)} is above the {resource} limit "
-                            f"{limit!r} of node pool {pool.name!r}; allowed: {fewer}a smaller nodeSize, or a "
-                            f"{resource} limit of at least {_show(resource, total, bare=True)}")
-    if window.nodes is not None and limits.nodes is not None and window.nodes > limits.nodes:
-        problems.append(f"{demand.path}.nodes: {window.nodes} is above the limit of {limits.nodes} nodes of "
-                        f"node pool {pool.name!r}; allowed: 1 to {limits.nodes}")
+        if resource == "nodes" and demand.plan.one_per_node:
+            problems.append(f"{demand.path}.nodes: {demand.window.nodes} is above the limit of {limit} nodes of "
+                            f"node pool {pool.name!r}; allowed: 1 to {limit}")
+        elif demand.plan.one_per_node:
+            problems.append(_nodes_problem(demand, pool_index, pool, resource, limit))
+        else:
+            problems.append(_capacity_problem(demand, pool, resource, limit))
     return problems
+
+
+def _nodes_problem(demand: _Demand, pool_index: int, pool: NodePoolConfig, resource: str, limit: str | int) -> str:
+    """A ``nodes:`` window whose nodes count more than a ``cpu`` or ``memory`` limit."""
+    nodes, total, value = demand.plan.pods, demand.counted(resource), getattr(demand.plan, resource)
+    size = f"{_size_path(pool_index, pool, 'nodeSize')}.{resource} {value!r}"
+    above = f"the {resource} limit {limit!r} of node pool {pool.name!r}"
+    if demand.least is None:  # an existing pool: its types are unknown, only the requests are certain
+        each = parse_quantity(value)
+        why = f"× {size} = {_show(resource, total)} is above {above}"
+    else:
+        least = demand.least[resource]
+        each = least.amount / nodes
+        why = (f"holding {size} count{'s' * (nodes == 1)} at least {_show(resource, total)}, above {above}: "
+               "NodePool limits count a node's capacity, and the least of any instance type the pool can launch that "
+               f"holds one beside DaemonSets is {_show(resource, each)} ({least.instance.name})")
+    fitting = int(parse_quantity(str(limit)) / each)
+    fewer = f"at most {_count(fitting)}, " if fitting else ""
+    return (f"{demand.path}.nodes: {_count(nodes)} {why}; allowed: {fewer}a smaller nodeSize, or a {resource} limit "
+            f"of at least {_show(resource, total, bare=True)}")
+
+
+def _capacity_problem(demand: _Demand, pool: NodePoolConfig, resource: str, limit: str | int) -> str:
+    """A ``capacity:`` window whose nodes count more than a limit."""
+    window, plan, total = demand.window, demand.plan, demand.counted(resource)
+    assert window.capacity is not None
+    if resource == "nodes":
+        key, given = "capacity", f"{{cpu: {window.capacity.cpu!r}, memory: {window.capacity.memory!r}}}"
+    else:
+        key, given = f"capacity.{resource}", repr(getattr(window.capacity, resource))
+    held = f"{given} (in {plan.pods} pod{'s' * (plan.pods != 1)} of {plan.cpu} CPU / {plan.memory})"
+    above = f"the {resource} limit {limit!r} of node pool {pool.name!r}"
+    fits = ""
+    if demand.least is None:  # an existing pool: its types are unknown, only the requests are certain
+        why = f"requests {_show(resource, total)}, above {above}"
+    elif resource == "nodes":
+        least = demand.least[resource]
+        why = (f"needs at least {_count(total)}, above {above}: a node holds at most {least.per_node} of the pods "
+               f"({least.instance.name})")
+    else:
+        least = demand.least[resource]
+        capacity = least.instance.capacity[RESOURCES.index(resource)]
+        why = (f"counts at least {_show(resource, total)}, above {above}: NodePool limits count a node's capacity, "
+               f"and a node holds the pods at best {least.per_node} per {_show(resource, capacity)} "
+               f"({least.instance.name})")
+        nodes = int(parse_quantity(str(limit)) / capacity)
+        fits = f" (at most {_count(nodes)} of {least.instance.name} fit{'s' * (nodes == 1)} the limit)" if nodes else ""
+    return (f"{demand.path}.{key}: {held} {why}; allowed: a {resource} limit of at least "
+            f"{_show(resource, total, bare=True)}, or less capacity{fits}")
 
 
 def _overlap_problems(pool_index: int, pool: NodePoolConfig, limits: Limits, demands: list[_Demand],
                       spans: Mapping[int, list[Span]]) -> list[str]:
-    """Windows that together, at some instant of the coming year, hold more than a limit of their pool.
+    """Windows that together, at some instant of the coming year, count more than a limit of their pool.
 
-    Running totals over the windows' boundaries: each window alone is within the limits (checked before), so a
-    total above one means two or more windows together, and the first instant is the one to report. Limits that
-    even all the windows at once stay within need no sweep (the usual case, and free).
+    Running totals of both readings over the windows' boundaries: each window alone is within the limits (checked
+    before), so a total above one means two or more windows together, and the first instant is the one to report.
+    Limits that even all the windows at once stay within need no sweep (the usual case, and free).
     """
-    amounts = {demand.index: {resource: demand.amount(resource) for resource in _RESOURCES} for demand in demands}
+    readings = (_OWN_NODES, _REQUESTS)
+    amounts = {demand.index: {(reading, resource): demand.together(reading, resource)
+                              for reading in readings for resource in RESOURCES} for demand in demands}
     bounds = {}
-    for resource in _RESOURCES:
+    for resource in RESOURCES:
         limit = getattr(limits, resource)
-        if limit is not None and sum(amount[resource] for amount in amounts.values()) > parse_quantity(str(limit)):
+        if limit is not None and any(sum(amount[reading, resource] for amount in amounts.values())
+                                     > parse_quantity(str(limit)) for reading in readings):
             bounds[resource] = parse_quantity(str(limit))
     if not bounds:
         return []
     by_index = {demand.index: demand for demand in demands}
-    totals = dict.fromkeys(bounds, Decimal(0))
+    totals = {(reading, resource): Decimal(0) for reading in readings for resource in bounds}
     open_windows: dict[int, None] = {}  # an ordered set: by when they opened
     problems = []
     for instant, closing, opening in boundaries((begin, end, demand.index) for demand in demands
                                                 for begin, end in spans[demand.index]):
         for index in closing:
             del open_windows[index]
-            for resource in bounds:
-                totals[resource] -= amounts[index][resource]
+            for key in totals:
+                totals[key] -= amounts[index][key]
         for index in opening:
             open_windows[index] = None
-            for resource in bounds:
-                totals[resource] += amounts[index][resource]
-        for resource in [resource for resource in bounds if totals[resource] > bounds[resource]]:
-            problems.append(_overlap_problem(pool_index, pool, resource, totals[resource], instant,
-                                             [by_index[index] for index in open_windows]))
-            del bounds[resource]  # the first instant is enough to fix it
+            for key in totals:
+                totals[key] += amounts[index][key]
+        for reading, resource in [key for key in totals if key[1] in bounds and totals[key] > bounds[key[1]]]:
+            if resource in bounds:  # the first reading above it is enough to fix it
+                problems.append(_overlap_problem(pool, pool_index, reading, resource, totals[reading, resource],
+                                                 instant, [by_index[index] for index in open_windows]))
+                del bounds[resource]
         if not bounds:
             break
     return problems
 
 
-def _overlap_problem(pool_index: int, pool: NodePoolConfig, resource: str, total: Decimal, instant: int,
-                     demands: list[_Demand]) -> str:
-    held = [f"{demand.window.name!r} (eventWindows[{demand.index}], {_show(resource, demand.amount(resource))})"
-            for demand in demands if demand.amount(resource)]
+def _overlap_problem(pool: NodePoolConfig, pool_index: int, reading: str, resource: str, total: Decimal,
+                     instant: int, demands: list[_Demand]) -> str:
+    held = [f"{demand.window.name!r} (eventWindows[{demand.index}], {_show(resource, share)})"
+            for demand in demands if (share := demand.together(reading, resource))]
     if len(held) > _NAMED:
         held = held[:_NAMED - 1] + [f"{len(held) - _NAMED + 1} more"]
+    windows = f"windows {', '.join(held[:-1])} and {held[-1]}"
     zone = demands[0].window.timezone
     limit = getattr(pool.limits, resource)
-    return (f"{CONFIG_NAMESPACE}:nodePools[{pool_index}].limits.{resource}: {limit!r} is below "
-            f"the {_show(resource, total)} held together from {datetime.fromtimestamp(instant, UTC):%a %Y-%m-%d %H:%M} "
-            f"UTC ({datetime.fromtimestamp(instant, load_zone(zone)):%H:%M %Z} in {zone}) by windows "
-            f"{', '.join(held[:-1])} and {held[-1]} on node pool {pool.name!r} (windows on one pool add up, from "
-            f"scale-up, lead time included, to end); allowed: a {resource} limit of at least "
-            f"{_show(resource, total, bare=True)}, or windows that do not overlap")
+    when = (f"from {datetime.fromtimestamp(instant, UTC):%a %Y-%m-%d %H:%M} UTC "
+            f"({datetime.fromtimestamp(instant, load_zone(zone)):%H:%M %Z} in {zone})")
+    if reading == _REQUESTS:
+        what, why = f"the {_show(resource, total)} that {windows} request together {when}", ""
+    elif resource == "nodes":
+        what, why = f"the {_show(resource, total)} that {windows} hold together {when}", ""
+    else:
+        what = f"the {_show(resource, total)} of capacity that {windows} count at least together {when}"
+        why = "their one-per-node placeholders each take a node, and NodePool limits count a node's capacity; "
+    return (f"{CONFIG_NAMESPACE}:nodePools[{pool_index}].limits.{resource}: {limit!r} is below {what} on node pool "
+            f"{pool.name!r} ({why}windows on one pool add up, from scale-up, lead time included, to end); allowed: a "
+            f"{resource} limit of at least {_show(resource, total, bare=True)}, or windows that do not overlap")
 
 
 def _size_problems(config: CapacityConfig, pool_index: int, pool: NodePoolConfig,

@@ -135,7 +135,7 @@ def _limit_problems(path: str, window: EventWindow, instance: InstanceType, pool
     except ValueError:
         return []  # a maxPodSize too small to split the capacity: refused by prescale.model.checks.limits
     key = f"{path}.count" if reserve.count is not None else path
-    per_instance = {"nodes": Decimal(1), "cpu": Decimal(instance.vcpus), "memory": Decimal(instance.memory_mib * MIB)}
+    per_instance = {"nodes": Decimal(1), "cpu": instance.capacity[0], "memory": instance.capacity[1]}  # as limits count
     for resource, per in per_instance.items():
         given = getattr(limits, resource)
         if given is None or count * per <= parse_quantity(str(given)):

@@ -7,11 +7,13 @@ memory, and from the name (Karpenter's rule) category, family, generation, size 
 (``m7i-flex.large``: family ``m7i-flex``, generation 7). Requirements on other keys (zone, capacity type,
 hypervisor, GPUs...) narrow nothing here, so the types kept are a superset of the real ones. A type's room is its
 *allocatable* room (after kubelet/system reservations, eviction threshold and VM overhead, before DaemonSets), so
-only a pod that fits no type at all is refused. Details: docs/internals.md (`prescale.model.fleet.instances`).
+only a pod that fits no type at all is refused; its *capacity* is what NodePool limits count. Details:
+docs/internals.md (`prescale.model.fleet.instances`).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from decimal import Decimal
@@ -28,11 +30,17 @@ from .requirements import PoolRequirement, pool_requirements
 DAEMONSET_CPU = Decimal("0.2")
 DAEMONSET_MEMORY = 256 * Decimal(MIB)
 
+# What the AWS provider takes off a type's memory for its capacity (pkg/providers/instancetype/types.go `memory`,
+# v1.14.1): the VM overhead, Karpenter's `vmMemoryOverheadPercent` (0.075 by default; prescale leaves it), and 64 MiB
+# more on Graviton (arm64) types.
+VM_MEMORY_OVERHEAD = 0.075
+ARM64_RESERVED_MIB = 64
+
 # Karpenter's reading of a type's name: category and generation ("u-6tb1.metal": u, 1; "m7i-flex.large": m, 7).
 _NAME_SCHEME = re.compile(r"^([a-z]+)(-[0-9]+tb)?([0-9]+).*\.")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one object per type of the table (:func:`instance_types`): compared by identity
 class InstanceType:
     name: str
     category: str  # karpenter.k8s.aws/instance-category
@@ -63,6 +71,14 @@ class InstanceType:
     def room(self) -> tuple[Decimal, Decimal]:
         """CPU cores and memory bytes left for pods beside typical DaemonSets (:data:`DAEMONSET_CPU`/``_MEMORY``)."""
         return self.allocatable_cpu - DAEMONSET_CPU, self.allocatable_memory - DAEMONSET_MEMORY
+
+    @cached_property
+    def capacity(self) -> tuple[Decimal, Decimal]:
+        """CPU cores and memory bytes of one node of this type as NodePool ``limits`` count them: Karpenter's figure
+        for the type (its vCPUs, and its memory less the VM overhead: :data:`VM_MEMORY_OVERHEAD`)."""
+        mib = self.memory_mib - (ARM64_RESERVED_MIB if self.architecture == "arm64" else 0)
+        overhead = math.ceil(float(mib * MIB) * VM_MEMORY_OVERHEAD / 1024 / 1024)  # as the provider rounds, in float64
+        return Decimal(self.vcpus), Decimal((mib - overhead) * MIB)
 
     def describe(self) -> str:
         return (f"{self.name} ({self.vcpus} vCPU, {format_memory(Decimal(self.memory_mib * MIB))}; "

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import cached_property
 
 from ..config import EventWindow, PlaceholderConfig
 from .instances import instance_type
@@ -31,6 +32,11 @@ class PlaceholderPlan:
     cpu: str  # requests of each pod, as Kubernetes quantities
     memory: str
     one_per_node: bool  # `nodes:` windows: each pod on its own node
+
+    @cached_property
+    def requests(self) -> tuple[Decimal, Decimal]:
+        """Each pod's CPU cores and memory bytes."""
+        return parse_quantity(self.cpu), parse_quantity(self.memory)
 
 
 def plan_placeholders(window: EventWindow, placeholders: PlaceholderConfig) -> PlaceholderPlan:
@@ -72,6 +78,6 @@ def _tiled_pods(cpu: Decimal, memory: Decimal, max_cpu: int, max_memory: int,
 def pods_per_node(plan: PlaceholderPlan, room: tuple[Decimal, Decimal]) -> int:
     """How many of ``plan``'s pods one node with ``room`` (CPU cores, memory bytes) holds: at most one for
     ``nodes:`` windows."""
-    cpu, memory = room
-    fit = min(int(cpu // parse_quantity(plan.cpu)), int(memory // parse_quantity(plan.memory)))
+    (cpu, memory), (pod_cpu, pod_memory) = room, plan.requests
+    fit = min(int(cpu // pod_cpu), int(memory // pod_memory))
     return min(fit, 1) if plan.one_per_node else max(fit, 0)
