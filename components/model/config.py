@@ -889,9 +889,9 @@ class ReserveConfig(Model):
         default=None, description=("Zones to reserve in, each once. Unset: the zones of the pool's "
                                    "topology.kubernetes.io/zone requirement (a pool without one is refused)."))
     hold_from: Duration = Field(default="24h", description=(
-        f"How long before the window's scale-up the reservations may be created: a Go duration of whole minutes "
-        f"(\"24h\", \"1.5h\"), at most {format_duration(MAX_HOLD)}: a pulumi up within that time creates them, and they are billed from then "
-        "(docs/capacity.md#when-it-exists-and-what-it-costs)."))
+        "How long before the window's scale-up the reservations may be created: a Go duration of whole minutes "
+        f"(\"24h\", \"1.5h\"), at most {format_duration(MAX_HOLD)}: a pulumi up within that time creates them, "
+        "and they are billed from then (docs/capacity.md#when-it-exists-and-what-it-costs)."))
 
     @field_validator("hold_from")
     @classmethod
