@@ -85,10 +85,12 @@ def _payments(holds: list[Hold], frozen: list[tuple[datetime, datetime]],
 
 def released(emptied: datetime, frozen: list[tuple[datetime, datetime]], wait: timedelta) -> datetime:
     """When a node emptied at ``emptied`` goes: ``wait`` later, unless a freeze holds it by then; then ``wait``
-    after that freeze ends (``frozen``: sorted, united)."""
+    after that freeze ends (``frozen``: sorted, united). A budget is active on ``[start, end)`` (Karpenter's
+    ``Budget.IsActive``, :func:`prescale.model.schedule.freezes.freeze_active`): a freeze that starts exactly when
+    the node would go holds it, one that ends exactly when it empties does not."""
     release = emptied + wait
     index = bisect_right(frozen, emptied, key=lambda interval: interval[1])  # the first freeze still on after it
-    while index < len(frozen) and frozen[index][0] < release:
+    while index < len(frozen) and frozen[index][0] <= release:
         release = frozen[index][1] + wait
         index += 1
     return release

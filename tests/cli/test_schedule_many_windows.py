@@ -155,6 +155,8 @@ def test_png_overlap_bands_cover_only_the_rows_of_the_windows_that_overlap(pictu
     ("10:00", "10:02"),  # the freeze ended as the node emptied
     ("09:30", "10:02"),  # emptied inside a freeze: consolidateAfter after its end
     ("10:59", "12:02"),  # a freeze starts before consolidateAfter is over: held until it ends
+    ("10:58", "12:02"),  # a freeze starts the instant it would go: a budget is active at its start, so held
+    ("10:57", "10:59"),  # it goes a minute before the freeze starts
 ])
 def test_an_emptied_node_goes_consolidate_after_later_unless_a_freeze_holds_it(emptied, goes):
     def at(clock: str) -> datetime:
