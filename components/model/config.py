@@ -380,6 +380,7 @@ KARPENTER_INSTALL_KEYS = ("version", "controller_auth", "create_spot_service_lin
 FeatureGate = Literal["NodeRepair", "ReservedCapacity", "SpotToSpotConsolidation", "NodeOverlay", "StaticCapacity",
                       "CapacityBuffer"]
 STRATEGY_GATES: dict[str, FeatureGate] = {"static": "StaticCapacity", "buffer": "CapacityBuffer"}
+GATE_VALUES: dict[FeatureGate, str] = {"StaticCapacity": "staticCapacity", "CapacityBuffer": "capacityBuffer"}
 
 
 class KarpenterConfig(Model):
@@ -864,7 +865,8 @@ class NodePoolConfig(Model):
                                  "owner's; allowed: strategy placeholders (its placeholders carry "
                                  "karpenter.sh/do-not-disrupt), or a pool prescale creates")
         if self.strategy == "static" and given & STATIC_IGNORED_KEYS:
-            raise _fail("model", f"{', '.join(sorted(given & STATIC_IGNORED_KEYS))} do not apply to strategy static: "
+            ignored = sorted(given & STATIC_IGNORED_KEYS)
+            raise _fail("model", f"{', '.join(ignored)} do{'es' * (len(ignored) == 1)} not apply to strategy static: "
                                  "its NodePools keep exactly their windows' nodes, are never consolidated, and the "
                                  "NodePool CRD refuses a weight on them (Karpenter 1.14); allowed: remove them, or "
                                  "strategy placeholders or buffer")
@@ -1146,6 +1148,12 @@ class CapacityConfig(Model):
 
     def node_pool(self, name: str) -> NodePoolConfig:
         return next(pool for pool in self.node_pools if pool.name == name)
+
+    def strategy_gates(self) -> tuple[FeatureGate, ...]:
+        """The Karpenter feature gates the pools' strategies need on a self-managed Karpenter (Auto Mode needs none
+        for static pools and has no CapacityBuffer), in :data:`STRATEGY_GATES` order."""
+        used = {pool.strategy for pool in self.node_pools}
+        return tuple(gate for strategy, gate in STRATEGY_GATES.items() if strategy in used)
 
     def placeholders_for(self, pool_name: str) -> PlaceholderConfig:
         """The placeholder settings of windows on node pool ``pool_name``: its own ``nodeSize``/``maxPodSize``

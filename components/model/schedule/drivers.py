@@ -44,6 +44,7 @@ MIN_HALF = timedelta(seconds=SAFETY + 2 * MIN_BOUND)  # the shortest half a run 
 Edge = Literal["end", "start"]  # where the count goes back to 0: a static NodePool's end, a CapacityBuffer's start
 _YEAR = timedelta(days=366)
 _MARGIN = 32 * DAY  # fires after the year that still pair with one in it
+Bounds = tuple[int, int, int]  # startingDeadlineSeconds, activeDeadlineSeconds, backoffLimit
 
 
 @dataclass(frozen=True)
@@ -100,16 +101,22 @@ def driver_crons(window: EventWindow, until: Edge) -> tuple[str, str]:
 
 def driver_schedule(window: EventWindow, replicas: int, until: Edge, names: tuple[str, str],
                     now: datetime) -> DriverSchedule:
-    """``window``'s driver: N (``replicas``) at scale-up, 0 at ``until``; ``names``: the two CronJobs'. Each run's
-    deadlines split its shortest half over the coming year less :data:`SAFETY` (:func:`_bounds`). ``ValueError``
-    naming the half when one is shorter than :data:`MIN_HALF`, or when a cron is not one exact cron."""
+    """``window``'s driver: N (``replicas``) at scale-up, 0 at ``until``; ``names``: the two CronJobs'.
+    ``ValueError`` as :func:`run_bounds`."""
     up_cron, down_cron = driver_crons(window, until)
-    up_half, down_half = halves(window, until, now)
-    off = "the end" if until == "end" else "the start"
-    up = DriverRun(names[0], up_cron, replicas, *_bounds(up_half, f"from scale-up to {off}"))
-    down = DriverRun(names[1], down_cron, 0, *_bounds(down_half, f"from {off} to the next scale-up"),
-                     disarms=names[0] if window.is_one_off else None)
+    up_bounds, down_bounds = run_bounds(window, until, now)
+    up = DriverRun(names[0], up_cron, replicas, *up_bounds)
+    down = DriverRun(names[1], down_cron, 0, *down_bounds, disarms=names[0] if window.is_one_off else None)
     return DriverSchedule(window.timezone, up, down)
+
+
+def run_bounds(window: EventWindow, until: Edge, now: datetime) -> tuple[Bounds, Bounds]:
+    """The scale-up's and the scale-down's bounds: each splits its shortest half over the coming year less
+    :data:`SAFETY` (:func:`_bounds`). ``ValueError`` naming the half when one is shorter than :data:`MIN_HALF`, or when
+    the scale-up is not one exact cron."""
+    up_half, down_half = halves(window, until, now)
+    off = "the end" if until == "end" else "the event's start"
+    return (_bounds(up_half, f"from scale-up to {off}"), _bounds(down_half, f"from {off} to the next scale-up"))
 
 
 def halves(window: EventWindow, until: Edge, now: datetime) -> tuple[int | None, int | None]:
@@ -134,7 +141,7 @@ def _gap(fire: int, others: list[int]) -> int | None:
     return others[index] - fire if index < len(others) else None
 
 
-def _bounds(half: int | None, what: str) -> tuple[int, int, int]:
+def _bounds(half: int | None, what: str) -> Bounds:
     """``startingDeadlineSeconds``, ``activeDeadlineSeconds`` and ``backoffLimit`` of a run whose half lasts ``half``
     seconds at the shortest: the Job keeps half of what is left (at most :data:`MAX_ACTIVE`), the late start the
     rest (at most :data:`MAX_DEADLINE`)."""
