@@ -20,7 +20,7 @@ from typing import Literal
 from zoneinfo import ZoneInfo
 
 from ..config import EventWindow
-from .cron import CronSpec, dated_cron, epoch_seconds, fire_timestamps, parse_cron
+from .cron import CronSpec, dated_cron, epoch_seconds, fire_timestamps, next_fire_timestamp, parse_cron
 from .duration import format_duration
 from .keda import DAY
 from .shift import shift_cron
@@ -85,8 +85,10 @@ class DriverSchedule:
 
     def created_replicas(self, now: datetime) -> int:
         """The count an object created by a `pulumi up` at ``now`` starts with: N inside the window and within
-        :data:`CREATION_LEAD` before it (its scale-up CronJob may exist only after that edge), else 0."""
-        return max(self.replicas_at(now), self.replicas_at(now + CREATION_LEAD))
+        :data:`CREATION_LEAD` before a scale-up (its CronJob may exist only after that edge), else 0."""
+        scale_up = next_fire_timestamp(parse_cron(self.up.schedule), load_zone(self.timezone), now)
+        soon = scale_up is not None and scale_up <= epoch_seconds(now + CREATION_LEAD)
+        return self.up.replicas if soon else self.replicas_at(now)
 
 
 def driver_crons(window: EventWindow, until: Edge) -> tuple[str, str]:
