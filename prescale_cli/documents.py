@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
+from prescale.model.config import Strategy
 from prescale.model.schedule.instants import utc_iso
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema
 from pydantic.alias_generators import to_camel
@@ -105,11 +106,35 @@ class Span(Record):
     until: UtcInstant
 
 
+class DriverRun(Record):
+    """One CronJob of a static or buffer window's driver (namespace prescale), and when it fires for the occurrence."""
+
+    cron_job: str
+    schedule: str = Field(description="Its cron, read in the window's zone (the CronJob's timeZone).")
+    replicas: int = Field(description="The count it sets: the window's at scale-up, 0 at scale-down.")
+    at: LocalInstant = Field(description="When it fires for this occurrence, in the window's zone.")
+    at_utc: UtcInstant
+    starting_deadline_seconds: int = Field(description="How late the CronJob controller may still start the run.")
+    active_deadline_seconds: int = Field(description="How long the run's Job retries once started.")
+
+
+class Driver(Record):
+    """What a static or buffer window's two CronJobs set, and when they fire for this occurrence."""
+
+    kind: Literal["NodePool", "CapacityBuffer"]
+    name: str = Field(description="The window's own static NodePool, or its CapacityBuffer in namespace prescale.")
+    scale_up: DriverRun = Field(description="At the occurrence's scaleUp: sets the window's count.")
+    scale_down: DriverRun = Field(description="Sets 0: at the end for a static NodePool, at the event's start for a "
+                                              "CapacityBuffer (which would refill as the event's pods take its room).")
+
+
 class Occurrence(Record):
     """One occurrence of one window whose [scaleUp, end) meets the range."""
 
     window: str
     node_pool: str
+    strategy: Strategy = Field(description="Its pool's: placeholders (KEDA-scaled pods), static (its own static "
+                                           "NodePool) or buffer (a CapacityBuffer).")
     timezone: str = Field(description="The window's IANA time zone.")
     one_off: bool
     scale_up: LocalInstant = Field(description="When KEDA creates the placeholders (start minus leadTime), in the "
@@ -130,6 +155,8 @@ class Occurrence(Record):
     protection: Literal["budget", "do-not-disrupt"] = Field(
         description="How its nodes are kept: the NodePool's budgets (pools prescale owns) or do-not-disrupt pods "
                     "(existing pools).")
+    driver: Driver | None = Field(description="A static or buffer window's driver runs for this occurrence; null "
+                                              "for placeholders (KEDA scales them), or while not armed.")
 
 
 class Overlap(Record):
@@ -148,6 +175,8 @@ class PoolFreeze(Record):
     """A `nodes: "0"` budget exactly as the NodePool gets it."""
 
     node_pool: str
+    node_pool_object: str = Field(description="The NodePool that gets it: the pool's own (prescale-<pool>), or on a "
+                                              "static pool the window's own static NodePool.")
     schedule: str = Field(description="Its cron, in UTC.")
     duration: str
 
@@ -157,9 +186,12 @@ class WindowCost(Record):
 
     window: str
     node_pool: str
+    strategy: Strategy
     occurrences: int = Field(description="Its occurrences in the range.")
-    instance_type: str | None = Field(description="The instance type of the cheapest fleet holding its placeholders; "
-                                                  "null when none fits one (no estimate).")
+    instance_type: str | None = Field(description=(
+        "The instance type of the cheapest fleet holding its placeholders (a buffer: its virtual pods); a static "
+        "window: the cheapest type its pool allows, which Karpenter launches for a static NodePool; null when none "
+        "fits one (no estimate)."))
     nodes_estimated: int | None
     price_per_node_hour: float | None
     node_hours: float = Field(description="Node-hours it pays for inside the range.")
@@ -199,10 +231,15 @@ class Tail(Record):
     """How long a window's nodes stay after each end, and what that costs."""
 
     window: str
-    nodes_stay_after_end: str = Field(description="KEDA's cooldown, the pool's consolidateAfter and the drain.")
+    strategy: Strategy
+    nodes_stay_after_end: str = Field(description=(
+        "Placeholders: KEDA's cooldown, the pool's consolidateAfter and the drain; static: the drain (Karpenter "
+        "deletes the nodes as the scale-down sets 0); buffer: consolidateAfter and the drain once the freeze ends."))
     cost_per_end: float
-    if_keda_fails_stay: str = Field(description="The same when KEDA never scales down and the failsafe does, at the "
-                                                "end plus failsafeGrace.")
+    if_keda_fails_stay: str = Field(description=(
+        "The same when the scale-down is as late as it can be: placeholders, KEDA never scales down and the failsafe "
+        "does at the end plus failsafeGrace; static, the scale-down run acts at the last moment its deadlines allow; "
+        "buffer, as nodesStayAfterEnd (its driver acts at the event's start)."))
     if_keda_fails_cost_per_end: float
 
 
