@@ -388,26 +388,85 @@ class Budget(Record):
     duration: str
 
 
+class StaticReadiness(Record):
+    """A static window's own NodePool: the count its driver sets, and Karpenter's count of its nodes."""
+
+    desired: int = Field(description="The window's nodes.")
+    replicas: int | None = Field(description="The NodePool's spec.replicas: its driver sets the window's count at "
+                                             "scale-up and 0 at the end; null without such a NodePool.")
+    nodes: int | None = Field(description="Its status.nodes, the nodes Karpenter counts for it; null before it "
+                                          "counted any.")
+
+
+class BufferReadiness(Record):
+    """A buffer window's CapacityBuffer in namespace prescale, and Karpenter's conditions on it."""
+
+    name: str
+    found: bool
+    desired: int = Field(description="The window's virtual pods.")
+    replicas: int | None = Field(description="Its spec.replicas: its driver sets the window's count at scale-up and "
+                                             "0 at the event's start.")
+    provisioned: int | None = Field(description="Its status.replicas: the count Karpenter provisions for.")
+    ready_for_provisioning: bool = Field(description="ReadyForProvisioning True: Karpenter resolved its PodTemplate.")
+    provisioning: bool = Field(description="Provisioning True (FitsExistingCapacity): every virtual pod fits on an "
+                                           "existing node.")
+    conditions: list[Condition]
+
+
+class DriverJob(Record):
+    """A driver CronJob's most recent Job."""
+
+    name: str
+    state: Literal["active", "succeeded", "failed"]
+    reason: str = Field(description="Its Failed condition's reason (DeadlineExceeded, BackoffLimitExceeded), else "
+                                    "\"\".")
+    message: str
+    started: UtcInstant | None
+
+
+class CronJobReadiness(Record):
+    """One of a static or buffer window's driver CronJobs in namespace prescale."""
+
+    name: str
+    sets: int = Field(description="The count its runs set.")
+    found: bool
+    suspended: bool
+    last_schedule_time: UtcInstant | None = Field(description="When its last run was due (status.lastScheduleTime).")
+    last_successful_time: UtcInstant | None = Field(description="status.lastSuccessfulTime.")
+    last_job: DriverJob | None
+
+
 class WindowReadiness(Record):
     """One window running now or starting within `within`, at its first occurrence there."""
 
     window: str
     node_pool: str
+    strategy: Strategy
     state: WindowState = Field(description="In its lead time (from scale-up to start), running (to its end), or "
                                            "upcoming (before its scale-up).")
     scale_up: LocalInstant
     start: LocalInstant
     end: LocalInstant
-    ready: bool = Field(description="In its lead time or running: its ScaledObject is Ready and Active and all its "
-                                    "placeholders are Ready; upcoming: its ScaledObject exists, Ready, not paused. "
-                                    "Either way its pool's NodePool and node class are Ready.")
+    ready: bool = Field(description=(
+        "Placeholders, in its lead time or running: its ScaledObject is Ready and Active and all its placeholders are "
+        "Ready; upcoming: its ScaledObject exists, Ready, not paused. Static, in its lead time or running: its "
+        "NodePool at the window's count and that many nodes Ready. Buffer, in its lead time: its CapacityBuffer at "
+        "the window's count, ReadyForProvisioning and Provisioning; otherwise ReadyForProvisioning. Static and "
+        "buffer: both driver CronJobs exist, not suspended, their last Jobs not failed. Always: its NodePool and node "
+        "class are Ready."))
     not_ready: list[str] = Field(description="Why it is not ready, as sentences.")
-    scaled_object: ScaledObject
-    placeholders: PlaceholderReadiness
-    nodes: Nodes
+    scaled_object: ScaledObject | None = Field(description="Placeholders only; null on static and buffer pools.")
+    placeholders: PlaceholderReadiness | None = Field(description="Placeholders only; null on static and buffer "
+                                                                  "pools.")
+    static: StaticReadiness | None = Field(description="Static only; null otherwise.")
+    buffer: BufferReadiness | None = Field(description="Buffer only; null otherwise.")
+    driver: list[CronJobReadiness] = Field(description="Static and buffer: its scale-up and scale-down CronJobs; "
+                                                       "empty for placeholders.")
+    nodes: Nodes = Field(description="Its NodePool's nodes: the pool's, or a static window's own.")
     node_claims: NodeClaims
     karpenter: Karpenter
-    freeze: Budget | None = Field(description="The pool's budget in force now, from the plan; null if none.")
+    freeze: Budget | None = Field(description="The budget in force now on its NodePool, from the plan; null if "
+                                              "none.")
 
 
 class StatusDocument(Record):

@@ -63,8 +63,10 @@ Ask the cluster whether each window running now or starting within --within is r
 KEDA ScaledObject (Ready, Active), its placeholders (desired / Ready / Pending, with the
 scheduler's or kubelet's reason: unschedulable, image pull...), the pool's nodes (Ready,
 in a capacity reservation), NodeClaims that Karpenter failed to launch (with its reason,
-e.g. InsufficientCapacityError) and the consolidation freeze in force. Windows and times
-are the ones `prescale schedule` lists. Exit code 0 when every window in its lead time or
+e.g. InsufficientCapacityError) and the consolidation freeze in force; on a static pool the
+window's own NodePool (replicas, nodes Ready), on a buffer pool its CapacityBuffer
+(replicas, ReadyForProvisioning, Provisioning), and for both their driver's CronJobs and
+last Jobs. Windows and times are the ones `prescale schedule` lists. Exit code 0 when every window in its lead time or
 running is ready, 1 when one is not (upcoming windows are shown but do not count), 2 when
 the stack config is invalid or the cluster cannot be reached or read."""
 
