@@ -106,7 +106,8 @@ pool that holds the placeholders (one per node for `nodes:` windows) within its 
 node once, from scale-up until its window ends or the consolidation freeze holding it ends, plus
 consolidateAfter (a later window on the pool takes over nodes still up), and compares with keeping
 the busiest moment's nodes all day. A recurring window's rate is the week of its schedule from now,
-or the coming year's average month for one that repeats by the month. Details: prescale_cli/cost.py.
+or the coming year's average month for one that repeats by the month. A static pool's window is
+exactly its nodes of the cheapest type the pool allows, until its end. Details: prescale_cli/cost.py.
 """
 
 

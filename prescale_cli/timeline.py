@@ -2,7 +2,8 @@
 
 All time maths is :mod:`prescale.model.schedule`'s and every deployment decision is the
 :class:`~prescale.model.plan.CapacityPlan`'s (what the program deploys at ``now``, the same object the components
-render); this module only asks them about a range and lines the answers up:
+render); this module only asks them about a range and lines the answers up, with, for a static or buffer window,
+when its driver's CronJobs fire for each occurrence.
 
 Details: docs/internals.md (`prescale_cli.timeline`).
 """
