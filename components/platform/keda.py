@@ -3,7 +3,7 @@
 The ``kedacore/keda`` chart keeps its CRDs in ``templates/``, so they upgrade with the release and no
 separate CRD chart is needed (unlike Karpenter). Operator, metrics server and admission webhooks each run
 two replicas with a PodDisruptionBudget: the operator is leader-elected and writes each window's replica
-count itself (idle-replica mode, :mod:`prescale.scheduled_capacity`), so a single pod evicted during a node
+count itself (idle-replica mode, :mod:`prescale.capacity.scheduled_capacity`), so a single pod evicted during a node
 drain would delay a window's start; the metrics server serves the external-metrics API the HPAs read, and
 the webhooks admit ScaledObjects. The two replicas of each are spread over two nodes, so one node's loss cannot take
 both, and they run at ``system-cluster-critical`` priority, so a full node preempts other pods for them

@@ -65,7 +65,8 @@ class _Demand:
 
 def limit_problems(config: CapacityConfig, spans: Mapping[int, list[Span]], refused: Refused) -> list[str]:
     """Every capacity problem; ``spans`` maps the index of each window whose timing is valid to its
-    :func:`occupied_spans` (other windows get no overlap check); ``refused``: the entries left out of ``config``."""
+    :func:`~prescale.model.windows.occupied_spans` (other windows get no overlap check); ``refused``: the entries
+    left out of ``config``."""
     pools = {pool.name: (index, pool) for index, pool in refused.entries("node_pools", config.node_pools)}
     problems, demands = _plans(config, pools, refused)
     by_pool: dict[str, list[_Demand]] = defaultdict(list)
