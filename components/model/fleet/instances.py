@@ -49,7 +49,7 @@ class InstanceType:
 
     @cached_property
     def labels(self) -> dict[str, str]:
-        """The labels requirements match this type by (Karpenter's keys; see the module docstring)."""
+        """The labels requirements match this type by, Karpenter's (docs/internals.md#prescalemodelfleetinstances)."""
         family, _, size = self.name.partition(".")
         scheme = _NAME_SCHEME.match(self.name)
         aws = {"instance-category": self.category, "instance-family": family, "instance-size": size,
