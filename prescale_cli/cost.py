@@ -237,8 +237,8 @@ def window_candidates(window: EventWindow, pool: NodePoolConfig, pricing: Pricin
 
 
 def candidates(pool: NodePoolConfig, pricing: PricingConfig) -> list[InstanceShape]:
-    """Instance types the estimate may pick for ``pool``, in the order that breaks ties (step 1 of the module
-    docstring)."""
+    """Instance types the estimate may pick for ``pool``, in the order that breaks ties
+    (docs/cli.md#the-cost-estimate, step 1)."""
     types = sorted(pool_launchable(pool).types, key=lambda instance: (
         -int(instance.labels["karpenter.k8s.aws/instance-generation"]), instance.memory_mib, instance.name))
     shapes = [priced(instance, pricing) for instance in types]

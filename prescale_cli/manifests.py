@@ -86,7 +86,8 @@ def helm_releases(evaluation: Evaluation) -> list[HelmRelease]:
 
 
 def leave_replicas_to_keda(documents: list[dict[str, Any]]) -> None:
-    """Drop ``spec.replicas`` from every object a ScaledObject scales (see the module docstring)."""
+    """Drop ``spec.replicas`` from every object a ScaledObject scales, which KEDA owns
+    (docs/gitops.md#keda-owns-specreplicas-the-manifests-leave-it-out)."""
     targets = {(so["spec"]["scaleTargetRef"].get("kind", "Deployment"),  # KEDA's default kind
                 so["metadata"]["namespace"], so["spec"]["scaleTargetRef"]["name"])
                for so in documents if so["kind"] == "ScaledObject"}
