@@ -353,7 +353,7 @@ IamRoleName = Annotated[StrictStr, _shaped(r"[\w+=,.@-]{1,64}", 'an IAM role nam
                                                                'characters like "KarpenterNodeRole-shop"')]
 
 
-# Karpenter minor releases whose controller IAM policy prescale carries (prescale.karpenter_policy, written
+# Karpenter minor releases whose controller IAM policy prescale carries (prescale.platform.karpenter_policy, written
 # from that release's CloudFormation). A patch release keeps its minor's policy; another minor may need
 # permissions this one lacks, and a controller missing one fails at run time, mid-launch. Add a minor here
 # only together with its policy.
