@@ -1,5 +1,6 @@
 """The names prescale writes into a cluster and its AWS account, in one place (label keys:
-:mod:`prescale.model.fleet.labels`).
+:mod:`prescale.model.fleet.labels`; the objects of static and buffer windows, which the plan carries:
+:mod:`prescale.model.native`).
 
 Label sets, tags and object names are read back by other objects (a Deployment's ``nodeSelector`` names the pool's
 label, a failsafe names the Deployment it scales, the policy pack and ``prescale status`` find objects by them), so
@@ -9,6 +10,7 @@ each is defined once here and both wings import it. Pure: no Pulumi.
 from __future__ import annotations
 
 from .model.fleet.labels import NODEPOOL_LABEL, POOL_LABEL
+from .model.native import window_object_name
 
 # Subnets and security groups an EC2NodeClass selects, unless a pool gives its own selector terms (Karpenter's
 # getting-started convention).
@@ -37,8 +39,9 @@ def pool_node_selector(pool_name: str, owned: bool) -> dict[str, str]:
 
 
 def placeholder_name(window_name: str) -> str:
-    """A window's Deployment and ScaledObject (KEDA's HPA becomes ``keda-hpa-prescale-<window>``)."""
-    return f"prescale-{window_name}"
+    """A window's Deployment and ScaledObject (KEDA's HPA becomes ``keda-hpa-prescale-<window>``): the window's own
+    object name, which a buffer window's CapacityBuffer has too."""
+    return window_object_name(window_name)
 
 
 def failsafe_name(window_name: str) -> str:

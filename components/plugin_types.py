@@ -101,6 +101,19 @@ class Taint(TypedDict):
      "event's pods then need the toleration); NoExecute also evicts pods that do not tolerate it.")
 
 
+class DataVolume(TypedDict):
+    ("``nodePools[].dataVolume``: a Bottlerocket node's data volume (``/dev/xvdb``, where its container "
+     "images live) made from an EBS snapshot that already holds the event's images, so that nodes boot with "
+     'them (docs/readiness.md).')
+    snapshotID: str
+    ("The EBS snapshot of a Bottlerocket data volume that holds the images (built with upstream's "
+     "bottlerocket-images-cache); the volume's encryption is the snapshot's (docs/readiness.md).")
+    volumeInitializationRate: NotRequired[int]
+    ("EBS's provisioned rate for volume initialization, in MiB/s (100 to 300, the EC2NodeClass CRD's range):"
+     " the snapshot's blocks arrive at that rate instead of lazily on first read, billed per GiB "
+     'initialized. Unset: blocks are fetched from S3 as they are first read.')
+
+
 class NodePool(TypedDict):
     ('One ``prescale:nodePools`` entry: a Karpenter NodePool (and EC2NodeClass) prescale creates, or with '
      '``existing: true`` a NodePool that already runs in the cluster and that windows may use as it is.')
@@ -110,8 +123,14 @@ class NodePool(TypedDict):
     existing: NotRequired[bool]
     ('true: a NodePool that already runs in the cluster. prescale creates nothing for it and never touches '
      'its disruption budgets (its placeholders carry karpenter.sh/do-not-disrupt instead), and it takes only'
-     ' name, taints (to tolerate; none by default), limits (for the checks), nodeSize and maxPodSize '
-     '(docs/adoption.md#windows-on-a-nodepool-you-own-nodepoolsexisting-true).')
+     ' name, taints (to tolerate; none by default), limits (for the checks), nodeSize, maxPodSize and '
+     'strategy placeholders (docs/adoption.md#windows-on-a-nodepool-you-own-nodepoolsexisting-true).')
+    strategy: NotRequired[str]
+    ("How the pool's windows get their nodes: placeholders (KEDA-scaled pause pods that Karpenter launches "
+     "nodes for), static (one static NodePool of exactly nodes: N per window, needs Karpenter's "
+     'StaticCapacity gate; windows take nodes, not capacity) or buffer (one CapacityBuffer per window, '
+     'virtual pods that real pods bind in place of, needs the CapacityBuffer gate; not on Auto Mode). An '
+     'existing pool takes placeholders only (docs/capacity.md#strategies).')
     capacityTypes: NotRequired[list[str]]
     ('Karpenter capacity types the pool may launch; reserved needs capacityReservationSelectorTerms or a '
      "window's reserve (docs/capacity.md#capacity-reservations-odcrs-and-capacity-blocks).")
@@ -172,7 +191,11 @@ class NodePool(TypedDict):
     terminationGracePeriod: NotRequired[str]
     'The longest a node\'s drain may take: a Go duration of whole seconds ("1h", "90s").'
     weight: NotRequired[int]
-    'NodePool weight (1 to 100): Karpenter tries pools of higher weight first.'
+    ('NodePool weight (1 to 100): Karpenter tries pools of higher weight first; a static pool has none (the '
+     'NodePool CRD).')
+    dataVolume: NotRequired[DataVolume]
+    ("Bottlerocket pools only: the nodes' data volume made from an EBS snapshot that holds the event's "
+     'images, so they are there at boot (docs/readiness.md).')
 
 
 class Reserve(TypedDict):

@@ -21,10 +21,11 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..contract import Platform
-from ..model.config import CapacityConfig
+from ..model.config import CONFIG_NAMESPACE, CapacityConfig
 from ..model.fleet.reservations import next_up
 from ..model.plan import CapacityPlan, plan_capacity
 from ..model.schedule.instants import utc_iso
+from ..model.validation import ConfigError
 from ..names import PLACEHOLDER_LABELS, PLACEHOLDER_NAMESPACE, PRIORITY_CLASS_NAME
 from .addresses import address_checks
 from .alerts import EventAlerts, EventAlertsArgs
@@ -70,6 +71,17 @@ class DeployedCapacity:
         return utc_iso(moment) if moment else None
 
 
+def refuse_unrendered(config: CapacityConfig) -> None:
+    """Stop before anything is registered while the components of the static and buffer strategies do not exist:
+    rendered as they are, such a pool would get a dynamic NodePool and its windows nothing."""
+    problems = [f"{CONFIG_NAMESPACE}:nodePools[{index}].strategy: {pool.strategy!r} is planned (prescale schedule "
+                "shows it) but not rendered yet: this prescale has no components for it, so pulumi up would deploy "
+                "nothing for its windows; allowed: placeholders"
+                for index, pool in enumerate(config.node_pools) if pool.strategy != "placeholders"]
+    if problems:
+        raise ConfigError(problems)
+
+
 @dataclass(frozen=True)
 class PrescaleCapacityArgs:
     config: CapacityConfig  # from :func:`prescale.model.validation.load_capacity_config` (or load_stack_config)
@@ -93,6 +105,7 @@ class PrescaleCapacity(pulumi.ComponentResource):
     stack_outputs: dict[str, pulumi.Input[Any]]
 
     def __init__(self, name: str, args: PrescaleCapacityArgs, opts: pulumi.ResourceOptions | None = None):
+        refuse_unrendered(args.config)
         super().__init__("prescale:index:PrescaleCapacity", name, {}, opts)
         config, platform = args.config, args.platform
         plan = plan_capacity(config, args.now)

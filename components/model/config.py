@@ -375,6 +375,13 @@ def karpenter_policy_problem(version: str) -> str | None:
 # Keys that only shape a Karpenter prescale installs (refused beside install: false, prescale.model.checks.stack).
 KARPENTER_INSTALL_KEYS = ("version", "controller_auth", "create_spot_service_linked_role", "values")
 
+# Karpenter's feature gates (kubernetes-sigs/karpenter v1.14.1, pkg/operator/options/options.go `FeatureGates`); the
+# two the native strategies need, and the chart values that turn them on (settings.featureGates.<key>).
+FeatureGate = Literal["NodeRepair", "ReservedCapacity", "SpotToSpotConsolidation", "NodeOverlay", "StaticCapacity",
+                      "CapacityBuffer"]
+STRATEGY_GATES: dict[str, FeatureGate] = {"static": "StaticCapacity", "buffer": "CapacityBuffer"}
+GATE_VALUES: dict[FeatureGate, str] = {"StaticCapacity": "staticCapacity", "CapacityBuffer": "capacityBuffer"}
+
 
 class KarpenterConfig(Model):
     """``prescale:karpenter``: whether prescale installs Karpenter, its version, how the controller gets AWS
@@ -405,6 +412,12 @@ class KarpenterConfig(Model):
         "Helm values for the karpenter chart prescale installs, deep-merged over the values prescale renders (maps "
         "merge, lists and scalars replace); keys prescale owns (settings.clusterName, serviceAccount, the system "
         "placement...) and keys the chart does not know are refused (docs/platform.md#helm-values)."))
+    feature_gates: Annotated[tuple[FeatureGate, ...], BeforeValidator(_list_as_tuple),
+                             _Checked(_distinct, uniqueItems=True)] = Field(default=(), description=(
+        "With install: false, the feature gates your Karpenter runs with turned on (its FEATURE_GATES, e.g. "
+        "[StaticCapacity, CapacityBuffer]): a pool with strategy static needs StaticCapacity, one with buffer "
+        "CapacityBuffer. With install: true prescale turns on the gates its pools need itself, so the key is "
+        "refused there (docs/capacity.md#strategies)."))
 
     @field_validator("version")
     @classmethod
@@ -674,12 +687,33 @@ class CapacityReservationSelectorTerm(Model):
         return self
 
 
+class DataVolumeConfig(Model):
+    """``nodePools[].dataVolume``: a Bottlerocket node's data volume (``/dev/xvdb``, where its container images live)
+    made from an EBS snapshot that already holds the event's images, so that nodes boot with them
+    (docs/readiness.md)."""
+
+    snapshot_id: Annotated[StrictStr, _shaped(r"snap-([0-9a-f]{8}|[0-9a-f]{17})",
+                                              'an EBS snapshot id like "snap-0123456789abcdef0"')] = Field(
+        alias="snapshotID", description=(
+            "The EBS snapshot of a Bottlerocket data volume that holds the images (built with upstream's "
+            "bottlerocket-images-cache); the volume's encryption is the snapshot's (docs/readiness.md)."))
+    volume_initialization_rate: StrictInt | None = Field(default=None, ge=100, le=300, description=(
+        "EBS's provisioned rate for volume initialization, in MiB/s (100 to 300, the EC2NodeClass CRD's range): the "
+        "snapshot's blocks arrive at that rate instead of lazily on first read, billed per GiB initialized. Unset: "
+        "blocks are fetched from S3 as they are first read."))
+
+
+# How a pool's windows get their nodes (docs/capacity.md#strategies): KEDA-scaled placeholder pods, Karpenter's static
+# NodePools (one per window) or its CapacityBuffers.
+Strategy = Literal["placeholders", "static", "buffer"]
 # Keys a pool that prescale does not own (``existing: true``) may take: its NodePool belongs to someone else (the
 # placeholder sizes are its windows', not the pool's).
-EXISTING_POOL_KEYS = frozenset({"name", "existing", "taints", "limits", "nodeSize", "maxPodSize"})
+EXISTING_POOL_KEYS = frozenset({"name", "existing", "strategy", "taints", "limits", "nodeSize", "maxPodSize"})
+# Keys a static NodePool cannot take (its CEL rule refuses weight) or ignores (consolidation, with replicas set).
+STATIC_IGNORED_KEYS = frozenset({"weight", "consolidationPolicy", "consolidateAfter"})
 # Keys that shape the EC2NodeClass prescale creates, so they cannot go with ``nodeClassName``.
 NODE_CLASS_KEYS = frozenset({"amiAlias", "subnetSelectorTerms", "securityGroupSelectorTerms",
-                             "capacityReservationSelectorTerms"})
+                             "capacityReservationSelectorTerms", "dataVolume"})
 
 # EKS Auto Mode ends every node after at most 21 days, so expireAfter + terminationGracePeriod must fit in
 # that. Its default is as late as possible (fewest forced replacements, each of which could fall inside an
@@ -698,8 +732,15 @@ class NodePoolConfig(Model):
     existing: StrictBool = Field(default=False, description=(
         "true: a NodePool that already runs in the cluster. prescale creates nothing for it and never touches its "
         "disruption budgets (its placeholders carry karpenter.sh/do-not-disrupt instead), and it takes only name, "
-        "taints (to tolerate; none by default), limits (for the checks), nodeSize and maxPodSize "
+        "taints (to tolerate; none by default), limits (for the checks), nodeSize, maxPodSize and strategy "
+        "placeholders "
         "(docs/adoption.md#windows-on-a-nodepool-you-own-nodepoolsexisting-true)."))
+    strategy: Strategy = Field(default="placeholders", description=(
+        "How the pool's windows get their nodes: placeholders (KEDA-scaled pause pods that Karpenter launches nodes "
+        "for), static (one static NodePool of exactly nodes: N per window, needs Karpenter's StaticCapacity gate; "
+        "windows take nodes, not capacity) or buffer (one CapacityBuffer per window, virtual pods that real pods "
+        "bind in place of, needs the CapacityBuffer gate; not on Auto Mode). An existing pool takes placeholders "
+        "only (docs/capacity.md#strategies)."))
     capacity_types: list[Literal["on-demand", "spot", "reserved"]] = Field(
         default=["on-demand"], min_length=1, json_schema_extra={"uniqueItems": True}, description=(
             "Karpenter capacity types the pool may launch; reserved needs capacityReservationSelectorTerms or a "
@@ -774,7 +815,11 @@ class NodePoolConfig(Model):
     termination_grace_period: NodePoolDuration = Field(default="1h", description=(
         "The longest a node's drain may take: a Go duration of whole seconds (\"1h\", \"90s\")."))
     weight: StrictInt | None = Field(default=None, ge=1, le=100, description=(
-        "NodePool weight (1 to 100): Karpenter tries pools of higher weight first."))
+        "NodePool weight (1 to 100): Karpenter tries pools of higher weight first; a static pool has none (the "
+        "NodePool CRD)."))
+    data_volume: DataVolumeConfig | None = Field(default=None, description=(
+        "Bottlerocket pools only: the nodes' data volume made from an EBS snapshot that holds the event's images, "
+        "so they are there at boot (docs/readiness.md)."))
 
     @property
     def owned(self) -> bool:
@@ -814,6 +859,18 @@ class NodePoolConfig(Model):
             raise _fail("model", f"an existing pool (existing: true) is used as it is, so it takes only "
                                  f"{', '.join(sorted(EXISTING_POOL_KEYS))}; these keys only shape pools prescale "
                                  f"creates: {', '.join(sorted(given - EXISTING_POOL_KEYS))}")
+        if self.existing and self.strategy != "placeholders":
+            raise _fail("model", f"strategy {self.strategy!r} needs a pool prescale creates: a static window gets "
+                                 "NodePools made from the pool's template, and a buffer's nodes are kept through the "
+                                 "event by the pool's disruption budgets, and an existing pool's NodePool is its "
+                                 "owner's; allowed: strategy placeholders (its placeholders carry "
+                                 "karpenter.sh/do-not-disrupt), or a pool prescale creates")
+        if self.strategy == "static" and given & STATIC_IGNORED_KEYS:
+            ignored = sorted(given & STATIC_IGNORED_KEYS)
+            raise _fail("model", f"{', '.join(ignored)} do{'es' * (len(ignored) == 1)} not apply to strategy static: "
+                                 "its NodePools keep exactly their windows' nodes, are never consolidated, and the "
+                                 "NodePool CRD refuses a weight on them (Karpenter 1.14); allowed: remove them, or "
+                                 "strategy placeholders or buffer")
         if self.node_class_name is not None and given & NODE_CLASS_KEYS:
             raise _fail("model", f"{', '.join(sorted(given & NODE_CLASS_KEYS))} shape the EC2NodeClass prescale "
                                  f"creates; with nodeClassName {self.node_class_name!r} the pool uses that existing "
@@ -1092,6 +1149,12 @@ class CapacityConfig(Model):
 
     def node_pool(self, name: str) -> NodePoolConfig:
         return next(pool for pool in self.node_pools if pool.name == name)
+
+    def strategy_gates(self) -> tuple[FeatureGate, ...]:
+        """The Karpenter feature gates the pools' strategies need on a self-managed Karpenter (Auto Mode needs none
+        for static pools and has no CapacityBuffer), in :data:`STRATEGY_GATES` order."""
+        used = {pool.strategy for pool in self.node_pools}
+        return tuple(gate for strategy, gate in STRATEGY_GATES.items() if strategy in used)
 
     def placeholders_for(self, pool_name: str) -> PlaceholderConfig:
         """The placeholder settings of windows on node pool ``pool_name``: its own ``nodeSize``/``maxPodSize``

@@ -14,7 +14,15 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from .config import CONFIG_NAMESPACE, CapacityConfig, EventWindow, NodePoolConfig, PricingConfig, StackConfig
+from .config import (
+    CONFIG_NAMESPACE,
+    CapacityConfig,
+    EventWindow,
+    NodePoolConfig,
+    PricingConfig,
+    StackConfig,
+    Strategy,
+)
 from .fleet.addresses import WindowAddresses
 from .fleet.instances import instance_type, instance_types
 from .fleet.labels import ZONE
@@ -23,13 +31,22 @@ from .fleet.zones import unknown_zone
 from .schedule.after_end import POLLING_INTERVAL_SECONDS
 from .schedule.duration import format_duration
 from .schedule.freezes import FREEZE_SLOTS, MAX_BUDGETS, STANDING_BUDGETS, FittedFreezes, Freeze, fit_freezes
-from .windows import ArmedWindow, IdleWindow, WindowPlan, address_demand, plan_windows, requested_freezes
+from .windows import (
+    ArmedWindow,
+    IdleWindow,
+    NativeWindow,
+    WindowPlan,
+    address_demand,
+    plan_windows,
+    requested_freezes,
+)
 
 
 @dataclass(frozen=True)
 class PoolPlan:
-    """One node pool's disruption budgets: the consolidation freezes its armed windows ask for and the drift holds
-    of its windows' capacity reservations, as they fit in a NodePool."""
+    """One node pool's strategy and disruption budgets: the consolidation freezes its deployed windows ask for and
+    the drift holds of its windows' capacity reservations, as they fit in a NodePool (a static pool's windows each
+    have their own NodePool, with their own freeze)."""
 
     pool: NodePoolConfig
     requested: tuple[Freeze, ...]  # one per armed window on the pool (none on a pool prescale does not own)
@@ -38,8 +55,14 @@ class PoolPlan:
     region: str | None = None  # the stack's, when known (a library program's platform decides it)
 
     @property
+    def strategy(self) -> Strategy:
+        """How the pool's windows get their nodes (``nodePools[].strategy``): each renderer branches on it once."""
+        return self.pool.strategy
+
+    @property
     def freezes(self) -> list[Freeze]:
-        """The ``nodes: "0"`` budgets the NodePool gets, beside its standing ones."""
+        """The ``nodes: "0"`` budgets the NodePool gets, beside its standing ones; on a static pool, those of its
+        windows' NodePools, one each."""
         return self.fitted.freezes
 
     @property
@@ -93,7 +116,13 @@ class CapacityPlan:
 
     @property
     def armed(self) -> tuple[ArmedWindow, ...]:
+        """The placeholder windows deployed now."""
         return tuple(plan for plan in self.windows if isinstance(plan, ArmedWindow))
+
+    @property
+    def native(self) -> tuple[NativeWindow, ...]:
+        """The static and buffer windows deployed now."""
+        return tuple(plan for plan in self.windows if isinstance(plan, NativeWindow))
 
     @property
     def idle(self) -> tuple[IdleWindow, ...]:
@@ -189,7 +218,12 @@ def plan_capacity(config: CapacityConfig, now: datetime) -> CapacityPlan:
 def plan_pool(pool: NodePoolConfig, freezes: Sequence[Freeze], drift_holds: Sequence[Freeze],
               region: str | None = None) -> PoolPlan:
     """``pool``'s budgets fitted beside its standing ones: the drift holds take the slots they need, up to half of
-    them (there are seldom more than one or two), and the freezes the rest. ``region``: the stack's, when known."""
+    them (there are seldom more than one or two), and the freezes the rest; a static pool's freezes are its windows'
+    own, one on each of their NodePools, and it holds no drift (its nodes go at each end). ``region``: the stack's,
+    when known."""
+    if pool.strategy == "static":
+        unfitted = FittedFreezes(list(dict.fromkeys(freezes)), len(set(freezes)), merged=False)
+        return PoolPlan(pool, tuple(freezes), unfitted, fit_freezes(()), region)
     fitted_holds = fit_freezes(drift_holds, FREEZE_SLOTS // 2)
     return PoolPlan(pool, tuple(freezes), fit_freezes(freezes, FREEZE_SLOTS - len(fitted_holds.freezes)),
                     fitted_holds, region)

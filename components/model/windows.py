@@ -1,8 +1,9 @@
-"""What each event window becomes right now: an armed trigger with its freeze and placeholders, or nothing.
+"""What each event window becomes right now: an armed trigger with its freeze and placeholders, the static NodePool
+or CapacityBuffer its pool's strategy drives instead (:mod:`.native`), or nothing.
 
-Pure (no Pulumi): the decision depends on the window, the placeholder settings and ``now``, so it is tested
-directly and the components only render it. What the user sees: docs/capacity.md#one-off-windows; how it decides:
-docs/internals.md#prescalemodelwindows.
+Pure (no Pulumi): the decision depends on the window, its pool, the placeholder settings and ``now``, so it is
+tested directly and the components only render it. What the user sees: docs/capacity.md#one-off-windows; how it
+decides: docs/internals.md#prescalemodelwindows.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from .config import CapacityConfig, EventWindow, NodePoolConfig, PlaceholderConf
 from .fleet.addresses import WindowAddresses, window_addresses
 from .fleet.reservations import ReservationPlan, plan_reservation
 from .fleet.sizing import PlaceholderPlan, plan_placeholders
+from .native import NativeCapacity, plan_native
 from .schedule.after_end import failsafe_schedule
 from .schedule.cron import epoch_seconds
 from .schedule.duration import parse_duration
@@ -59,7 +61,31 @@ class IdleWindow:
         return (f"event window {self.window.name!r}: {self.reason}",) + _reservation_warnings(self)
 
 
-WindowPlan = ArmedWindow | IdleWindow
+@dataclass(frozen=True)
+class NativeWindow:
+    """A window on a static or buffer pool to deploy: the object its driver sets (``capacity``), its UTC freeze
+    (on its own static NodePool, or fitted into its pool's), the pod shape its nodes are sized for and, for a
+    one-off, its only occurrence and its capacity reservations."""
+
+    window: EventWindow
+    capacity: NativeCapacity
+    freeze: Freeze | None  # set: a static or buffer pool is always one prescale creates
+    placeholders: PlaceholderPlan  # static: N pods of nodeSize, one per node; buffer: its PodTemplate's pods
+    occurrence: Occurrence | None = None
+    reservation: ReservationPlan | None = None
+
+    @property
+    def strategy(self) -> str:
+        return self.capacity.strategy
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        # A buffer's freeze is on its pool's NodePool; a static window's on its own, at 0 nodes once it is over.
+        repeats = one_off_repeat_warning(self) if self.strategy == "buffer" else None
+        return ((f"event window {self.window.name!r}: {repeats}",) if repeats else ()) + _reservation_warnings(self)
+
+
+WindowPlan = ArmedWindow | NativeWindow | IdleWindow
 
 
 def _reservation_warnings(plan: WindowPlan) -> tuple[str, ...]:
@@ -79,29 +105,38 @@ def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datet
     """Arm ``window`` at ``now`` (an aware datetime), or say why it stays idle (docs/capacity.md#one-off-windows).
 
     ``freeze``: whether the window's pool is prescale's, so that its consolidation freeze is computed. ``pool``: the
-    window's pool, needed to plan its capacity reservations (``reserve``; none are planned without it).
+    window's pool, needed to plan its capacity reservations (``reserve``; none are planned without it) and, with
+    strategy static or buffer, what its driver sets instead of placeholders.
     """
     plan = plan_placeholders(window, placeholders)
+    occurrence, reservation = None, None
+    if window.is_one_off:
+        occurrence = window.one_off_occurrence()
+        idle = _idle_reason(occurrence, window, now)
+        if idle:
+            return IdleWindow(window, idle, occurrence, plan, _reservation(window, pool, plan, now, armed=False))
+        budget = one_off_freeze(occurrence) if freeze else None
+        reservation = _reservation(window, pool, plan, now, armed=True)
+    else:  # the config checks proved the freeze can be written
+        budget = recurring_freeze(window.start, window.end, window.timezone, window.lead, now) if freeze else None
+    if pool is not None and pool.strategy != "placeholders":
+        return NativeWindow(window, plan_native(window, pool, plan, now), budget, plan, occurrence, reservation)
+    start, end = one_off_trigger(occurrence) if occurrence else (shift_cron(window.start, -window.lead), window.end)
     failsafe = failsafe_schedule(window, parse_duration(placeholders.failsafe_grace))
-    if not window.is_one_off:
-        # The config checks proved the freeze can be written.
-        budget = recurring_freeze(window.start, window.end, window.timezone, window.lead, now) \
-            if freeze else None
-        return ArmedWindow(window, shift_cron(window.start, -window.lead), window.end, budget, plan, failsafe)
-    occurrence = window.one_off_occurrence()
+    return ArmedWindow(window, start, end, budget, plan, failsafe, occurrence, reservation)
+
+
+def _idle_reason(occurrence: Occurrence, window: EventWindow, now: datetime) -> str | None:
+    """Why a one-off deploys nothing at ``now``: it is over, or more than a year ahead (its dated crons have no
+    year); ``None`` when it is armed."""
     if now >= occurrence.end_utc:
-        return IdleWindow(window, f"one-off event ended at {occurrence.end:%Y-%m-%d %H:%M %Z} ({window.timezone}); "
-                                  "nothing is deployed for it (its dated crons would fire again next year); remove "
-                                  "it from prescale:eventWindows", occurrence, plan,
-                          _reservation(window, pool, plan, now, armed=False))
+        return (f"one-off event ended at {occurrence.end:%Y-%m-%d %H:%M %Z} ({window.timezone}); nothing is deployed "
+                "for it (its dated crons would fire again next year); remove it from prescale:eventWindows")
     problem = one_off_problem(occurrence, now)
     if problem:
-        return IdleWindow(window, f"one-off event is not armed yet: {problem}. It is deployed by the first "
-                                  "`pulumi up` less than a year before it.", occurrence, plan,
-                          _reservation(window, pool, plan, now, armed=False))
-    start, end = one_off_trigger(occurrence)
-    return ArmedWindow(window, start, end, one_off_freeze(occurrence) if freeze else None, plan, failsafe,
-                       occurrence, _reservation(window, pool, plan, now, armed=True))
+        return (f"one-off event is not armed yet: {problem}. It is deployed by the first `pulumi up` less than a "
+                "year before it.")
+    return None
 
 
 def _reservation(window: EventWindow, pool: NodePoolConfig | None, plan: PlaceholderPlan, now: datetime,
@@ -109,7 +144,7 @@ def _reservation(window: EventWindow, pool: NodePoolConfig | None, plan: Placeho
     return plan_reservation(window, pool, plan, now, armed) if pool is not None else None
 
 
-def one_off_repeat_warning(armed: ArmedWindow) -> str | None:
+def one_off_repeat_warning(armed: ArmedWindow | NativeWindow) -> str | None:
     """For a one-off window whose pool prescale freezes, why a ``pulumi up`` after the event matters; ``None``
     for a recurring one, or one on a pool prescale does not own (no freeze of ours to come back)."""
     window, freeze = armed.window, armed.freeze
@@ -123,10 +158,10 @@ def one_off_repeat_warning(armed: ArmedWindow) -> str | None:
 
 
 def requested_freezes(plans: list[WindowPlan]) -> dict[str, list[Freeze]]:
-    """The consolidation freezes each node pool's armed windows ask for (before fitting them into 50)."""
+    """The consolidation freezes each node pool's deployed windows ask for (before fitting them into 50)."""
     freezes: dict[str, list[Freeze]] = defaultdict(list)
     for plan in plans:
-        if isinstance(plan, ArmedWindow) and plan.freeze is not None:
+        if isinstance(plan, ArmedWindow | NativeWindow) and plan.freeze is not None:
             freezes[plan.window.node_pool].append(plan.freeze)
     return dict(freezes)
 
@@ -156,5 +191,5 @@ def address_demand(plans: Sequence[WindowPlan], pools: Mapping[str, NodePoolConf
     else the VPC CNI's interfaces (the platform decides which)."""
     found = (window_addresses(index, plan.window, plan.placeholders, pools[plan.window.node_pool], prefixes)
              for index, plan in enumerate(plans)
-             if plan.window.node_pool in names and (isinstance(plan, ArmedWindow) or not armed_only))
+             if plan.window.node_pool in names and (not isinstance(plan, IdleWindow) or not armed_only))
     return [held for held in found if held is not None]

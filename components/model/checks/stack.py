@@ -15,7 +15,7 @@ from ..config import CONFIG_NAMESPACE, CapacityConfig, EventWindow, KedaConfig, 
 from ..schedule import after_end
 from ..schedule.duration import format_duration, parse_duration
 from ..windows import Span, occupied_spans
-from . import limits, pools, reservations
+from . import limits, pools, reservations, strategies
 from .addresses import planned_address_problems, vpc_cidr_problems
 from .helm_values import karpenter_values_problems, keda_values_problems
 from .platform import alerts_problems, auto_mode_problems, endpoint_problems, karpenter_problems, node_role_problems
@@ -48,6 +48,8 @@ def stack_problems(config: StackConfig, now: datetime, refused: Refused = NOTHIN
         problems += vpc_cidr_problems(seen)
     if (seen := refused.view(config, cluster={"create"}, alerts={"prometheus_rule"})) is not None:
         problems += alerts_problems(seen)
+    if (seen := refused.view(config, cluster={"auto_mode"}, karpenter={"install", "feature_gates", "values"})):
+        problems += strategies.platform_strategy_problems(seen, refused)
     mode = refused.view(config, cluster={"auto_mode"})
     auto_mode = None if mode is None else mode.cluster.auto_mode
     region = None if "region" in refused.sections else config.region
@@ -77,6 +79,9 @@ def capacity_config_problems(config: CapacityConfig, now: datetime, refused: Ref
         grace = None if grace_problems else parse_duration(seen.placeholders.failsafe_grace)
     owned = {pool.name: pool.owned for _, pool in refused.entries("node_pools", config.node_pools,
                                                                    needs={"name", "existing"})}
+    native = {pool.name: pool for _, pool in refused.entries("node_pools", config.node_pools,
+                                                             needs={"name", "strategy"})
+              if pool.strategy != "placeholders"}  # the pools whose windows a driver runs, with no failsafe
     for index, window in refused.entries("event_windows", config.event_windows, needs={"node_pool"}):
         unknown = refused.pool(window.node_pool) and window.node_pool not in owned  # refused: nothing is known of it
         if window.node_pool not in owned and not unknown:
@@ -93,10 +98,13 @@ def capacity_config_problems(config: CapacityConfig, now: datetime, refused: Ref
         problems += time_problems
         if not time_problems:
             spans[index] = occupied_spans(window, now)  # now, while its occurrences are cached
-            if grace is not None:
+            if window.node_pool in native:
+                problems += strategies.driver_problems(path, window, native[window.node_pool], now)
+            elif grace is not None:
                 problems += _failsafe_problems(path, window, grace, now)
     problems += _expiry_problems(config, refused, spans, bool(auto_mode))
     problems += reservations.reservation_problems(config, refused, region)
+    problems += strategies.strategy_problems(config, refused)
     if region is not None:
         problems += zone_problems(config, refused, region)
     sized = refused.view(config, placeholders={"node_size", "max_pod_size"})

@@ -1,0 +1,177 @@
+"""The driver of a static or buffer window: two CronJobs in the window's zone that set its object's count.
+
+KEDA cannot scale a NodePool or a CapacityBuffer, so each such window gets a ``batch/v1`` CronJob that sets N at
+scale-up and one that sets 0 at the end (a static NodePool) or at the event's start (a CapacityBuffer, which would
+refill as real pods take its room). Each run is bounded inside its half of the window: it may start as late as
+``startingDeadlineSeconds`` and its Job retries until ``activeDeadlineSeconds``, and both together end a margin
+before the other run's edge, so the two can never race and the last writer is always the right one. A missed edge
+(a controller down across it, a failing Job) is so recovered as soon as the cause clears within its half, and an
+object created mid-window starts at the count it must have (:meth:`DriverSchedule.created_replicas`), since a new
+CronJob never runs a schedule from before its creation. Pure: the components render the runs. Details:
+docs/internals.md (`prescale.model.schedule.drivers`).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Literal
+from zoneinfo import ZoneInfo
+
+from ..config import EventWindow
+from .cron import CronSpec, dated_cron, epoch_seconds, fire_timestamps, next_fire_timestamp, parse_cron
+from .duration import format_duration
+from .keda import DAY
+from .shift import shift_cron
+from .time_zones import load_zone
+
+# Kubernetes' CronJob and Job controllers (kubernetes/kubernetes pkg/controller/cronjob/cronjob_controllerv2.go and
+# utils.go; the kubelet's container restart back-off, pkg/kubelet/kubelet.go). Docs/internals.md says why each value.
+CONCURRENCY_POLICY = "Forbid"  # a run never starts while the previous one of the same CronJob is still active
+RESTART_POLICY = "OnFailure"  # a failed kubectl restarts in its pod, after the kubelet's back-off
+RETRY_FIRST = 10  # seconds before the first restart; it doubles after each failure
+RETRY_CAP = 300  # the kubelet's MaxContainerBackOff
+SAFETY = 60  # seconds from a run's last possible act to the other run's edge: its pod's termination, a call in flight
+MIN_BOUND = 60  # the least startingDeadlineSeconds and activeDeadlineSeconds (below 10 s a run may never start)
+MAX_ACTIVE = 3_600  # a Job retries for at most an hour: a cause that outlasts it needs a person, not more retries
+MAX_DEADLINE = 7 * DAY  # as the failsafe of a one-off: a run still due a week late starts
+# A `pulumi up` registers a window's objects within this long after its clock: an object created up to this long
+# before a scale-up starts at N (its scale-up CronJob may be created after the edge it would have run).
+CREATION_LEAD = timedelta(minutes=30)
+MIN_HALF = timedelta(seconds=SAFETY + 2 * MIN_BOUND)  # the shortest half a run fits in
+
+Edge = Literal["end", "start"]  # where the count goes back to 0: a static NodePool's end, a CapacityBuffer's start
+_YEAR = timedelta(days=366)
+_MARGIN = 32 * DAY  # fires after the year that still pair with one in it
+Bounds = tuple[int, int, int]  # startingDeadlineSeconds, activeDeadlineSeconds, backoffLimit
+
+
+@dataclass(frozen=True)
+class DriverRun:
+    """One CronJob of a driver: at ``schedule`` (read in the window's zone) set the object's count to ``replicas``."""
+
+    name: str  # the CronJob's
+    schedule: str
+    replicas: int
+    starting_deadline_seconds: int
+    active_deadline_seconds: int  # of its Job, from the Job's start
+    backoff_limit: int  # restarts, more than fit in active_deadline_seconds: the deadline ends a failing run
+    concurrency_policy: str = CONCURRENCY_POLICY
+    restart_policy: str = RESTART_POLICY
+    disarms: str | None = None  # a one-off's scale-down deletes this CronJob (its dated cron fires again next year)
+
+    @property
+    def latest_act(self) -> int:
+        """How long after its schedule this run can still write the count, in seconds (its bound in the half)."""
+        return self.starting_deadline_seconds + self.active_deadline_seconds + SAFETY
+
+
+@dataclass(frozen=True)
+class DriverSchedule:
+    """The two runs of one window's driver, in ``timezone``: ``up`` sets N, ``down`` sets 0."""
+
+    timezone: str
+    up: DriverRun
+    down: DriverRun
+
+    def replicas_at(self, moment: datetime) -> int:
+        """The count the runs leave at ``moment`` (aware): the last one to fire wins."""
+        zone = load_zone(self.timezone)
+        at = epoch_seconds(moment)
+        up = _last_fire(parse_cron(self.up.schedule), zone, at)
+        down = _last_fire(parse_cron(self.down.schedule), zone, at)
+        return self.up.replicas if up is not None and (down is None or up > down) else self.down.replicas
+
+    def created_replicas(self, now: datetime) -> int:
+        """The count an object created by a `pulumi up` at ``now`` starts with: N inside the window and within
+        :data:`CREATION_LEAD` before a scale-up (its CronJob may exist only after that edge), else 0."""
+        scale_up = next_fire_timestamp(parse_cron(self.up.schedule), load_zone(self.timezone), now)
+        soon = scale_up is not None and scale_up <= epoch_seconds(now + CREATION_LEAD)
+        return self.up.replicas if soon else self.replicas_at(now)
+
+
+def driver_crons(window: EventWindow, until: Edge) -> tuple[str, str]:
+    """The scale-up and scale-down crons, read in ``window.timezone``: the lead-shifted start (KEDA's own) and the end
+    or start; dated ones for a one-off. ``ValueError`` when the scale-up is not one cron."""
+    if window.is_one_off:
+        occurrence = window.one_off_occurrence()
+        off = occurrence.end if until == "end" else occurrence.start
+        return dated_cron(occurrence.scale_up), dated_cron(off)
+    return shift_cron(window.start, -window.lead), window.end if until == "end" else window.start
+
+
+def driver_schedule(window: EventWindow, replicas: int, until: Edge, names: tuple[str, str],
+                    now: datetime) -> DriverSchedule:
+    """``window``'s driver: N (``replicas``) at scale-up, 0 at ``until``; ``names``: the two CronJobs'.
+    ``ValueError`` as :func:`run_bounds`."""
+    up_cron, down_cron = driver_crons(window, until)
+    up_bounds, down_bounds = run_bounds(window, until, now)
+    up = DriverRun(names[0], up_cron, replicas, *up_bounds)
+    down = DriverRun(names[1], down_cron, 0, *down_bounds, disarms=names[0] if window.is_one_off else None)
+    return DriverSchedule(window.timezone, up, down)
+
+
+def run_bounds(window: EventWindow, until: Edge, now: datetime) -> tuple[Bounds, Bounds]:
+    """The scale-up's and the scale-down's bounds: each splits its shortest half over the coming year less
+    :data:`SAFETY` (:func:`_bounds`). ``ValueError`` naming the half when one is shorter than :data:`MIN_HALF`, or when
+    the scale-up is not one exact cron."""
+    up_half, down_half = halves(window, until, now)
+    off = "the end" if until == "end" else "the event's start"
+    return (_bounds(up_half, f"from scale-up to {off}"), _bounds(down_half, f"from {off} to the next scale-up"))
+
+
+def halves(window: EventWindow, until: Edge, now: datetime) -> tuple[int | None, int | None]:
+    """The shortest time, in seconds, from a fire of the scale-up cron to the next fire of the scale-down one, and
+    from a scale-down to the next scale-up, over the coming year (``None``: no next fire, as after a one-off)."""
+    if window.is_one_off:
+        occurrence = window.one_off_occurrence()
+        off = occurrence.end_utc if until == "end" else occurrence.start_utc
+        return epoch_seconds(off) - epoch_seconds(occurrence.scale_up_utc), None
+    up_cron, down_cron = driver_crons(window, until)
+    zone = load_zone(window.timezone)
+    since, horizon = epoch_seconds(now), epoch_seconds(now + _YEAR)
+    ups = list(fire_timestamps(parse_cron(up_cron), zone, since, horizon + _MARGIN))
+    downs = list(fire_timestamps(parse_cron(down_cron), zone, since, horizon + _MARGIN))
+    return (min((gap for fire in ups if fire < horizon and (gap := _gap(fire, downs)) is not None), default=None),
+            min((gap for fire in downs if fire < horizon and (gap := _gap(fire, ups)) is not None), default=None))
+
+
+def _gap(fire: int, others: list[int]) -> int | None:
+    """Seconds from ``fire`` to the first of ``others`` at or after it (0 when both fire at once)."""
+    index = bisect_right(others, fire - 1)
+    return others[index] - fire if index < len(others) else None
+
+
+def _bounds(half: int | None, what: str) -> Bounds:
+    """``startingDeadlineSeconds``, ``activeDeadlineSeconds`` and ``backoffLimit`` of a run whose half lasts ``half``
+    seconds at the shortest: the Job keeps half of what is left (at most :data:`MAX_ACTIVE`), the late start the
+    rest (at most :data:`MAX_DEADLINE`)."""
+    budget = MAX_ACTIVE + MAX_DEADLINE if half is None else half - SAFETY
+    if budget < 2 * MIN_BOUND:
+        shortest = format_duration(timedelta(seconds=max(half or 0, 0)))
+        raise ValueError(f"its driver needs at least {format_duration(MIN_HALF)} {what} (a run may start up to "
+                         f"{MIN_BOUND} s late and retry for {MIN_BOUND} s more, and must end {SAFETY} s before the "
+                         f"other run's edge), and that is {shortest} at the shortest")
+    active = min(MAX_ACTIVE, budget // 2)
+    return min(MAX_DEADLINE, budget - active), active, retries_within(active)
+
+
+def retries_within(seconds: int) -> int:
+    """How many restarts the kubelet's back-off (:data:`RETRY_FIRST` doubling up to :data:`RETRY_CAP`) fits in
+    ``seconds``, plus one: as a ``backoffLimit``, the Job's deadline rather than its count ends a failing run."""
+    waited, delay, count = 0, RETRY_FIRST, 0
+    while waited + delay <= seconds:
+        waited, delay, count = waited + delay, min(2 * delay, RETRY_CAP), count + 1
+    return count + 1
+
+
+def _last_fire(spec: CronSpec, zone: ZoneInfo, at: int) -> int | None:
+    """The last fire at or before ``at`` (epoch seconds) within two years, or ``None``."""
+    lookback = 8 * DAY
+    while lookback <= 2 * 366 * DAY:
+        fires = list(fire_timestamps(spec, zone, at - lookback, at + 1))
+        if fires:
+            return fires[-1]
+        lookback *= 4
+    return None

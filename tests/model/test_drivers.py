@@ -1,0 +1,206 @@
+"""The drivers of static and buffer windows, run through a simulation of Kubernetes' CronJob and Job controllers
+(tests/support/cronjob_controller.py): the object's count must follow the window within minutes, through missed
+edges, failing Jobs and objects created mid-window, and never be N outside the window because of a late run."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from prescale.model.config import EventWindow
+from prescale.model.native import driver_names
+from prescale.model.schedule.drivers import (
+    MIN_HALF,
+    RETRY_CAP,
+    SAFETY,
+    DriverSchedule,
+    driver_schedule,
+    halves,
+    retries_within,
+    run_bounds,
+)
+from prescale.model.schedule.keda import recurring_occurrences
+
+from tests.support.cronjob_controller import CALL, POD_START, Cluster, mismatches, run_cron_job, seconds, timeline
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+N = 4
+ON_TIME = POD_START + CALL  # how long after its edge a run's write lands, normally
+MINUTE = 60
+
+WINDOWS = {
+    "daily": EventWindow(name="lunch", node_pool="event", timezone="Asia/Seoul", start="0 11 * * *",
+                         end="0 13 * * *", nodes=N),
+    "overnight": EventWindow(name="night", node_pool="event", timezone="America/New_York", start="0 22 * * 5",
+                             end="0 2 * * 6", lead_time="30m", nodes=N),
+    "dst": EventWindow(name="morning", node_pool="event", timezone="America/New_York", start="0 8 * * *",
+                       end="0 10 * * *", nodes=N),
+    "one-off": EventWindow(name="launch", node_pool="event", timezone="Asia/Seoul", start="2027-03-02T08:00",
+                           end="2027-03-02T12:00", nodes=N),
+}
+# Where each is simulated: a few occurrences (the DST one across New York's spring change, 2027-03-14).
+SPANS = {"daily": (datetime(2026, 12, 1, tzinfo=UTC), 3), "overnight": (datetime(2026, 12, 3, tzinfo=UTC), 16),
+         "dst": (datetime(2027, 3, 12, tzinfo=UTC), 5), "one-off": (datetime(2027, 3, 1, tzinfo=UTC), 3)}
+CASES = [(kind, until) for kind in WINDOWS for until in ("end", "start")]
+
+
+def _driver(kind: str, until: str) -> DriverSchedule:
+    window = WINDOWS[kind]
+    return driver_schedule(window, N, until, driver_names(window.name), NOW)  # type: ignore[arg-type]
+
+
+def _spans(kind: str, until: str) -> list[tuple[int, int]]:
+    """When the count must be N: each occurrence's [scale-up, end) (static) or [scale-up, start) (buffer)."""
+    window, (since, days) = WINDOWS[kind], SPANS[kind]
+    if window.is_one_off:
+        occurrences = [window.one_off_occurrence()]
+    else:
+        occurrences = recurring_occurrences(window.start, window.end, window.timezone, window.lead, since,
+                                            since + timedelta(days=days))
+    return [(seconds(o.scale_up), seconds(o.end if until == "end" else o.start)) for o in occurrences]
+
+
+CALM = Cluster()  # nothing goes wrong
+
+
+def _simulate(kind: str, until: str, cluster: Cluster = CALM, created: int | None = None,
+              cron_jobs_created: int | None = None):
+    """The object's count over the simulated span, with the two CronJobs and the object created at ``created`` (by
+    default the span's start), the CronJobs possibly later (a slow `pulumi up`)."""
+    driver, (since, days) = _driver(kind, until), SPANS[kind]
+    start = seconds(since) if created is None else created
+    end = seconds(since + timedelta(days=days))
+    jobs_at = start if cron_jobs_created is None else cron_jobs_created
+    writes = [write for run in (driver.up, driver.down)
+              for write in run_cron_job(run, driver.timezone, jobs_at, end, cluster)]
+    initial = driver.created_replicas(datetime.fromtimestamp(start, UTC))
+    spans = _spans(kind, until)
+    expected = lambda moment: N if any(a <= moment < b for a, b in spans) else 0  # noqa: E731
+    steps = timeline(initial, start, writes)
+    return steps, mismatches(steps, expected, [edge for span in spans for edge in span], end), spans
+
+
+@pytest.mark.parametrize(("kind", "until"), CASES)
+def test_normal_runs_follow_the_window(kind, until):
+    _, wrong, spans = _simulate(kind, until)
+    assert spans
+    assert all(end - start <= ON_TIME for start, end, _ in wrong), wrong
+
+
+def test_dst_moves_the_runs_with_the_local_clock():
+    """New York springs forward on 2027-03-14: the 07:50 scale-up is 12:50 UTC before and 11:50 UTC after."""
+    steps, wrong, _ = _simulate("dst", "end")
+    ups = [datetime.fromtimestamp(moment - ON_TIME, UTC) for moment, count in steps if count == N]
+    assert [f"{up:%d %H:%M}" for up in ups] == ["12 12:50", "13 12:50", "14 11:50", "15 11:50", "16 11:50"]
+    assert all(end - start <= ON_TIME for start, end, _ in wrong)
+
+
+def _late(wrong):
+    return [entry for entry in wrong if entry[1] - entry[0] > ON_TIME]
+
+
+@pytest.mark.parametrize(("kind", "until"), CASES)
+def test_controller_down_across_an_edge_within_the_deadline_runs_it_at_restart(kind, until):
+    driver = _driver(kind, until)
+    for run, edge in ((driver.up, _spans(kind, until)[0][0]), (driver.down, _spans(kind, until)[0][1])):
+        back = edge + min(run.starting_deadline_seconds, 6 * 3600) - MINUTE  # within the simulated span
+        _, wrong, _ = _simulate(kind, until, Cluster(controller_down=[(edge - 2 * MINUTE, back)]))
+        assert _late(wrong) == [(edge, back + ON_TIME, 0 if run is driver.up else N)], (run.name, wrong)
+
+
+@pytest.mark.parametrize(("kind", "until"), CASES)
+def test_controller_down_past_the_deadline_misses_the_scale_up_and_never_sets_n_late(kind, until):
+    driver = _driver(kind, until)
+    (scale_up, off), *_ = _spans(kind, until)
+    back = scale_up + driver.up.starting_deadline_seconds + MINUTE
+    steps, wrong, _ = _simulate(kind, until, Cluster(controller_down=[(scale_up - 2 * MINUTE, back)]))
+    assert wrong[0][:3] == (scale_up, off, 0)  # the occurrence gets nothing ...
+    assert all(end - start <= ON_TIME for start, end, _ in wrong[1:])  # ... and the next ones are whole
+    assert not [moment for moment, count in steps if count == N and moment < off]
+
+
+@pytest.mark.parametrize("kind", [kind for kind in WINDOWS if kind != "one-off"])
+def test_controller_down_past_the_scale_down_deadline_keeps_n_until_the_next_end(kind):
+    driver = _driver(kind, "end")
+    (_, first_end), (second_up, second_end), *_ = _spans(kind, "end")
+    back = first_end + driver.down.starting_deadline_seconds + MINUTE
+    assert back < second_up
+    _, wrong, _ = _simulate(kind, "end", Cluster(controller_down=[(first_end - MINUTE, back)]))
+    assert _late(wrong) == [(first_end, second_up, N)]  # the nodes stay (a cost), and the next end removes them
+
+
+@pytest.mark.parametrize(("kind", "until"), CASES)
+def test_a_failing_first_job_is_retried_until_it_sets_the_count(kind, until):
+    driver = _driver(kind, until)
+    (scale_up, _), *_ = _spans(kind, until)
+    cleared = scale_up + driver.up.active_deadline_seconds // 2
+    _, wrong, _ = _simulate(kind, until, Cluster(api_failing=[(scale_up, cleared)]))
+    assert wrong[0][0] == scale_up and cleared < wrong[0][1] <= cleared + RETRY_CAP + CALL, wrong
+    assert all(end - start <= ON_TIME for start, end, _ in wrong[1:])
+
+
+@pytest.mark.parametrize(("kind", "until"), CASES)
+def test_objects_created_mid_window_start_at_n(kind, until):
+    (scale_up, off), *_ = _spans(kind, until)
+    created = scale_up + (off - scale_up) // 2
+    steps, wrong, _ = _simulate(kind, until, created=created)
+    assert steps[0] == (created, N)
+    assert all(end - start <= ON_TIME for start, end, _ in wrong), wrong
+    up = _driver(kind, until).up  # a new CronJob runs no fire from before its creation: N comes from the object
+    assert [moment for moment, _ in run_cron_job(up, WINDOWS[kind].timezone, created, off, Cluster())] == []
+
+
+@pytest.mark.parametrize(("kind", "until"), CASES)
+def test_a_slow_pulumi_up_that_creates_the_cron_jobs_after_the_scale_up_still_holds_n(kind, until):
+    """The object is planned 5 minutes before the scale-up and its CronJobs exist only 2 minutes after it: the
+    scale-up CronJob never runs that fire, so the object must start at N (`CREATION_LEAD`)."""
+    (scale_up, _), *_ = _spans(kind, until)
+    planned = scale_up - 5 * MINUTE
+    steps, wrong, _ = _simulate(kind, until, created=planned, cron_jobs_created=scale_up + 2 * MINUTE)
+    assert steps[0] == (planned, N)
+    assert [entry for entry in wrong if entry[0] >= scale_up and entry[1] - entry[0] > ON_TIME] == []
+
+
+@pytest.mark.parametrize(("kind", "until"), CASES)
+def test_each_run_ends_before_the_other_edge(kind, until):
+    """Started as late as its deadline allows, and failing until the last attempt its Job's deadline leaves, a run
+    still writes before the other run's edge: the two never race."""
+    driver, spans = _driver(kind, until), _spans(kind, until)
+    up_half, down_half = halves(WINDOWS[kind], until, NOW)  # type: ignore[arg-type]
+    assert up_half is not None and driver.up.latest_act <= up_half
+    assert down_half is None or driver.down.latest_act <= down_half
+    (scale_up, off), *later = spans
+    edges = [(driver.up, scale_up, off)] + ([(driver.down, off, later[0][0])] if later else [])
+    for run, edge, other in edges:
+        started = edge + run.starting_deadline_seconds - 1  # at the deadline itself, the fire is missed
+        attempts = _attempts(started + POD_START, started + run.active_deadline_seconds)
+        worst = Cluster(controller_down=[(edge - MINUTE, started)], api_failing=[(started, attempts[-1])])
+        steps, _, _ = _simulate(kind, until, worst)
+        written = [moment for moment, count in steps if count == run.replicas and edge < moment <= other]
+        assert written == [attempts[-1] + CALL], (run.name, written)
+        assert written[0] <= other - SAFETY + POD_START
+
+
+def _attempts(first: int, stop: int) -> list[int]:
+    """When a failing Job's kubectl runs, from its pod's start until the Job's deadline (the kubelet's back-off)."""
+    moments, moment, delay = [], first, 10
+    while moment + CALL <= stop:
+        moments.append(moment)
+        moment, delay = moment + CALL + delay, min(2 * delay, RETRY_CAP)
+    return moments
+
+
+def test_bounds_split_the_half_and_backoff_limit_outlasts_the_deadline():
+    window = WINDOWS["daily"]
+    (deadline, active, limit), (down_deadline, down_active, _) = run_bounds(window, "end", NOW)
+    assert deadline + active + SAFETY == 130 * MINUTE and active == MINUTE * 60 and deadline == 69 * MINUTE
+    assert down_active == 3600 and down_deadline + down_active + SAFETY == 22 * 60 * MINUTE - 10 * MINUTE
+    assert limit == retries_within(active) and retries_within(310) == 6 and retries_within(309) == 5
+
+
+def test_a_buffer_lead_time_shorter_than_the_least_half_is_refused():
+    short = WINDOWS["daily"].model_copy(update={"lead_time": "2m"})
+    with pytest.raises(ValueError, match=r"at least 3m from scale-up to the event's start"):
+        run_bounds(short, "start", NOW)
+    assert MIN_HALF == timedelta(minutes=3)
+    fits = WINDOWS["daily"].model_copy(update={"lead_time": "3m"})
+    (deadline, active, _), _ = run_bounds(fits, "start", NOW)
+    assert (deadline, active) == (60, 60)
