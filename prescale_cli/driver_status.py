@@ -1,11 +1,8 @@
 """What a static or buffer window's driver says in the cluster: its two CronJobs and the last Job of each.
 
-The CronJob controller names a run's Job ``<cronjob>-<scheduled minute>`` and makes the CronJob its controlling owner
-(kubernetes/kubernetes ``pkg/controller/cronjob/utils.go`` ``getJobName``, ``cronjob_controllerv2.go``); the Job
-controller ends a Job with condition ``Complete`` or ``Failed`` True, ``Failed`` with reason ``DeadlineExceeded``
-(``activeDeadlineSeconds`` passed) or ``BackoffLimitExceeded`` (kubernetes ``pkg/controller/job/job_controller.go``,
-``k8s.io/api/batch/v1`` ``JobConditionType``). A driver's run retries until its deadline, so a Failed Job is one that
-gave up: the count it was to set may not be set. Details: docs/cli.md#prescale-status.
+A run retries until its deadline, so a Job whose ``Failed`` condition is True gave up and its count may not be set.
+The Jobs of a CronJob are those it controls; what is read, with the CronJob and Job controllers' sources:
+docs/cli.md#static-and-buffer-windows.
 """
 
 from __future__ import annotations

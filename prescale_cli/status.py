@@ -9,12 +9,9 @@ launches nothing for a NodePool that is not, and says so only in their condition
 a node class that is not Ready, nor for a launch or registration that timed out). Launch failures,
 NodeClaims that launched but never registered, reservations and the freeze are shown beside, to say why.
 
-A static window's capacity is its own NodePool: in its lead time or running it is ready when the NodePool holds
-its count (``spec.replicas``) and that many of its nodes are Ready. A buffer window's is its CapacityBuffer: in its
-lead time ready when the buffer holds its count and Karpenter reports it ``Provisioning`` (every virtual pod fits on
-existing nodes); from the event's start the buffer is back at 0, so only its pool and driver decide. Either way both
-of its driver's CronJobs exist and run, and neither's last Job failed (:mod:`prescale_cli.driver_status`).
-What each reason means, with its upstream source: docs/cli.md#prescale-status.
+A static or buffer window is ready by its own NodePool or its CapacityBuffer holding its count, and by its
+driver's CronJobs (:mod:`prescale_cli.driver_status`): docs/cli.md#static-and-buffer-windows. What each reason
+means, with its upstream source: docs/cli.md#prescale-status.
 """
 
 from __future__ import annotations

@@ -1,18 +1,11 @@
 """The alerting rules of ``prescale:alerts.prometheusRule``, written from the plan; pure (no Pulumi) for promtool.
 
-A rule cannot read the calendar, so the windows' own objects are its clock: KEDA scales a window's placeholder
-Deployment up at ``start − leadTime`` and down at the end, so "the window is on" is that Deployment having
-replicas, and "the event has started" is its placeholders having been short of Ready for a whole lead time since.
-That clock stops when KEDA stops evaluating a window (paused, failed check, operator down): the Deployment then
-stays at zero and says nothing. So the rules on KEDA itself fire whenever it is so, at any time: the next
-event would start with nothing. One rule group per node pool with deployed windows; each rule names that pool's
-windows (their Deployments, ScaledObjects and ReplicaSets) and says which one fired in its ``window`` label.
-
-KEDA plays no part for static and buffer windows: their driver's CronJobs are the clock, a window being on while
-its scale-up CronJob last ran later than its scale-down one (:func:`_driver_on`). Their rules watch a static
-window's Ready nodes against its count, a driver's run that gave up, a buffer's pending pods Karpenter cannot
-place, and launches. Metrics come from kube-state-metrics, KEDA and Karpenter; which metric, why, and their
-upstream sources: docs/alerts.md.
+A rule cannot read the calendar, so the windows' own objects are its clock (a window's placeholder Deployment has
+replicas while it is on; a static or buffer window's scale-up CronJob last ran after its scale-down one), and the
+rules on KEDA's own series fire at any time, since that clock stops when KEDA stops evaluating a window. One rule
+group per node pool with deployed windows; each rule names that pool's windows and says which one fired in its
+``window`` label. Which metric, why, and their upstream sources: docs/alerts.md#the-clock-the-windows-own-objects
+and docs/alerts.md#static-and-buffer-pools.
 """
 
 from __future__ import annotations
