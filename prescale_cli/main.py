@@ -204,9 +204,9 @@ def build_parser() -> CommandParser:
     schedule.add_argument("--days", type=_positive_days, default=7, metavar="N",
                           help="length of the range in days (default: 7)")
     schedule.add_argument("--json", action="store_true",
-                          help='print {"occurrences": [{"window", "scaleUp", "start", "end", "nodes", "capacity", '
-                               '...}], "overlaps", "freezes", "cost", "warnings"} with ISO-8601 instants carrying '
-                               'their offset')
+                          help='print {"occurrences": [{"window", "strategy", "scaleUp", "start", "end", "nodes", '
+                               '"capacity", "driver", ...}], "overlaps", "freezes", "cost", "warnings"} with ISO-8601 '
+                               'instants carrying their offset')
     schedule.add_argument("--png", type=Path, metavar="FILE",
                           help="also draw the first week of the range to FILE (PNG): placeholders vs event windows "
                                "per NodePool")
@@ -222,8 +222,9 @@ def build_parser() -> CommandParser:
                         help="the kubeconfig to use (default: $KUBECONFIG, else ~/.kube/config)")
     status.add_argument("--context", metavar="NAME", help="its context to use (default: its current-context)")
     status.add_argument("--json", action="store_true",
-                        help='print {"stack", "now", "within", "ready", "windows": [{"window", "state", "ready", '
-                             '"notReady", "scaledObject", "placeholders", "nodes", "nodeClaims", "freeze", ...}]}')
+                        help='print {"stack", "now", "within", "ready", "windows": [{"window", "strategy", "state", '
+                             '"ready", "notReady", "scaledObject", "placeholders", "static", "buffer", "driver", '
+                             '"nodes", "nodeClaims", "freeze", ...}]}')
     status.set_defaults(run=_run_status, reads_project=True)
 
     schema = commands.add_parser(
