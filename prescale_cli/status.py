@@ -227,7 +227,7 @@ class WindowStatus:
         found = []
         if self.counts and self.pool.node_pool.found and static.replicas != static.desired:
             found.append(f"NodePool {self.pool.node_pool.name} at replicas {static.replicas}, the window needs "
-                         f"{static.desired}{self._not_set_by(0)}")
+                         f"{static.desired}{self._not_set_yet}")
         if self.counts and self.nodes.ready < static.desired:
             found.append(f"{self.nodes.ready} of {static.desired} nodes Ready")
         return found + self.pool.blockers
@@ -246,15 +246,16 @@ class WindowStatus:
                 "off?)" if unreconciled else ": Karpenter provisions nothing for it"))
         if self.state == LEAD and state.replicas != state.desired:
             found.append(f"{where} at replicas {state.replicas}, the window needs {state.desired} until the event's "
-                         f"start{self._not_set_by(0)}")
+                         f"start{self._not_set_yet}")
         elif self.state == LEAD and buffer.holds(READY_FOR_PROVISIONING) and not buffer.holds(PROVISIONING):
             found.append(f"{where} {_condition_text(buffer.conditions, PROVISIONING)}: not every virtual pod fits "
                          "on a node yet")
         return found + self.pool.blockers
 
-    def _not_set_by(self, run: int) -> str:
-        """`` (its CronJob prescale/scale-up-x has not set it)``, naming the driver's ``run`` (0: its scale-up)."""
-        return f" (its CronJob {PLACEHOLDER_NAMESPACE}/{self.driver[run].name} has not set it)" if self.driver else ""
+    @property
+    def _not_set_yet(self) -> str:
+        """`` (its CronJob prescale/scale-up-x has not set it)``: the driver's scale-up, which sets the count."""
+        return f" (its CronJob {PLACEHOLDER_NAMESPACE}/{self.driver[0].name} has not set it)" if self.driver else ""
 
     def _driver_blockers(self) -> list[str]:
         return [blocker for cron_job in self.driver if (blocker := cron_job.blocker()) is not None]
