@@ -1,5 +1,5 @@
 """Typed Karpenter, EKS Auto Mode, KEDA and Prometheus Operator custom resources: ``NodePool``,
-``EC2NodeClass``, ``NodeClass``, ``ScaledObject`` and ``PrometheusRule``.
+``EC2NodeClass``, ``NodeClass``, ``CapacityBuffer``, ``ScaledObject`` and ``PrometheusRule``.
 
 pulumi-kubernetes ships no classes for these CRDs, and a bare ``CustomResource`` accepts any dict, so a
 misspelt field would only surface when the API server (or worse, the controller) rejects it. The
@@ -8,7 +8,8 @@ type checker catches typos and the dicts go to the wire unchanged; the tests val
 program builds against the upstream CRDs themselves (schema + CEL rules).
 
 Only the served API versions are modelled: ``karpenter.sh/v1``, ``karpenter.k8s.aws/v1``,
-``eks.amazonaws.com/v1``, ``keda.sh/v1alpha1`` and ``monitoring.coreos.com/v1``. AWS publishes no CRD for
+``eks.amazonaws.com/v1``, ``autoscaling.x-k8s.io/v1beta1`` (the only one Karpenter 1.14's chart serves),
+``keda.sh/v1alpha1`` and ``monitoring.coreos.com/v1``. AWS publishes no CRD for
 Auto Mode's ``NodeClass``: the schema the tests hold it to is recorded in ``tests/crds/eks/`` with the source
 of each constraint. The
 ``v1beta1`` Karpenter APIs that many blog posts still use were removed in Karpenter 1.0. Only the fields
@@ -102,7 +103,8 @@ class Budget(TypedDict):
 
 
 class Disruption(TypedDict):
-    consolidationPolicy: Literal["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"]
+    # Both ignored on a static NodePool (replicas set); consolidateAfter is still required beside budgets.
+    consolidationPolicy: NotRequired[Literal["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"]]
     consolidateAfter: str
     budgets: list[Budget]  # at most 50
 
@@ -134,7 +136,9 @@ class NodePoolSpec(TypedDict):
     template: NodeClaimTemplate
     disruption: NotRequired[Disruption]
     limits: NotRequired[dict[str, str]]  # resource name → quantity ("cpu": "512", "memory": "2048Gi")
-    weight: NotRequired[int]
+    weight: NotRequired[int]  # not on a static NodePool (CEL)
+    # Set: a static NodePool of exactly this many nodes, with only `limits.nodes` (CEL); never added or removed later.
+    replicas: NotRequired[int]
 
 
 class NodePool(_ClusterScoped[NodePoolSpec]):
@@ -171,10 +175,12 @@ class MetadataOptions(TypedDict):
 
 
 class EbsVolume(TypedDict):
-    volumeSize: str  # "20Gi"
+    volumeSize: str  # "20Gi"; at least the snapshot's size
     volumeType: Literal["standard", "io1", "io2", "gp2", "sc1", "st1", "gp3"]
-    encrypted: bool
+    encrypted: NotRequired[bool]  # not with snapshotID: a volume made from a snapshot has the snapshot's encryption
     deleteOnTermination: bool
+    snapshotID: NotRequired[str]
+    volumeInitializationRate: NotRequired[int]  # MiB/s, 100 to 300, only with snapshotID
 
 
 class BlockDeviceMapping(TypedDict):
@@ -242,6 +248,32 @@ class NodeClass(_ClusterScoped[NodeClassSpec]):
         if metadata["name"] == "default":
             raise ValueError("NodeClass 'default' is EKS Auto Mode's built-in one and cannot be declared")
         super().__init__(resource_name, metadata, spec, opts)
+
+
+# --- autoscaling.x-k8s.io/v1beta1 CapacityBuffer ------------------------------------------------------
+
+
+class LocalObjectReference(TypedDict):
+    name: str
+
+
+class CapacityBufferSpec(TypedDict):
+    """A buffer of ``replicas`` chunks, each shaped like the pod of the PodTemplate ``podTemplateRef`` names (in the
+    buffer's namespace); with a template the CRD's CEL needs ``replicas`` or ``limits``."""
+
+    podTemplateRef: LocalObjectReference
+    replicas: int
+
+
+class CapacityBuffer(_Namespaced[CapacityBufferSpec]):
+    """An ``autoscaling.x-k8s.io/v1beta1`` CapacityBuffer: Karpenter (gate ``CapacityBuffer``) provisions room for
+    ``replicas`` virtual pods of its template, which real pods then take.
+
+    Namespaced; it has no scale subresource (only status), so a driver patches ``spec.replicas`` itself.
+    """
+
+    API_VERSION = "autoscaling.x-k8s.io/v1beta1"
+    KIND = "CapacityBuffer"
 
 
 # --- keda.sh/v1alpha1 ScaledObject ---------------------------------------------------------------------

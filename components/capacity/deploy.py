@@ -6,10 +6,15 @@ platform exists; :func:`deploy_capacity` is its wrapper. It plans the config onc
 (:mod:`prescale.capacity.addresses`), and renders it: the pieces shared by all windows (the placeholders'
 namespace and PriorityClass), the capacity reservations one-off windows hold now
 (:class:`~prescale.capacity.reservations.WindowReservations`), one
-:class:`~prescale.capacity.node_pools.EventNodePool` per pool prescale owns (selecting those reservations), and one
-:class:`~prescale.capacity.scheduled_capacity.ScheduledCapacity` per window armed now, each guarded by a
-:class:`~prescale.capacity.failsafe.Failsafe` that scales it to zero after the window even if KEDA cannot; with
-``prescale:alerts.prometheusRule``, an :class:`~prescale.capacity.alerts.EventAlerts` watching them.
+:class:`~prescale.capacity.node_pools.EventNodePool` per pool prescale owns (selecting those reservations), and per
+window deployed now what its pool's strategy makes of it (the plan's window types, and :func:`native_capacity`,
+the one place that branches on the strategy): a
+:class:`~prescale.capacity.scheduled_capacity.ScheduledCapacity` guarded by a
+:class:`~prescale.capacity.failsafe.Failsafe` that scales it to zero after the window even if KEDA cannot, or a
+static NodePool (:class:`~prescale.capacity.static_pools.StaticNodePool`) or a CapacityBuffer
+(:class:`~prescale.capacity.buffers.WindowBuffer`) set by a :class:`~prescale.capacity.drivers.CapacityDriver`, its
+images pulled by a :class:`~prescale.capacity.node_prepull.NodePrepull`; with ``prescale:alerts.prometheusRule``,
+an :class:`~prescale.capacity.alerts.EventAlerts` watching them.
 
 Every Pulumi name derives from a pool's or a window's own name, never from its position in the config, so
 adding, removing, reordering or editing one window leaves every other window's resources untouched.
@@ -26,18 +31,23 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..contract import Platform
-from ..model.config import CONFIG_NAMESPACE, CapacityConfig
+from ..model.config import CapacityConfig
 from ..model.fleet.reservations import next_up
+from ..model.native import StaticNodes
 from ..model.plan import CapacityPlan, plan_capacity
 from ..model.schedule.instants import utc_iso
-from ..model.validation import ConfigError
+from ..model.windows import NativeWindow
 from ..names import PLACEHOLDER_LABELS, PLACEHOLDER_NAMESPACE, PRIORITY_CLASS_NAME
 from .addresses import address_checks
 from .alerts import EventAlerts, EventAlertsArgs
+from .buffers import WindowBuffer, WindowBufferArgs
+from .drivers import CapacityDriver, CapacityDriverArgs
 from .failsafe import Failsafe, FailsafeArgs
 from .node_pools import EventNodePool, EventNodePoolArgs
+from .node_prepull import NodePrepull, NodePrepullArgs
 from .reservations import WindowReservations, WindowReservationsArgs, end_date
 from .scheduled_capacity import ScheduledCapacity, ScheduledCapacityArgs
+from .static_pools import StaticNodePool, StaticNodePoolArgs
 
 
 @dataclass(frozen=True)
@@ -52,6 +62,9 @@ class DeployedCapacity:
     failsafes: dict[str, Failsafe]  # one per armed window
     alerts: EventAlerts | None = None  # with `prescale:alerts.prometheusRule` only
     reservations: dict[str, WindowReservations] = field(default_factory=dict)  # windows holding them now
+    native: dict[str, StaticNodePool | WindowBuffer] = field(default_factory=dict)  # static and buffer windows now
+    drivers: dict[str, CapacityDriver] = field(default_factory=dict)  # one per static or buffer window
+    prepulls: dict[str, NodePrepull] = field(default_factory=dict)  # static and buffer windows with prepullImages
 
     @property
     def idle_windows(self) -> dict[str, str]:
@@ -76,17 +89,6 @@ class DeployedCapacity:
         return utc_iso(moment) if moment else None
 
 
-def refuse_unrendered(config: CapacityConfig) -> None:
-    """Stop before anything is registered while the components of the static and buffer strategies do not exist:
-    rendered as they are, such a pool would get a dynamic NodePool and its windows nothing."""
-    problems = [f"{CONFIG_NAMESPACE}:nodePools[{index}].strategy: {pool.strategy!r} is planned (prescale schedule "
-                "shows it) but not rendered yet: this prescale has no components for it, so pulumi up would deploy "
-                "nothing for its windows; allowed: placeholders"
-                for index, pool in enumerate(config.node_pools) if pool.strategy != "placeholders"]
-    if problems:
-        raise ConfigError(problems)
-
-
 @dataclass(frozen=True)
 class PrescaleCapacityArgs:
     config: CapacityConfig  # from :func:`prescale.model.validation.load_capacity_config` (or load_stack_config)
@@ -105,12 +107,11 @@ class PrescaleCapacity(pulumi.ComponentResource):
     """
 
     deployed: DeployedCapacity
-    # The stack outputs it offers (`pulumi.export` each): nodePools, armedWindows, idleWindows, and with
-    # reserving one-offs reservations and nextUpForReservations.
+    # The stack outputs it offers (`pulumi.export` each): nodePools, armedWindows, idleWindows, with static or
+    # buffer windows nativeWindows, and with reserving one-offs reservations and nextUpForReservations.
     stack_outputs: dict[str, pulumi.Input[Any]]
 
     def __init__(self, name: str, args: PrescaleCapacityArgs, opts: pulumi.ResourceOptions | None = None):
-        refuse_unrendered(args.config)
         super().__init__("prescale:index:PrescaleCapacity", name, {}, opts)
         config, platform = args.config, args.platform
         plan = plan_capacity(config, args.now)
@@ -155,16 +156,42 @@ class PrescaleCapacity(pulumi.ComponentResource):
             priority_class.metadata.name, platform), moved) for armed in plan.armed}
         failsafes = {name: Failsafe(name, FailsafeArgs(window, config.placeholders.failsafe_image, platform), moved)
                      for name, window in windows.items()}
+        # Static and buffer windows never sat anywhere else: no alias.
+        added = pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts else None)
+        native = {plan_.window.name: native_capacity(plan_, node_pools[plan_.window.node_pool], config,
+                                                     namespace.metadata.name, priority_class.metadata.name, platform,
+                                                     added) for plan_ in plan.native}
+        drivers = {plan_.window.name: CapacityDriver(plan_.window.name, CapacityDriverArgs(
+            plan_, namespace.metadata.name, config.placeholders.failsafe_image, platform), added)
+            for plan_ in plan.native}
+        prepulls = {plan_.window.name: NodePrepull(plan_.window.name, NodePrepullArgs(
+            plan_.window.name, plan_.capacity.prepull, plan.pools[plan_.window.node_pool].pool, config.placeholders,
+            namespace.metadata.name, platform), added) for plan_ in plan.native if plan_.capacity.prepull}
         alerts = EventAlerts("alerts", EventAlertsArgs(plan, namespace.metadata.name, platform), moved) \
             if config.alerts.prometheus_rule else None
         self.deployed = DeployedCapacity(plan, namespace, priority_class, node_pools, windows, failsafes, alerts,
-                                         reservations)
+                                         reservations, native, drivers, prepulls)
         self.stack_outputs = {"nodePools": sorted(node_pools), "armedWindows": sorted(windows),
                               "idleWindows": self.deployed.idle_windows}
+        if native:
+            self.stack_outputs["nativeWindows"] = sorted(native)
         if plan.reservations:  # one-off windows with `reserve`
             self.stack_outputs.update(reservations=self.deployed.reservation_outputs,
                                       nextUpForReservations=self.deployed.next_up_for_reservations)
         self.register_outputs(self.stack_outputs)
+
+
+def native_capacity(window: NativeWindow, pool: EventNodePool, config: CapacityConfig,
+                    namespace: pulumi.Input[str], priority_class_name: pulumi.Input[str], platform: Platform,
+                    opts: pulumi.ResourceOptions) -> StaticNodePool | WindowBuffer:
+    """What a static or buffer window's driver sets, by its pool's strategy: a static NodePool of the pool's node
+    class (after the pool's component: its node class and address check), or a CapacityBuffer."""
+    name, pool_config = window.window.name, config.node_pool(window.window.node_pool)
+    if isinstance(window.capacity, StaticNodes):
+        return StaticNodePool(name, StaticNodePoolArgs(window, pool_config, pool.node_class_name, platform),
+                              pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[pool])))
+    return WindowBuffer(name, WindowBufferArgs(window, pool_config, config.placeholders, namespace,
+                                               priority_class_name, platform), opts)
 
 
 def deploy_capacity(config: CapacityConfig, platform: Platform, now: datetime,

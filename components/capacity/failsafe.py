@@ -10,6 +10,7 @@ ServiceAccount and Role per window, on exactly that window's objects. Why each c
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,20 +102,30 @@ def cron_job_spec(window: EventWindow, schedule: str, namespace: pulumi.Input[st
                   placement: SystemPlacement) -> pulumi.Output[dict[str, Any]]:
     """A run at ``schedule`` in the window's zone, never two at once, abandoned if it cannot start in time."""
     labels = {**FAILSAFE_LABELS, WINDOW_LABEL: window.name}
-    return pulumi.Output.all(namespace, service_account).apply(lambda names: {
+    return pulumi.Output.all(namespace, service_account).apply(lambda names: kubectl_cron_job_spec(
+        schedule, window.timezone, int(starting_deadline(window).total_seconds()), JOB_DEADLINE_SECONDS,
+        JOB_RETRIES, labels, pod_spec(commands(window, names[0], deployment), names[1], image, placement)))
+
+
+def kubectl_cron_job_spec(schedule: str, timezone: str, starting_deadline_seconds: int,
+                          active_deadline_seconds: int, backoff_limit: int, labels: Mapping[str, str],
+                          pod: dict[str, Any], concurrency_policy: str = "Forbid") -> dict[str, Any]:
+    """A CronJob of kubectl calls (``pod``) at ``schedule`` in ``timezone``: by default never two runs at once,
+    started at most ``starting_deadline_seconds`` late, each Job retried for at most ``active_deadline_seconds``,
+    little history."""
+    return {
         "schedule": schedule,
-        "timeZone": window.timezone,
-        "concurrencyPolicy": "Forbid",
-        "startingDeadlineSeconds": int(starting_deadline(window).total_seconds()),
+        "timeZone": timezone,
+        "concurrencyPolicy": concurrency_policy,
+        "startingDeadlineSeconds": starting_deadline_seconds,
         "successfulJobsHistoryLimit": 1,
         "failedJobsHistoryLimit": 3,
-        "jobTemplate": {"metadata": {"labels": labels}, "spec": {
-            "backoffLimit": JOB_RETRIES,
-            "activeDeadlineSeconds": JOB_DEADLINE_SECONDS,
-            "template": {"metadata": {"labels": labels},
-                         "spec": pod_spec(commands(window, names[0], deployment), names[1], image, placement)},
+        "jobTemplate": {"metadata": {"labels": dict(labels)}, "spec": {
+            "backoffLimit": backoff_limit,
+            "activeDeadlineSeconds": active_deadline_seconds,
+            "template": {"metadata": {"labels": dict(labels)}, "spec": pod},
         }},
-    })
+    }
 
 
 def pod_spec(calls: dict[str, list[str]], service_account: str, image: str,
