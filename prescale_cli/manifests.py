@@ -11,7 +11,10 @@ Helm releases are not objects: they are listed in the directory's README instead
 Every ScaledObject's target is written **without** ``spec.replicas``: KEDA owns that field (Pulumi creates
 the placeholders at 0 and then ignores it, which a GitOps tool cannot express), and a tool that applied
 ``replicas: 0`` would scale the placeholders away mid-window on every self-heal or reconciliation. The
-price, on the first apply only, and the settings for Argo CD and Flux: ``docs/gitops.md``.
+price, on the first apply only, and the settings for Argo CD and Flux: ``docs/gitops.md``. A static NodePool and
+a CapacityBuffer keep theirs, which their drivers own just as much: without it the NodePool would be created
+dynamic (and could never turn static: the CRD's transition rule) and the buffer would be refused (its CEL needs a
+count), so the tool must be told to ignore the field there instead (``docs/gitops.md``).
 """
 
 from __future__ import annotations
@@ -154,8 +157,10 @@ def _readme(stack: str, releases: list[HelmRelease]) -> str:
         "",
         "    kubectl apply -f <this directory>",
         "",
-        "The placeholder Deployments carry no `replicas`: KEDA owns it. With Argo CD or Flux, see prescale's",
-        "docs/gitops.md for the settings that keep the tool from fighting KEDA, the first apply's cost, and",
+        "The placeholder Deployments carry no `replicas`: KEDA owns it. Static NodePools and CapacityBuffers",
+        "carry the `replicas` they are created with (their CRDs need the field), which their CronJobs then set:",
+        "tell the tool to ignore `/spec/replicas` on them. With Argo CD or Flux, see prescale's docs/gitops.md",
+        "for the settings that keep the tool from fighting KEDA and the drivers, the first apply's cost, and",
         "what to do after a one-off event.",
         "",
         "## Helm releases the stack installs (not rendered here)",

@@ -188,8 +188,8 @@ def native_capacity(window: NativeWindow, pool: EventNodePool, config: CapacityC
     class (after the pool's component: its node class and address check), or a CapacityBuffer."""
     name, pool_config = window.window.name, config.node_pool(window.window.node_pool)
     if isinstance(window.capacity, StaticNodes):
-        return StaticNodePool(name, StaticNodePoolArgs(window, pool_config, pool.node_class_name, platform),
-                              pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[pool])))
+        return StaticNodePool(name, StaticNodePoolArgs(window, pool_config, pool.node_class_name, platform, [pool]),
+                              opts)
     return WindowBuffer(name, WindowBufferArgs(window, pool_config, config.placeholders, namespace,
                                                priority_class_name, platform), opts)
 

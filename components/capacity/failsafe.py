@@ -75,15 +75,17 @@ class Failsafe(pulumi.ComponentResource):
 
 
 def role_rules(window: EventWindow, deployment: str) -> list[dict[str, Any]]:
-    """Exactly what the kubectl calls need, on exactly this window's objects."""
+    """Exactly the requests kubectl makes for :func:`commands` (``kubectl scale`` reads the Deployment, then
+    patches its scale; ``delete --wait=false`` only deletes: :func:`prescale.capacity.drivers.role_rules` says where
+    in kubectl's source), on exactly this window's objects."""
     rules = [
         {"apiGroups": ["apps"], "resources": ["deployments"], "resourceNames": [deployment], "verbs": ["get"]},
         {"apiGroups": ["apps"], "resources": ["deployments/scale"], "resourceNames": [deployment],
-         "verbs": ["get", "patch", "update"]},
+         "verbs": ["patch"]},
     ]
     if window.is_one_off:
         rules.append({"apiGroups": [KEDA_GROUP], "resources": ["scaledobjects"],
-                      "resourceNames": [placeholder_name(window.name)], "verbs": ["get", "delete"]})
+                      "resourceNames": [placeholder_name(window.name)], "verbs": ["delete"]})
     return rules
 
 

@@ -12,6 +12,7 @@ type and zones, as its placeholders would. Details: docs/capacity.md ("Strategie
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pulumi
@@ -35,6 +36,8 @@ class StaticNodePoolArgs:
     pool: NodePoolConfig  # its pool: the template (requirements, taints, labels, lifetimes)
     node_class_name: str  # the pool's node class (`EventNodePool.node_class_name`)
     platform: Platform  # its provider, node class flavour, and what Karpenter's install waits for
+    # What the NodePool waits for beside Karpenter: its pool's EventNodePool (the node class, the address check).
+    pool_ready: Sequence[pulumi.Resource] = ()
 
 
 class StaticNodePool(pulumi.ComponentResource):
@@ -55,7 +58,7 @@ class StaticNodePool(pulumi.ComponentResource):
             f"{name}-static-node-pool", {"name": capacity.node_pool_name},
             static_node_pool_spec(window, args.pool, args.node_class_name, platform.node_classes),
             # The driver owns the count from creation on (docs/internals.md, `prescale.model.native`).
-            opts=pulumi.ResourceOptions(parent=self, depends_on=list(platform.karpenter_ready),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[*platform.karpenter_ready, *args.pool_ready],
                                         ignore_changes=["spec.replicas"]))
         self.register_outputs({"nodePoolName": capacity.node_pool_name, "nodes": capacity.nodes})
 
