@@ -1,22 +1,11 @@
 """Pulumi's own cost of registering what the program registered, with no program logic at all.
 
-A recorded run (:class:`prescale.offline.Registration`: type, name, inputs, parent, provider, dependencies,
-options and a component's registered outputs) is registered again under fresh mocks, parents first, with the
-same stack outputs. Two ways:
-
-* ``sdk``, **the baseline**: every resource through the class a Pulumi program declares it with, found in the
-  SDKs' own registry of type tokens (``kubernetes:apps/v1:Deployment`` → ``pulumi_kubernetes.apps.v1.Deployment``,
-  ``aws:iam/role:Role`` → ``pulumi_aws.iam.Role``, ``eks:index:Cluster`` → ``pulumi_eks.Cluster``...), custom
-  resources of Kubernetes through ``pulumi_kubernetes.apiextensions.CustomResource``, prescale's own components
-  as plain ``ComponentResource``. The typed classes' work (argument classes, the aliases they add, typed
-  outputs) is what any program declaring these resources pays; the program's own work (config validation,
-  schedule maths, building the inputs, its components' constructors) is all that is missing.
-* ``engine``, **the floor**: every resource as a plain ``pulumi.CustomResource``/``ComponentResource``/
-  ``ProviderResource``: what registering costs with no SDK class at all.
-
-:func:`differences` proves a replay registered the same thing as the program: same resources, inputs, tree,
-providers, options and dependencies (except on resources the run did not register itself: the mock's stand-in
-for the EKS cluster's inner resource, which a replay cannot refer to).
+A recorded run (:class:`prescale.offline.Registration`) is registered again under fresh mocks, parents first, with
+the same stack outputs: ``sdk``, **the baseline**, through the SDK class a program declares each resource with
+(found in the SDKs' registry of type tokens; Kubernetes custom resources through ``CustomResource``, prescale's
+components as plain ``ComponentResource``), and ``engine``, **the floor**, as plain ``pulumi.CustomResource``,
+``ComponentResource`` and ``ProviderResource``. :func:`differences` proves a replay registered the same thing as
+the program. What each measures and what is not replayed: bench/README.md ("How it measures").
 """
 
 from __future__ import annotations

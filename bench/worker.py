@@ -1,19 +1,15 @@
 """One measurement in a fresh interpreter: evaluate the program, its baseline or its floor once; print JSON.
 
-A fresh process per measurement is what ``pulumi preview`` is, and keeps the schedule maths' caches from one
-run out of the next (a second in-process run would only measure the caches). Imports and the SDK's start-up
-are paid before the clock starts, by a warm-up evaluation (:func:`bench.stacks.warm_up_config`): they cost the
-same at any stack size and are not what the ratio compares.
+A fresh process per measurement is what ``pulumi preview`` is, and keeps the schedule maths' caches out of the next
+run; imports and the SDK's start-up are paid before the clock starts, by a warm-up evaluation
+(:func:`bench.stacks.warm_up_config`). Why: bench/README.md ("How it measures"). ::
 
-    python -m bench.worker program STACK.json [--record RUN.pickle]
-    python -m bench.worker baseline STACK.json --record RUN.pickle
-    python -m bench.worker floor STACK.json --record RUN.pickle
+    python -m bench.worker program STACK.json [--record RUN.pickle]   # the stack config in Pulumi's wire form
+    python -m bench.worker baseline STACK.json --record RUN.pickle    # replays through the SDKs' classes
+    python -m bench.worker floor STACK.json --record RUN.pickle       # replays as plain resources
 
-``STACK.json`` holds the stack config in Pulumi's wire form; ``program`` writes its registrations and stack
-outputs to ``RUN.pickle`` if asked, ``baseline`` replays them through the SDKs' classes and ``floor`` as plain
-resources (:mod:`bench.replay`), and both fail unless they registered exactly what the program did. Printed:
-resources registered, wall seconds of the evaluation, and the process's peak resident memory (``ru_maxrss``:
-imports included, the same in every mode).
+Both replays fail unless they registered exactly what the program did. Printed: resources registered, wall
+seconds of the evaluation, and the process's peak resident memory (``ru_maxrss``, imports included).
 """
 
 from __future__ import annotations

@@ -2,15 +2,13 @@
 
 Installed from the project's ``components/`` folder: :mod:`prescale.model` (typed config, schedule math and the
 plan, pure), :mod:`prescale.platform` (cluster, Karpenter, KEDA) and :mod:`prescale.capacity` (pools, windows),
-which meet only through :mod:`prescale.contract`. As a library (``examples/``, ``docs/library.md``)::
+which meet only through :mod:`prescale.contract`. The names below are imported on first use, so reading the pure
+model (``import prescale.model.schedule``) never loads the Pulumi SDKs. As a library (docs/library.md)::
 
     from prescale import Platform, deploy_capacity, load_capacity_config, read_raw_config
 
     capacity_config = load_capacity_config(read_raw_config(), now)       # your stack's prescale:* keys
     deploy_capacity(capacity_config, Platform(cluster_name=..., kubernetes_provider=your_provider), now)
-
-The names below are imported on first use, so reading the pure model (``import prescale.model.schedule``)
-never loads the Pulumi SDKs.
 """
 
 from importlib import import_module

@@ -1,7 +1,7 @@
 """Run the real Pulumi program with no cloud and no Pulumi CLI, and record what it registers.
 
 ``prescale plan`` and the whole-program tests share this: the stack's ``Pulumi.<stack>.yaml`` is read
-the way the Pulumi CLI reads it (:mod:`prescale_cli.stack_file`), ``__main__.py`` runs
+the way the Pulumi CLI reads it (:mod:`prescale.stack_file`), ``__main__.py`` runs
 under ``pulumi.runtime.set_mocks``, and every registration is captured with its inputs, parent,
 provider, dependencies and options. Mocked outputs stand in for what AWS would answer (account,
 partition, the EKS cluster's endpoint and OIDC issuer...), so nothing here claims a cloud result.

@@ -1,17 +1,12 @@
 """The component prescale's Pulumi plugin package serves to programs in any language (``provider/``).
 
-:class:`Capacity` is :func:`~prescale.capacity.deploy_capacity` on a cluster the program brings: its inputs are
-the cluster's name and kubeconfig, and the capacity stack config keys, each named and shaped like the key it
-stands for (``nodePools`` is ``prescale:nodePools``). So the component hands them to
-:func:`~prescale.model.validation.load_capacity_config` as they are (but for the wire's numbers,
-:func:`whole_numbers`) and every rule stays in the model.
-
-The config inputs' types (:mod:`prescale.plugin_types`) are written from the config models by
-:mod:`tools.plugin_types_gen` as the SDK's schema inference (``pulumi.provider.experimental``) takes them: TypedDicts
-of plain values, no ``Union``, ``Literal`` or pydantic models, so a choice (an effect, an operator) is a string there
-and the model refuses any other value, naming what is allowed. Keep the annotations here evaluated too (no
-``from __future__ import annotations``): the inference reads them at run time.
-docs/library.md ("Other languages") says how a program uses it.
+:class:`Capacity` is :func:`~prescale.capacity.deploy_capacity` on a cluster the program brings: its inputs are the
+cluster's name and kubeconfig, and the capacity stack config keys, each named and shaped like the key it stands for
+(``nodePools`` is ``prescale:nodePools``), handed to :func:`~prescale.model.validation.load_capacity_config` as they
+are (but for the wire's numbers, :func:`whole_numbers`), so every rule stays in the model. Their types
+(:mod:`prescale.plugin_types`, written by :mod:`tools.plugin_types_gen`) are what the SDK's schema inference takes.
+Keep the annotations here evaluated too (no ``from __future__ import annotations``): the inference reads them at
+run time. How a program adds it, and what the inference allows: docs/library.md#other-languages.
 """
 
 from collections.abc import Sequence

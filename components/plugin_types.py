@@ -201,8 +201,7 @@ class NodePool(TypedDict):
 class Reserve(TypedDict):
     ('``eventWindows[].reserve``: targeted On-Demand Capacity Reservations that hold EC2 capacity for a one-'
      'off window, created only by a ``pulumi up`` within ``holdFrom`` of its scale-up '
-     '(:mod:`prescale.model.fleet.reservations`; docs/capacity.md, "Capacity reservations for one-off '
-     'events").')
+     '(:mod:`prescale.model.fleet.reservations`; docs/capacity.md#capacity-reservations-for-one-off-events).')
     instanceType: str
     ("The instance type to reserve: one the pool can launch, that holds the window's placeholders and that "
      "the pool's limits can fill.")

@@ -1,10 +1,9 @@
 """A Pulumi stack file read the way the Pulumi CLI reads it, for the offline commands and the tests.
 
 ``pulumi up`` never runs this: there the Pulumi CLI reads ``Pulumi.<stack>.yaml`` and hands the program its
-config. ``prescale plan``, ``prescale schedule`` and the tests read the file themselves, so they read it the
-CLI's way, or refuse it with the same answer:
-
-Details: docs/internals.md (`prescale.stack_file`).
+config. ``prescale plan``, ``prescale schedule`` and the tests read the file themselves, so they read it the CLI's
+way, or refuse it with the same answer. What it accepts and refuses, with the CLI's source for each rule:
+docs/cli.md#how-the-stack-file-is-read.
 """
 
 from __future__ import annotations

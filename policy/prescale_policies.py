@@ -1,17 +1,12 @@
 """prescale's guardrails as CrossGuard policies: what the program guarantees, enforced on any stack.
 
-They check every resource a ``pulumi preview``/``up`` would register, including what users add next to
-prescale's own, from the inputs the engine hands the pack (``args.props``: camelCase, secrets unwrapped,
-unknown values raising ``UnknownValueError`` during preview, which the framework reports as "can't run
-during preview" instead of a violation). Only ``pulumi-policy`` is needed to run them; nothing here
-imports the prescale program, so a stack built some other way is judged by the same rules.
-
-Each rule is a plain function returning its violations, so tests call it on the program's registrations
-without the Pulumi CLI, and :data:`POLICIES` wraps them for ``policy/__main__.py``.
-
-Enforcement: every rule is **mandatory** except the public EKS endpoint, which is **advisory**: the
-default stack keeps a public endpoint open to ``0.0.0.0/0`` so that ``pulumi up`` works from a laptop, and
-a production stack raises it to mandatory in its policy config (see ``docs/guardrails.md``).
+They judge every resource a ``pulumi preview``/``up`` would register, prescale's and the user's, from the inputs the
+engine hands the pack (``args.props``: camelCase, secrets unwrapped; an unknown value raises
+``UnknownValueError`` during preview, which the framework reports as "can't run during preview"). Nothing here
+imports the prescale program, so a stack built some other way is judged by the same rules. Each rule is a plain
+function returning its violations, so tests call it on the program's registrations without the Pulumi CLI, and
+:data:`POLICIES` wraps them for ``policy/__main__.py``. Every rule, and why the public endpoint's is advisory:
+docs/guardrails.md#5-the-policy-pack-crossguard.
 """
 
 from __future__ import annotations

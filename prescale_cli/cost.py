@@ -1,6 +1,7 @@
 """What pre-scaling costs for a range, compared with keeping the same nodes all day: an estimate.
 
-Details: docs/internals.md (`prescale_cli.cost`).
+The estimate step by step: docs/cli.md#the-cost-estimate; how each step is computed:
+docs/internals.md#prescale_clicost.
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ _WEEK = timedelta(days=7)
 
 def estimate_cost(timeline: Timeline) -> CostEstimate:
     """Node-hours and USD per window and NodePool over the timeline's range, each recurring window's rate, and
-    each window's tail after an end, from the plan's placeholders and pools (see the module docstring)."""
+    each window's tail after an end, from the plan's placeholders and pools (docs/cli.md#the-cost-estimate)."""
     plan = timeline.plan
     hours = (timeline.until - timeline.since) / timedelta(hours=1)
     fleets = {window.window.name: _fleet(plan, window) for window in plan.windows}
@@ -200,7 +201,7 @@ def _holds(timeline: Timeline, fleets: dict[str, Fleet | None]) -> list[Hold]:
 
 
 def _tails(plan: CapacityPlan, windows: list[WindowCost]) -> list[WindowTail]:
-    """The tail after each end of every estimated window (step 3 of the module docstring)."""
+    """The tail after each end of every estimated window (docs/cli.md#the-cost-estimate, step 3)."""
     grace = parse_duration(plan.config.placeholders.failsafe_grace)
     tails = []
     for window in windows:
@@ -236,8 +237,8 @@ def window_candidates(window: EventWindow, pool: NodePoolConfig, pricing: Pricin
 
 
 def candidates(pool: NodePoolConfig, pricing: PricingConfig) -> list[InstanceShape]:
-    """Instance types the estimate may pick for ``pool``, in the order that breaks ties (step 1 of the module
-    docstring)."""
+    """Instance types the estimate may pick for ``pool``, in the order that breaks ties
+    (docs/cli.md#the-cost-estimate, step 1)."""
     types = sorted(pool_launchable(pool).types, key=lambda instance: (
         -int(instance.labels["karpenter.k8s.aws/instance-generation"]), instance.memory_mib, instance.name))
     shapes = [priced(instance, pricing) for instance in types]

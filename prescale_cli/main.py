@@ -1,12 +1,9 @@
 """The ``prescale`` command: see what ``pulumi up`` would create and when capacity will be there.
 
 ``plan`` and ``schedule`` work offline (no cloud account, no Pulumi CLI): ``plan`` runs the real ``__main__.py``
-under Pulumi mocks with the stack's config; ``schedule`` reads the same config and asks the schedule
-maths the program deploys from. Exit codes: 0 ok, 1 the project or stack cannot be found or read, the stack
-config is invalid, or an output cannot be written (one message on stderr, without a traceback), 2 bad
-command-line usage (shown with the usage of the command concerned).
-``status`` reads the cluster: 0 ready, 1 not ready, 2 the config is invalid or the cluster cannot be read.
-``schema`` prints the stack file's JSON Schema, the same for every stack (it reads no project).
+under Pulumi mocks with the stack's config; ``schedule`` reads the same config and asks the schedule maths the
+program deploys from. ``status`` reads the cluster; ``schema`` prints the stack file's JSON Schema. Errors are one
+message on stderr, never a traceback. Every option and exit code: docs/cli.md#options-every-command-takes.
 """
 
 from __future__ import annotations

@@ -1,20 +1,13 @@
 """``prescale plan --out DIR``: the stack's Kubernetes objects as YAML a GitOps tool can apply.
 
-Teams that run Karpenter and KEDA already (installed by their own GitOps) can take the objects prescale
-computes (NodePools, EC2NodeClasses, PriorityClasses, placeholder Deployments, ScaledObjects...) without
-running Pulumi. Each object is one file whose name derives from its kind, namespace and name, so a re-run
-rewrites the same files and a Git diff shows exactly what changed; files an earlier run wrote for objects
-that are gone are removed (only files carrying :data:`GENERATED_MARKER`; anything else is left alone).
-Helm releases are not objects: they are listed in the directory's README instead, or in
-:data:`OWN_README_ASIDE` beside a README of the directory's own, which is never overwritten.
-
-Every ScaledObject's target is written **without** ``spec.replicas``: KEDA owns that field (Pulumi creates
-the placeholders at 0 and then ignores it, which a GitOps tool cannot express), and a tool that applied
-``replicas: 0`` would scale the placeholders away mid-window on every self-heal or reconciliation. The
-price, on the first apply only, and the settings for Argo CD and Flux: ``docs/gitops.md``. A static NodePool and
-a CapacityBuffer keep theirs, which their drivers own just as much: without it the NodePool would be created
-dynamic (and could never turn static: the CRD's transition rule) and the buffer would be refused (its CEL needs a
-count), so the tool must be told to ignore the field there instead (``docs/gitops.md``).
+For teams whose own GitOps runs Karpenter and KEDA: one file per object, named from its kind, namespace and name,
+so a re-run rewrites the same files and a Git diff shows what changed; only files carrying
+:data:`GENERATED_MARKER` are ever removed, and the Helm releases to install first are listed in a README
+(:data:`OWN_README_ASIDE` beside one of the directory's own). Every Deployment a ScaledObject scales is written
+without ``spec.replicas``, which KEDA owns; static NodePools and CapacityBuffers keep theirs, which their CRDs need
+(docs/gitops.md#static-nodepools-and-capacitybuffers-keep-their-replicas-ignore-it). What the directory holds:
+docs/cli.md#--out-dir; why no replicas, and the settings for Argo CD and Flux:
+docs/gitops.md#keda-owns-specreplicas-the-manifests-leave-it-out.
 """
 
 from __future__ import annotations
@@ -95,7 +88,8 @@ def helm_releases(evaluation: Evaluation) -> list[HelmRelease]:
 
 
 def leave_replicas_to_keda(documents: list[dict[str, Any]]) -> None:
-    """Drop ``spec.replicas`` from every object a ScaledObject scales (see the module docstring)."""
+    """Drop ``spec.replicas`` from every object a ScaledObject scales, which KEDA owns
+    (docs/gitops.md#keda-owns-specreplicas-the-manifests-leave-it-out)."""
     targets = {(so["spec"]["scaleTargetRef"].get("kind", "Deployment"),  # KEDA's default kind
                 so["metadata"]["namespace"], so["spec"]["scaleTargetRef"]["name"])
                for so in documents if so["kind"] == "ScaledObject"}

@@ -1,11 +1,8 @@
 """Which nodes are up on a NodePool over a range, and which window pays for each node-hour.
 
-Each occurrence holds its own fleet while its placeholders are up (from scale-up to the end): windows that
-overlap on a pool add up. An emptied node stays for the pool's ``consolidateAfter``; a freeze that holds it
-then keeps it until the freeze ends, plus ``consolidateAfter``. A window scaling up on the pool takes the
-emptied nodes of its instance type that are still there before Karpenter launches more, so a node kept up
-by a freeze that covers several windows is counted once: the window that emptied it pays until the next
-one takes it over, and that one from then on.
+Each occurrence holds its own fleet from scale-up to end; an emptied node stays for the pool's ``consolidateAfter``,
+or that long after a freeze holding it ends; a window scaling up takes the emptied nodes of its type first, so a node
+is counted once. The rule, step 3 of the estimate: docs/cli.md#the-cost-estimate.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """``prescale schedule --png FILE``: a week of the timeline as a picture a person reads at a glance.
 
-One row per event window, grouped under its NodePool, over the week: a pale bar from scale-up to the
-event's start (the lead time, when the placeholders are already there), a solid bar for the event, a grey
-line under it while consolidation is frozen, and a red band across a pool's rows where its windows overlap
-(their placeholders add up). Every bar is drawn to scale; an event shorter than :data:`RESOLUTION` of the
-week gets a marker above it, so it stays visible without looking longer than its freeze. Each row is
-labelled with the window's own times, each with its zone's abbreviation, and what it holds. A pool with more
-than :data:`MAX_ROWS_PER_POOL` windows is drawn on one row (its windows' times are in the table). Hours are
-ticked in the windows' zone when all drawn windows share one, else in UTC, as the axis label says; the key
-below the plot lists only what is drawn, in the colours drawn. Drawn with matplotlib's Agg backend.
+One row per event window, grouped under its NodePool, every bar to scale (an event shorter than
+:data:`RESOLUTION` of the week gets a marker), a pool of more than :data:`MAX_ROWS_PER_POOL` windows on one row.
+Drawn with matplotlib's Agg backend. What the picture shows: docs/cli.md#--png-file.
 """
 
 from __future__ import annotations

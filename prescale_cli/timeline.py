@@ -1,10 +1,9 @@
 """When each window's capacity is up in a date range, where windows overlap, and when consolidation is frozen.
 
-All time maths is :mod:`prescale.model.schedule`'s and every deployment decision is the
+All time maths is :mod:`prescale.model.schedule`'s and every deployment decision the
 :class:`~prescale.model.plan.CapacityPlan`'s (what the program deploys at ``now``, the same object the components
-render); this module only asks them about a range and lines the answers up:
-
-Details: docs/internals.md (`prescale_cli.timeline`).
+render); this module only asks them about a range and lines the answers up
+(docs/internals.md#prescale_clitimeline).
 """
 
 from __future__ import annotations

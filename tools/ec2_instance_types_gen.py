@@ -1,14 +1,10 @@
 """Regenerate :mod:`prescale.model.fleet.ec2_instance_types` from Karpenter's instance types and the VPC CNI's limits.
 
-Karpenter publishes, with every release, a page listing each EC2 instance type it can launch with its labels and
-the resources a node of that type offers pods *after* Karpenter's overhead (kube-reserved, system-reserved, the
-eviction threshold and the VM memory overhead): ``website/content/en/v<MINOR>/reference/instance-types.md`` in
-aws/karpenter-provider-aws, written by ``hack/docs/instancetypes_gen`` from EC2's ``DescribeInstanceTypes`` in
-us-east-1, us-east-2 and us-west-2 (AL2023 AMI, no block device mappings). The network interfaces and IPv4
-addresses per interface of each type come from the table the VPC CNI's ipamd itself reads,
-``pkg/vpc/vpc_ip_resource_limit.go`` in aws/amazon-vpc-cni-k8s (generated from ``DescribeInstanceTypes`` by
-``scripts/gen_vpc_ip_limits.go``). Both must describe every type alike: Karpenter's ``pods`` is the CNI's
-``ENIs × (IPv4 per ENI − 1) + 2``, or nothing is written. To refresh the table for a new release::
+Karpenter's per-release reference of the instance types it launches, with the room each offers pods after its
+overhead (``website/content/en/v<MINOR>/reference/instance-types.md`` in aws/karpenter-provider-aws), joined with
+the network interfaces and IPv4 addresses per interface the VPC CNI's ipamd reads (``pkg/vpc/vpc_ip_resource_limit.go``
+in aws/amazon-vpc-cni-k8s); both must describe every type alike, or nothing is written (where each comes from:
+docs/internals.md#prescalemodelfleetinstances). To refresh the table for a new release::
 
     python -m tools.ec2_instance_types_gen instance-types.md vpc_ip_resource_limit.go \\
         "the instance-types reference of aws/karpenter-provider-aws v1.14 (release commit 692ccdd, 2026-07-11) \\

@@ -1,13 +1,10 @@
 """The address check at preview: each pool's subnets, read as Karpenter selects them, against its busiest moment.
 
-For every group of pools that select the same subnets (their ``subnetSelectorTerms``, or the discovery tag
-``karpenter.sh/discovery: <cluster>``), the subnets are looked up the way Karpenter does (``aws.ec2.get_subnets``
-per selector term, ids in one ``subnet-id`` filter), then each one's ``available_ip_address_count``
-(``aws.ec2.get_subnet``); a VPC this run creates is counted from its plan instead, and subnets this run tags are
-looked up by id (:class:`~prescale.contract.NodeNetwork`). The armed windows' addresses, as the plan counts them
-(:meth:`~prescale.model.plan.CapacityPlan.address_demand`), are compared with them: a certain shortfall raises
-:class:`SubnetAddressError` inside the program, so the preview fails before the pools' node classes are registered
-(each waits for its check); a tight fit is a warning.
+Pools that select the same subnets are checked together, their subnets looked up as Karpenter looks them up (or, for
+a VPC this run creates or subnets it tags, known from the plan and :class:`~prescale.contract.NodeNetwork`), against
+the armed windows' addresses (:meth:`~prescale.model.plan.CapacityPlan.address_demand`). A certain shortfall raises
+:class:`SubnetAddressError`, so the preview fails before the pools' node classes are registered (each waits for its
+check); a tight fit is a warning. What is counted, with the sources: docs/capacity.md#addresses.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """The alerting rules of ``prescale:alerts.prometheusRule``, written from the plan; pure (no Pulumi) for promtool.
 
-A rule cannot read the calendar, so the windows' own objects are its clock: KEDA scales a window's placeholder
-Deployment up at ``start − leadTime`` and down at the end, so "the window is on" is that Deployment having
-replicas, and "the event has started" is its placeholders having been short of Ready for a whole lead time since.
-That clock stops when KEDA stops evaluating a window (paused, failed check, operator down): the Deployment then
-stays at zero and says nothing. So the rules on KEDA itself fire whenever it is so, at any time: the next
-event would start with nothing. One rule group per node pool with armed windows; each rule names that pool's
-armed windows (their Deployments, ScaledObjects and ReplicaSets) and says which one fired in its ``window``
-label. Metrics come from kube-state-metrics, KEDA and Karpenter; which metric, why, and their upstream sources:
-docs/alerts.md.
+A rule cannot read the calendar, so the windows' own objects are its clock (a window's placeholder Deployment has
+replicas while it is on), and the rules on KEDA's own series fire at any time, since that clock stops when KEDA
+stops evaluating a window. One rule group per node pool with armed windows; each rule names that pool's armed
+windows and says which one fired in its ``window`` label. Which metric, why, and their upstream sources:
+docs/alerts.md#the-clock-the-windows-own-objects.
 """
 
 from __future__ import annotations

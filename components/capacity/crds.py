@@ -1,19 +1,14 @@
 """Typed Karpenter, EKS Auto Mode, KEDA and Prometheus Operator custom resources: ``NodePool``,
 ``EC2NodeClass``, ``NodeClass``, ``CapacityBuffer``, ``ScaledObject`` and ``PrometheusRule``.
 
-pulumi-kubernetes ships no classes for these CRDs, and a bare ``CustomResource`` accepts any dict, so a
-misspelt field would only surface when the API server (or worse, the controller) rejects it. The
-``TypedDict``s below mirror the upstream schemas field for field, with the CRDs' own camelCase keys, so a
-type checker catches typos and the dicts go to the wire unchanged; the tests validate every object the
-program builds against the upstream CRDs themselves (schema + CEL rules).
-
-Only the served API versions are modelled: ``karpenter.sh/v1``, ``karpenter.k8s.aws/v1``,
-``eks.amazonaws.com/v1``, ``autoscaling.x-k8s.io/v1beta1`` (the only one Karpenter 1.14's chart serves),
-``keda.sh/v1alpha1`` and ``monitoring.coreos.com/v1``. AWS publishes no CRD for
-Auto Mode's ``NodeClass``: the schema the tests hold it to is recorded in ``tests/crds/eks/`` with the source
-of each constraint. The
-``v1beta1`` Karpenter APIs that many blog posts still use were removed in Karpenter 1.0. Only the fields
-prescale sets are typed; the CRDs have more.
+pulumi-kubernetes ships no classes for these CRDs, and a bare ``CustomResource`` accepts any dict, so a misspelt
+field would only surface when the API server (or the controller) rejects it. These ``TypedDict``s mirror the
+upstream schemas with the CRDs' own camelCase keys, so a type checker catches typos and the dicts go to the wire
+unchanged; the tests validate every object against the upstream CRDs (schema and CEL rules; Auto Mode's
+``NodeClass`` against the schema recorded in ``tests/crds/eks/``, as AWS publishes no CRD). Only the served
+versions (``karpenter.sh/v1``, ``karpenter.k8s.aws/v1``, ``eks.amazonaws.com/v1``, ``autoscaling.x-k8s.io/v1beta1``,
+``keda.sh/v1alpha1``, ``monitoring.coreos.com/v1``; Karpenter removed ``v1beta1`` in 1.0) and only the fields
+prescale sets are typed.
 """
 
 from __future__ import annotations

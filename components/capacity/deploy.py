@@ -3,21 +3,13 @@
 :class:`PrescaleCapacity` is the one component ``__main__.py`` (or a library user's program) builds once the
 platform exists; :func:`deploy_capacity` is its wrapper. It plans the config once
 (:func:`prescale.model.plan.plan_capacity`), says the plan's warnings, checks each pool's subnets for addresses
-(:mod:`prescale.capacity.addresses`), and renders it: the pieces shared by all windows (the placeholders'
-namespace and PriorityClass), the capacity reservations one-off windows hold now
-(:class:`~prescale.capacity.reservations.WindowReservations`), one
-:class:`~prescale.capacity.node_pools.EventNodePool` per pool prescale owns (selecting those reservations), and per
-window deployed now what its pool's strategy makes of it (the plan's window types, and :func:`native_capacity`,
-the one place that branches on the strategy): a
-:class:`~prescale.capacity.scheduled_capacity.ScheduledCapacity` guarded by a
-:class:`~prescale.capacity.failsafe.Failsafe` that scales it to zero after the window even if KEDA cannot, or a
-static NodePool (:class:`~prescale.capacity.static_pools.StaticNodePool`) or a CapacityBuffer
-(:class:`~prescale.capacity.buffers.WindowBuffer`) set by a :class:`~prescale.capacity.drivers.CapacityDriver`, its
-images pulled by a :class:`~prescale.capacity.node_prepull.NodePrepull`; with ``prescale:alerts.prometheusRule``,
-an :class:`~prescale.capacity.alerts.EventAlerts` watching them.
-
-Every Pulumi name derives from a pool's or a window's own name, never from its position in the config, so
-adding, removing, reordering or editing one window leaves every other window's resources untouched.
+(:mod:`prescale.capacity.addresses`), and renders the plan: the namespace and PriorityClass, the reservations held
+now, one :class:`~prescale.capacity.node_pools.EventNodePool` per pool prescale owns, per armed window a
+:class:`~prescale.capacity.scheduled_capacity.ScheduledCapacity` and :class:`~prescale.capacity.failsafe.Failsafe`,
+per static or buffer window what its strategy makes of it (:func:`native_capacity`, the one place that branches on
+it), its :class:`~prescale.capacity.drivers.CapacityDriver` and :class:`~prescale.capacity.node_prepull.NodePrepull`,
+and the alerts. What each becomes: docs/capacity.md#what-each-config-entry-becomes; why names and aliases keep every
+existing URN: docs/internals.md#prescalecapacitydeploy.
 """
 
 from __future__ import annotations

@@ -2,10 +2,9 @@
 
 If the KEDA operator is down when a window ends, nobody scales the placeholders down and their nodes stay for
 days. This guard runs ``kubectl scale --replicas=0`` at the window's end + ``placeholders.failsafeGrace`` in the
-window's own zone (a ``batch/v1`` CronJob: kube-controller-manager runs it, not KEDA), and for a one-off also
-deletes the window's ScaledObject so its yearless trigger cannot fire next year. Least privilege: one
-ServiceAccount and Role per window, on exactly that window's objects. Why each choice: docs/internals.md
-(`prescale.capacity.failsafe`) and docs/guardrails.md §3.
+window's own zone (kube-controller-manager runs a CronJob, not KEDA), and for a one-off also deletes the window's
+ScaledObject so its yearless trigger cannot fire next year, with one ServiceAccount and Role per window on exactly
+its objects. Why each choice: docs/guardrails.md#3-the-failsafe-when-keda-fails-at-a-windows-end.
 """
 
 from __future__ import annotations

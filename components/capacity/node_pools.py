@@ -1,13 +1,10 @@
 """One Karpenter NodePool + EC2NodeClass per ``prescale:nodePools`` entry: where event capacity lands.
 
-Its nodes carry ``prescale.io/node-pool: <name>`` (the placeholders' ``nodeSelector``) and the pool's taints (the
-placeholders tolerate exactly those; why the default one is ``PreferNoSchedule``: docs/capacity.md, "Who else
-lands on a pool"). Consolidation removes the nodes after each window; ``nodes: "0"`` budgets freeze it during
-windows; ``expireAfter`` defaults to ``Never``. Instances: pinned AMI alias, IMDSv2 only with hop limit 1,
-encrypted gp3 volumes, or a Bottlerocket data volume from the pool's snapshot (``dataVolume``). On Auto Mode the
-node class is Auto Mode's ``NodeClass`` (``platform.node_classes``). A static pool gets its node class only: each of
-its windows has a static NodePool of its own (:mod:`prescale.capacity.static_pools`) made from the same template.
-Details: docs/capacity.md and docs/internals.md (`prescale.capacity.node_pools`).
+Its nodes carry ``prescale.io/node-pool: <name>`` (the placeholders' ``nodeSelector``) and the pool's taints, which
+the placeholders tolerate; ``nodes: "0"`` budgets freeze consolidation during windows, and ``expireAfter``
+defaults to ``Never``. On Auto Mode the node class is Auto Mode's ``NodeClass`` (``platform.node_classes``). A static
+pool gets its node class only, which its windows' static NodePools use (:mod:`prescale.capacity.static_pools`). What
+each pool gets and why: docs/capacity.md#node-pools; how it is built: docs/internals.md#prescalecapacitynode_pools.
 """
 
 from __future__ import annotations

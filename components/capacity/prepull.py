@@ -6,7 +6,7 @@ Any image can be pulled this way, distroless ones included: a first init contain
 starts, so a placeholder is Ready only once its images are on its node. They request exactly what the pause
 container requests, so the pod's effective requests (the larger of any init container's and the containers' sum)
 and the placeholder sizes stay as they are. Why init containers rather than image volumes, and what it costs (pull
-time within the lead time, disk, kubelet image garbage collection): docs/capacity.md, "Event images".
+time within the lead time, disk, kubelet image garbage collection): docs/capacity.md#event-images-prepullimages.
 """
 
 from __future__ import annotations

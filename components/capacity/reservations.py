@@ -6,7 +6,7 @@ cancels them. ``targeted``, so only launches that name a reservation use it (Kar
 EC2NodeClass selects it by id: :mod:`prescale.capacity.node_pools`); ``limited`` with the plan's end date, so EC2
 ends them itself even if no ``pulumi up`` follows the event. They are AWS resources of the program's AWS provider
 (``aws:region``, or one passed in ``opts``), created by whoever runs ``pulumi up``: no role of prescale's needs
-new permissions. Why and what it costs: docs/capacity.md.
+new permissions. Why and what it costs: docs/capacity.md#capacity-reservations-for-one-off-events.
 """
 
 from __future__ import annotations

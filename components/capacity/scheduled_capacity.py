@@ -1,16 +1,10 @@
 """Per event window: a placeholder Deployment that KEDA scales up before the event and back to zero after it.
 
-The placeholders are pause containers at a negative priority (the shared PriorityClass built by
-:mod:`prescale.capacity`): they only *hold* room. While they are Pending, Karpenter launches nodes for
-them on the window's NodePool; when the event's real pods arrive, the scheduler preempts placeholders to
-make room at once instead of waiting for new nodes. Each window has its own Deployment and ScaledObject,
-so windows never interfere: overlapping windows on one pool hold the **sum** of their capacity (see
-``docs/capacity.md``).
-
-KEDA writes the count itself (idle-replica mode: ``idleReplicaCount: 0``, ``minReplicaCount = maxReplicaCount = N``),
-the Deployment is created with ``replicas: 0`` that Pulumi then ignores (KEDA owns it), and it is never awaited
-(placeholders are Pending by design). Why each: docs/capacity.md and docs/internals.md
-(`prescale.capacity.scheduled_capacity`).
+Pause containers at a negative priority only *hold* room: Karpenter launches nodes for them while they are
+Pending, and the event's pods preempt them. Each window has its own Deployment and ScaledObject, so windows on one
+pool add up. KEDA writes the count itself (idle-replica mode), the Deployment is created with ``replicas: 0`` that
+Pulumi then ignores, and it is never awaited. Why each: docs/capacity.md#how-keda-scales-idle-replica-mode; how
+it is built: docs/internals.md#prescalecapacityscheduled_capacity.
 """
 
 from __future__ import annotations
@@ -90,7 +84,7 @@ def deployment_spec(armed: ArmedWindow, pool: NodePoolConfig, placeholders: Plac
     """Zero pods until KEDA says otherwise; pause containers (after the window's prepull init containers, if any)
     that meet the "restricted" pod security standard."""
     return {
-        "replicas": 0,  # KEDA's from creation on; see the module docstring
+        "replicas": 0,  # KEDA's from creation on (docs/capacity.md#who-owns-specreplicas-keda-never-pulumi)
         # Recreate: a template change never runs old and new placeholders side by side (twice the nodes).
         "strategy": {"type": "Recreate"},
         "selector": {"matchLabels": {WINDOW_LABEL: armed.window.name}},
@@ -161,7 +155,9 @@ def pull_secrets(placeholders: PlaceholderConfig) -> dict[str, Any]:
 
 
 def _reserved_type(plan: ArmedWindow | NativeWindow) -> dict[str, str]:
-    """The reserved instance type, for a window with capacity reservations (see the module docstring)."""
+    """The reserved instance type, for a window with capacity reservations: its placeholders wait for the reserved
+    instances rather than any type Karpenter finds cheaper
+    (docs/capacity.md#capacity-reservations-for-one-off-events)."""
     return {INSTANCE_TYPE: plan.reservation.instance_type} if plan.reservation is not None else {}
 
 
@@ -185,8 +181,8 @@ def tolerations(pool: NodePoolConfig) -> list[dict[str, str]]:
 def scaled_object_spec(armed: ArmedWindow, deployment_name: str) -> ScaledObjectSpec:
     """The window's cron trigger, in idle-replica mode: KEDA itself writes N when it opens, 0 when it closes.
 
-    ``minReplicaCount = maxReplicaCount = N`` pins the HPA to N; see the module docstring for why the
-    metrics path then plays no part.
+    ``minReplicaCount = maxReplicaCount = N`` pins the HPA to N, so the metrics path plays no part
+    (docs/capacity.md#how-keda-scales-idle-replica-mode).
     """
     pods = armed.placeholders.pods
     return {

@@ -353,7 +353,7 @@ IamRoleName = Annotated[StrictStr, _shaped(r"[\w+=,.@-]{1,64}", 'an IAM role nam
                                                                'characters like "KarpenterNodeRole-shop"')]
 
 
-# Karpenter minor releases whose controller IAM policy prescale carries (prescale.karpenter_policy, written
+# Karpenter minor releases whose controller IAM policy prescale carries (prescale.platform.karpenter_policy, written
 # from that release's CloudFormation). A patch release keeps its minor's policy; another minor may need
 # permissions this one lacks, and a controller missing one fails at run time, mid-launch. Add a minor here
 # only together with its policy.
@@ -535,7 +535,8 @@ class TaintConfig(Model):
         "event's pods then need the toleration); NoExecute also evicts pods that do not tolerate it."))
 
 
-# The default taint (PreferNoSchedule) dedicates event pools softly; why: prescale.node_pools, docs/capacity.md.
+# The default taint (PreferNoSchedule) dedicates event pools softly; why:
+# docs/capacity.md#who-else-lands-on-a-pool-softly-dedicated-by-default.
 EVENT_CAPACITY_TAINT_KEY = "prescale.io/event-capacity"
 
 
@@ -932,7 +933,7 @@ MAX_HOLD = timedelta(days=7)
 class ReserveConfig(Model):
     """``eventWindows[].reserve``: targeted On-Demand Capacity Reservations that hold EC2 capacity for a one-off
     window, created only by a ``pulumi up`` within ``holdFrom`` of its scale-up
-    (:mod:`prescale.model.fleet.reservations`; docs/capacity.md, "Capacity reservations for one-off events")."""
+    (:mod:`prescale.model.fleet.reservations`; docs/capacity.md#capacity-reservations-for-one-off-events)."""
 
     instance_type: Annotated[StrictStr, _shaped(r"[a-z][a-z0-9-]*\.[a-z0-9]+",
                                                 'an EC2 instance type like "m7i.xlarge" (lowercase)')] = Field(

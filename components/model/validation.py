@@ -4,7 +4,7 @@
 listing *every* problem, each with its key path (``prescale:eventWindows[0].timezone``), the offending value
 and what is allowed. Nothing is skipped: a half-valid config would make Pulumi delete the resources of the
 part it dropped. Per-value rules live on the models (:mod:`.config`), rules across keys and through time in
-:mod:`.config_checks`; this module runs both and words their findings.
+:mod:`.checks`; this module runs both and words their findings.
 """
 
 from __future__ import annotations

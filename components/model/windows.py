@@ -2,9 +2,8 @@
 or CapacityBuffer its pool's strategy drives instead (:mod:`.native`), or nothing.
 
 Pure (no Pulumi): the decision depends on the window, its pool, the placeholder settings and ``now``, so it is
-tested directly and the components only render it.
-
-Details: docs/internals.md (`prescale.model.windows`).
+tested directly and the components only render it. What the user sees: docs/capacity.md#one-off-windows; how it
+decides: docs/internals.md#prescalemodelwindows.
 """
 
 from __future__ import annotations
@@ -103,7 +102,7 @@ def plan_windows(config: CapacityConfig, now: datetime) -> list[WindowPlan]:
 
 def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datetime,
                 freeze: bool = True, pool: NodePoolConfig | None = None) -> WindowPlan:
-    """Arm ``window`` at ``now`` (an aware datetime), or say why it stays idle (see the module docstring).
+    """Arm ``window`` at ``now`` (an aware datetime), or say why it stays idle (docs/capacity.md#one-off-windows).
 
     ``freeze``: whether the window's pool is prescale's, so that its consolidation freeze is computed. ``pool``: the
     window's pool, needed to plan its capacity reservations (``reserve``; none are planned without it) and, with

@@ -1,6 +1,6 @@
 """Self-managed Karpenter: every AWS prerequisite upstream's install has, then its two Helm charts.
 
-Details: docs/internals.md (`prescale.platform.karpenter`).
+What it creates and why: docs/platform.md#karpenter-its-aws-side-and-its-charts.
 """
 
 from __future__ import annotations

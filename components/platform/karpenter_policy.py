@@ -1,14 +1,8 @@
 """Karpenter's IAM and SQS policy documents as pure data, statement by statement as upstream writes them.
 
-The controller policy follows Karpenter v1.14's getting-started CloudFormation (the canonical source; the
-six managed policies NodeLifecycle, IAMIntegration, EKSIntegration, Interruption, ZonalShift and
-ResourceDiscovery are merged into one document, as terraform-aws-modules does). Every write is scoped by the
-tags Karpenter puts on what it creates (``kubernetes.io/cluster/<cluster>: owned``, ``eks:eks-cluster-name``,
-``karpenter.sh/nodepool``, ``karpenter.k8s.aws/ec2nodeclass``, ``topology.kubernetes.io/region``), so the
-controller can only touch its own instances, launch templates and instance profiles. No action is a wildcard,
-and PassRole is limited to the node role and to EC2.
-
-Details: docs/internals.md (`prescale.platform.karpenter_policy`).
+Karpenter v1.14's getting-started CloudFormation, its six managed policies merged into one document; every write
+scoped by the tags Karpenter puts on what it creates, no wildcard action, PassRole only on the node role and to
+EC2. Sources and why: docs/internals.md#prescaleplatformkarpenter_policy.
 """
 
 from __future__ import annotations

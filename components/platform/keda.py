@@ -1,16 +1,9 @@
 """KEDA, which turns each event window's cron trigger into placeholder replicas.
 
-The ``kedacore/keda`` chart keeps its CRDs in ``templates/``, so they upgrade with the release and no
-separate CRD chart is needed (unlike Karpenter). Operator, metrics server and admission webhooks each run
-two replicas with a PodDisruptionBudget: the operator is leader-elected and writes each window's replica
-count itself (idle-replica mode, :mod:`prescale.scheduled_capacity`), so a single pod evicted during a node
-drain would delay a window's start; the metrics server serves the external-metrics API the HPAs read, and
-the webhooks admit ScaledObjects. The two replicas of each are spread over two nodes, so one node's loss cannot take
-both, and they run at ``system-cluster-critical`` priority, so a full node preempts other pods for them
-rather than leaving them Pending. All of them run where the cluster's controllers run (the system nodes; on an
-existing cluster any node but Karpenter's, as Karpenter's own chart keeps itself; on Auto Mode its built-in
-``system`` pool), with requests and limits set here rather than
-inherited from chart defaults that may change between versions.
+The ``kedacore/keda`` chart (its CRDs upgrade with the release): operator, metrics server and admission webhooks
+two replicas each, with a PodDisruptionBudget, spread over two nodes, at ``system-cluster-critical`` priority,
+where the cluster's controllers run (never on Karpenter's nodes), with requests and limits set here. Why each:
+docs/platform.md#what-gets-created-prescaleclustercreate-true-the-default (the KEDA row).
 """
 
 from __future__ import annotations

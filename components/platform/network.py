@@ -1,11 +1,7 @@
 """A new VPC for the cluster: public and private subnets in N availability zones, NAT for the private ones.
 
-Plain ``aws.ec2`` resources rather than pulumi-awsx's ``Vpc``: awsx is a remote component, so under mocks
-it would register as one opaque resource and the tests could not see (or prove) the subnets, their
-``karpenter.sh/discovery`` tags or the NAT layout; it would also add a second plugin to every deployment.
-The layout itself is small and standard:
-
-Details: docs/internals.md (`prescale.platform.network`).
+Plain ``aws.ec2`` resources, so the tests see every subnet, tag and route (why not pulumi-awsx, and what the
+layout is: docs/internals.md#prescaleplatformnetwork).
 """
 
 from __future__ import annotations

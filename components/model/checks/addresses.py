@@ -2,7 +2,7 @@
 hold a pool's busiest moment (refused where certain, said where tight). The counts are
 :mod:`prescale.model.fleet.addresses`', asked of the plan (:meth:`~prescale.model.plan.CapacityPlan.address_demand`);
 the capacity wing runs :func:`address_shortfall` again at preview on subnets it looks up. Rules and sources:
-docs/capacity.md ("Addresses").
+docs/capacity.md#addresses.
 """
 
 from __future__ import annotations

@@ -1,18 +1,12 @@
 """Amazon EKS's Kubernetes release calendar, and the warning due before AWS upgrades a cluster on its own.
 
-A Kubernetes version gets 14 months of EKS standard support, then 12 months of extended support (billed
-extra per cluster hour). With ``upgradePolicy.supportType: STANDARD`` AWS upgrades the control plane when
-standard support ends; with ``EXTENDED`` when extended support ends. The stack still pins the old version,
-so the next ``pulumi up`` would try to set it back, which EKS refuses (it cannot downgrade).
-
-Dates are UTC days, as AWS gives them. Source: Amazon EKS User Guide, "Understand the Kubernetes version
-lifecycle on EKS", section "Amazon EKS Kubernetes release calendar"
-(https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html#kubernetes-release-calendar,
-from awsdocs/amazon-eks-user-guide ``latest/ug/versioning/kubernetes-versions.adoc``) for 1.30-1.34; the
-1.35 row (EKS release 2026-01-27) as that table gives it, quoted by endoflife.date/amazon-eks; 1.36 from
-its EKS release on 2026-06-02 plus the documented 14 and 12 months (AWS's table was not at hand). Add a row
-when EKS releases a version, and check the dates against the AWS page (``aws eks describe-cluster-versions``
-prints them too).
+Why the warning, and how to upgrade: docs/platform.md#upgrading-kubernetes. Dates are UTC days, as AWS gives them.
+Source: Amazon EKS User Guide, "Understand the Kubernetes version lifecycle on EKS", section "Amazon EKS Kubernetes
+release calendar" (https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html#kubernetes-release-calendar,
+from awsdocs/amazon-eks-user-guide ``latest/ug/versioning/kubernetes-versions.adoc``) for 1.30-1.34; the 1.35 row
+(EKS release 2026-01-27) as that table gives it, quoted by endoflife.date/amazon-eks; 1.36 from its EKS release on
+2026-06-02 plus the documented 14 and 12 months (AWS's table was not at hand). Add a row when EKS releases a
+version, and check the dates against the AWS page (``aws eks describe-cluster-versions`` prints them too).
 """
 
 from __future__ import annotations

@@ -2,9 +2,8 @@
 
 Part of the cross-key config checks (:mod:`prescale.model.checks.stack` calls them). Only what is certain is
 refused: each figure is a lower bound of what the nodes Karpenter would have to launch count against the limits
-(:mod:`prescale.model.fleet.least_launch`).
-
-Details: docs/internals.md (`prescale.model.checks.limits`).
+(:mod:`prescale.model.fleet.least_launch`). How Karpenter counts limits, and what is refused:
+docs/capacity.md#overlapping-windows-the-sum; how the checks run: docs/internals.md#prescalemodelcheckslimits.
 """
 
 from __future__ import annotations
@@ -28,8 +27,9 @@ from .refused import Refused
 
 _NAMED = 6  # windows named in one message; more are counted
 
-# Two lower bounds of what windows together count against a limit (docs/internals.md): the capacity of the nodes of
-# their one-per-node placeholders, which are distinct nodes; and every placeholder's requests.
+# Two lower bounds of what windows together count against a limit (docs/capacity.md#overlapping-windows-the-sum):
+# the capacity of the nodes of their one-per-node placeholders, which are distinct nodes; and every placeholder's
+# requests.
 _OWN_NODES, _REQUESTS = "own nodes", "requests"
 
 
@@ -65,7 +65,8 @@ class _Demand:
 
 def limit_problems(config: CapacityConfig, spans: Mapping[int, list[Span]], refused: Refused) -> list[str]:
     """Every capacity problem; ``spans`` maps the index of each window whose timing is valid to its
-    :func:`occupied_spans` (other windows get no overlap check); ``refused``: the entries left out of ``config``."""
+    :func:`~prescale.model.windows.occupied_spans` (other windows get no overlap check); ``refused``: the entries
+    left out of ``config``."""
     pools = {pool.name: (index, pool) for index, pool in refused.entries("node_pools", config.node_pools)}
     problems, demands = _plans(config, pools, refused)
     by_pool: dict[str, list[_Demand]] = defaultdict(list)

@@ -1,6 +1,6 @@
 """Node pools that could never launch what they say: refused with the key, its value and what is allowed.
 
-Details: docs/internals.md (`prescale.model.checks.pools`).
+What is refused, and why: docs/capacity.md#requirements; how: docs/internals.md#prescalemodelcheckspools.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Capacity reservations (``eventWindows[].reserve``) that could not work, or would be paid and never used.
 
-Details: docs/internals.md (`prescale.model.checks.reservations`).
+What is refused, and why: docs/capacity.md#when-it-exists-and-what-it-costs ("Refused"); where the rules run:
+docs/internals.md#prescalemodelchecksreservations.
 """
 
 from __future__ import annotations

@@ -3,9 +3,8 @@
 Each window's placeholders hold at least :func:`held_by_node` on each of their nodes while it is open; windows open
 at once on pools that share subnets add up (:func:`busiest`). A new VPC's subnets are planned here too
 (:func:`plan_subnets`; the platform's network creates exactly these), so their sizes are known before anything
-exists. AWS keeps 5 addresses of every subnet (the network address, the VPC router, DNS, one reserved for future
-use, and the broadcast address: Amazon VPC User Guide, "Subnet CIDR blocks") and refuses subnets smaller than /28.
-What is refused or said: :mod:`prescale.model.checks.addresses`; rules and sources: docs/capacity.md ("Addresses").
+exists. What is refused or said: :mod:`prescale.model.checks.addresses`; the rules and their sources:
+docs/capacity.md#addresses.
 """
 
 from __future__ import annotations

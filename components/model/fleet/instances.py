@@ -1,14 +1,9 @@
 """Which EC2 instance types a node pool can launch, and whether a placeholder pod fits on any of them.
 
-The types are Karpenter's own list (:mod:`prescale.model.fleet.ec2_instance_types`, generated from its instance-types
-reference, with the VPC CNI's network interfaces per type), narrowed by the pool's requirements
-(:mod:`prescale.model.fleet.requirements`) on the labels Karpenter gives them: instance type, architecture, vCPUs,
-memory, and from the name (Karpenter's rule) category, family, generation, size and capability-flex
-(``m7i-flex.large``: family ``m7i-flex``, generation 7). Requirements on other keys (zone, capacity type,
-hypervisor, GPUs...) narrow nothing here, so the types kept are a superset of the real ones. A type's room is its
-*allocatable* room (after kubelet/system reservations, eviction threshold and VM overhead, before DaemonSets), so
-only a pod that fits no type at all is refused; its *capacity* is what NodePool limits count. Details:
-docs/internals.md (`prescale.model.fleet.instances`).
+The types are Karpenter's own list (:mod:`prescale.model.fleet.ec2_instance_types`), narrowed by the pool's
+requirements (:mod:`prescale.model.fleet.requirements`) on the labels Karpenter gives each type. A type's room is
+its *allocatable* room (before DaemonSets), so only a pod that fits no type at all is refused; its *capacity* is
+what NodePool limits count. Details: docs/internals.md#prescalemodelfleetinstances.
 """
 
 from __future__ import annotations
@@ -54,7 +49,7 @@ class InstanceType:
 
     @cached_property
     def labels(self) -> dict[str, str]:
-        """The labels requirements match this type by (Karpenter's keys; see the module docstring)."""
+        """The labels requirements match this type by, Karpenter's (docs/internals.md#prescalemodelfleetinstances)."""
         family, _, size = self.name.partition(".")
         scheme = _NAME_SCHEME.match(self.name)
         aws = {"instance-category": self.category, "instance-family": family, "instance-size": size,

@@ -1,9 +1,9 @@
 """The least a window's placeholders make Karpenter launch, counted the way NodePool ``limits`` count it.
 
 Karpenter counts the *capacity* of the nodes it launches against a pool's limits, and one per node against
-``nodes`` (kubernetes-sigs/karpenter v1.14.1, pkg/controllers/provisioning/scheduling/scheduler.go): not the
-requests on them. Each figure here is a lower bound for any mix of the pool's instance types, so a limit below one
-certainly leaves placeholders Pending. Details: docs/internals.md (`prescale.model.fleet.least_launch`).
+``nodes``, not the requests on them. Each figure here is a lower bound for any mix of the pool's instance types, so
+a limit below one certainly leaves placeholders Pending. Why these bounds, with Karpenter's source:
+docs/capacity.md#overlapping-windows-the-sum; how they are computed: docs/internals.md#prescalemodelfleetleast_launch.
 """
 
 from __future__ import annotations

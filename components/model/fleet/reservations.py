@@ -3,12 +3,10 @@
 A targeted On-Demand Capacity Reservation is billed every hour it exists, used or not. So a window's reservations are
 declared only by a ``pulumi up`` from ``reserve.holdFrom`` before its scale-up until the window ends, and each ends
 (EC2's ``limited`` end date) at the window's end plus the tail its nodes stay
-(:func:`prescale.model.schedule.after_end.usual_tail`).
-An earlier run declares none and says when to run again; a run after the event declares none, so Pulumi cancels
-what is left. Nodes still in a reservation when it ends keep running as on-demand, and the pool holds Karpenter's
-drift replacement of them (:attr:`ReservationPlan.drift_hold`) until EC2 has moved them out. The count is split
-over the zones as evenly as it goes. Pure: the capacity wing renders the plan
-(:mod:`prescale.capacity.reservations`); the reasons and costs are in docs/capacity.md.
+(:func:`prescale.model.schedule.after_end.usual_tail`); the pool then holds Karpenter's drift replacement of the
+nodes still in them (:attr:`ReservationPlan.drift_hold`) until EC2 has moved them out. Pure: the capacity wing
+renders the plan (:mod:`prescale.capacity.reservations`). The reasons and costs:
+docs/capacity.md#capacity-reservations-for-one-off-events.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """How many placeholder pods a window needs, and what each one requests: pure arithmetic, no Pulumi.
 
-A placeholder's requests are *room kept free for real pods*: Kubernetes schedules by requests, so a pause
-pod requesting 4 CPU / 16 GiB holds exactly that much allocatable space until a real pod preempts it.
-Karpenter sizes instances for pending pods the same way, after subtracting what it knows every node
-loses: kubelet/system reservations, the eviction threshold, VM overhead and the requests of the
-DaemonSets that will run there. So requests need no overhead margin of their own: a placeholder of
-``max_pod_size`` gets a node whose *allocatable room after DaemonSets* fits it. The flip side is that
-``max_pod_size`` (and ``node_size``) must fit on the pool's largest instance type after that overhead,
-or the placeholder stays Pending.
-
-Details: docs/internals.md (`prescale.model.fleet.sizing`).
+A placeholder's requests are room kept free for real pods, and Karpenter sizes nodes for pending pods after every
+node's overhead and its DaemonSets, so the requests carry no margin of their own: ``nodes: N`` is N pods of
+``nodeSize``, one per node; ``capacity`` the fewest equal pods no bigger than ``maxPodSize`` (or, for a reserving
+window, pods that tile the reserved type). The rules: docs/capacity.md#pod-sizing; how they are computed:
+docs/internals.md#prescalemodelfleetsizing.
 """
 
 from __future__ import annotations
@@ -40,8 +35,8 @@ class PlaceholderPlan:
 
 
 def plan_placeholders(window: EventWindow, placeholders: PlaceholderConfig) -> PlaceholderPlan:
-    """The placeholder pods for ``window`` (see the module docstring for the sizing rules), with the settings of
-    its pool (:meth:`prescale.model.config.CapacityConfig.placeholders_for`)."""
+    """The placeholder pods for ``window`` (the rules: docs/capacity.md#pod-sizing), with the settings of its pool
+    (:meth:`prescale.model.config.CapacityConfig.placeholders_for`)."""
     if window.nodes is not None:
         return PlaceholderPlan(pods=window.nodes, cpu=placeholders.node_size.cpu,
                                memory=placeholders.node_size.memory, one_per_node=True)
@@ -64,8 +59,9 @@ def plan_placeholders(window: EventWindow, placeholders: PlaceholderConfig) -> P
 
 def _tiled_pods(cpu: Decimal, memory: Decimal, max_cpu: int, max_memory: int,
                 room: tuple[Decimal, Decimal]) -> int | None:
-    """How many pods tile instances of ``room`` (see the module docstring), all sizes in millicores and MiB; ``None``
-    if a pod's share of the room would be under 1m or 1Mi (a type too small, refused by the config checks)."""
+    """How many pods tile instances of ``room`` (docs/internals.md#prescalemodelfleetsizing), all sizes in
+    millicores and MiB; ``None`` if a pod's share of the room would be under 1m or 1Mi (a type too small, refused by
+    the config checks)."""
     room_cpu, room_memory = math.floor(room[0] * 1000), math.floor(room[1] / MIB)
     per_node = max(math.ceil(room_cpu / max_cpu), math.ceil(room_memory / max_memory), 1)
     share_cpu, share_memory = room_cpu // per_node, room_memory // per_node  # what each pod may request

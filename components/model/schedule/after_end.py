@@ -1,15 +1,10 @@
 """What happens after a window ends: KEDA scales the placeholders to zero, the nodes stay for their tail, and a
 failsafe scales down if KEDA does not.
 
-* **KEDA's timings** (the ScaledObject renders them, :mod:`prescale.capacity.scheduled_capacity`): it writes N
-  within one poll of the window opening and 0 a cooldown after its last poll that saw it open.
-* **The tail**: how long a window's nodes outlive its end (KEDA's cooldown, the pool's ``consolidateAfter``, the
-  drain); ``prescale schedule`` prices it and a window's capacity reservations last until the end plus it.
-* **The failsafe**: a ``batch/v1`` CronJob in the window's zone (:mod:`prescale.capacity.failsafe`) that sets the
-  placeholders to zero at the end plus ``placeholders.failsafeGrace``, whatever KEDA is doing. The CronJob
-  controller evaluates schedules with robfig/cron, like KEDA, so the fire must be one exact cron, outside DST gaps
-  and overlaps, and (recurring windows) must come, even started as late as ``startingDeadlineSeconds`` allows,
-  before the next occurrence scales up, or it would remove the placeholders of a window that is open.
+KEDA's timings (which the ScaledObject renders), the tail a window's nodes outlive its end by (which ``prescale
+schedule`` prices and a window's capacity reservations last for), and the failsafe's schedule and the rules that
+keep its run out of the next occurrence. What the user sees: docs/capacity.md#a-windows-timeline and
+docs/guardrails.md#3-the-failsafe-when-keda-fails-at-a-windows-end.
 """
 
 from __future__ import annotations

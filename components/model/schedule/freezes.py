@@ -2,7 +2,8 @@
 
 Karpenter budgets have no time zone (it parses them with ``TZ=UTC``), so each window's freeze is computed in UTC
 (:func:`recurring_freeze`, :func:`one_off_freeze`), and a pool's freezes are fitted into the 50 budgets a NodePool
-holds without losing one (:func:`fit_freezes`). Details: docs/internals.md (`prescale.model.schedule.freezes`).
+holds without losing one (:func:`fit_freezes`). Why: docs/capacity.md#consolidation-freezes-disruption-budgets; how:
+docs/internals.md#prescalemodelschedulefreezes.
 """
 
 from __future__ import annotations
@@ -172,7 +173,8 @@ class FittedFreezes:
 
 
 def fit_freezes(freezes: Iterable[Freeze], slots: int = FREEZE_SLOTS) -> FittedFreezes:
-    """At most ``slots`` freezes covering every instant ``freezes`` cover (see the module docstring)."""
+    """At most ``slots`` freezes covering every instant ``freezes`` cover (the steps:
+    docs/internals.md#prescalemodelschedulefreezes)."""
     distinct = set(freezes)
     by_days = _intervals_by_day_pattern(distinct)
     merged = False

@@ -192,8 +192,9 @@ def recurring_occurrences(start: str, end: str, timezone: str, lead: timedelta, 
     Computed from the pair KEDA actually runs, ``shift_cron(start, -lead)`` and ``end``, so ``[scale_up, end)``
     is exactly where :func:`cron_window_active` of that pair is true; ``start`` is the first fire of the
     original start in that interval (``scale_up`` itself if DST or a too-long lead left none: such windows
-    fail :func:`dst_problem`/:func:`lead_problem`). Linear in the number of fires; ``ValueError`` if KEDA
-    would keep the window open for more than ``_MAX_OPEN``.
+    fail :func:`~prescale.model.schedule.dst.dst_problem` or
+    :func:`~prescale.model.checks.window_times.lead_problem`). Linear in the number of fires; ``ValueError`` if
+    KEDA would keep the window open for more than ``_MAX_OPEN``.
     """
     instants = occurrence_instants(start, end, timezone, lead, since, until)
     tz = load_zone(timezone)

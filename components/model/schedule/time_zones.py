@@ -1,10 +1,9 @@
 """Which time-zone names a window may use, and what to write instead of the ones it may not.
 
 A window's ``timezone`` must name a *place* (``Asia/Seoul``, ``America/New_York``) or be ``UTC``: KEDA
-and the failsafe CronJob follow that place's clock, daylight saving included. Three kinds of names look
-like zones but are traps, and each is refused with the place it is usually taken for:
-
-Details: docs/internals.md (`prescale.model.schedule.time_zones`).
+and the failsafe CronJob follow that place's clock, daylight saving included. Abbreviations, legacy tzdata names
+and fixed offsets look like zones but are traps, each refused with the place it is usually taken for
+(docs/guardrails.md#time-zones; how the tables are kept: docs/internals.md#prescalemodelscheduletime_zones).
 """
 
 from __future__ import annotations
