@@ -1,13 +1,9 @@
 """Per window on a buffer pool: a CapacityBuffer of the window's placeholder pods, and the PodTemplate it refers to.
 
-Karpenter (gate ``CapacityBuffer``) provisions room on the pool's own NodePool for ``spec.replicas`` virtual pods
-shaped like the template's pod, which real pods then bind in place of: nothing to preempt. The window's driver
-(:mod:`prescale.capacity.drivers`) sets N at scale-up and 0 at the event's start (a buffer still at N would refill
-as real pods take its room); the pool's freeze keeps the nodes to the end. Pulumi creates the buffer at the count
-the plan says (``created_replicas``) and then ignores the field. The template is the window's placeholder pod
-(:func:`prescale.capacity.scheduled_capacity.placeholder_pod_template`) without prepull init containers, which a
-DaemonSet runs instead (:mod:`prescale.capacity.node_prepull`). Details: docs/capacity.md ("Strategies") and
-docs/internals.md (`prescale.model.native`).
+Karpenter provisions room on the pool's own NodePool for the buffer's virtual pods, which real pods then take; the
+driver sets the count (N at scale-up, 0 at the event's start), so Pulumi creates it at ``created_replicas`` and
+then ignores it. The template is the window's placeholder pod without its pulls, which a DaemonSet runs instead.
+What it holds and why: docs/capacity.md#buffer-a-capacitybuffer-per-window.
 """
 
 from __future__ import annotations

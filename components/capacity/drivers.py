@@ -1,14 +1,10 @@
 """Per static or buffer window: the two CronJobs that set its object's count, with exactly the rights they need.
 
-KEDA cannot scale a NodePool or a CapacityBuffer, so the plan's driver (:mod:`prescale.model.schedule.drivers`)
-runs kubectl in the window's zone: ``kubectl scale`` on a static window's NodePool (its scale subresource), or a
-merge patch of a CapacityBuffer's ``spec.replicas`` (it has no scale subresource); a one-off's scale-down also
-deletes its scale-up CronJob, whose dated cron would fire again next year. Each run's deadlines keep it inside its
-half of the window. The pods are the failsafe's kubectl pods (:func:`prescale.capacity.failsafe.pod_spec`:
-restricted, on the system nodes). Least privilege: one ServiceAccount per window, bound to a ClusterRole for a
-NodePool (cluster-scoped) and a Role in namespace prescale for a buffer and the disarm, each naming exactly its
-objects (``resourceNames``) and the verbs kubectl's calls make. Details: docs/internals.md
-(`prescale.capacity.drivers`).
+``kubectl scale`` of a static window's NodePool or a merge patch of a CapacityBuffer's ``spec.replicas``, in the
+failsafe's kubectl pods, with the plan's deadlines; a one-off's scale-down also deletes its scale-up. One
+ServiceAccount per window, a ClusterRole for a NodePool and a Role for namespaced objects, each naming its objects
+and the verbs kubectl's calls make. What they run and hold: docs/capacity.md#drivers-two-cronjobs-per-window; why:
+docs/internals.md#prescalecapacitydrivers.
 """
 
 from __future__ import annotations

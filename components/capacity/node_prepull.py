@@ -1,11 +1,8 @@
 """Per static or buffer window with ``prepullImages``: a DaemonSet on its nodes whose init containers pull them.
 
-Nodes of these strategies run no placeholder whose init containers could pull the event's images, so one small pod
-per node does (:func:`prescale.capacity.prepull.prepull_pod_fields`, as the placeholders do): on a static window's
-own NodePool (``karpenter.sh/nodepool``), or on every node of a buffer pool (``prescale.io/node-pool``), tolerating
-the pool's taints. Its pause container and the pulls request almost nothing, so Karpenter's sizing of the nodes
-hardly changes; DaemonSet pods never keep a node from being emptied. Never awaited: a mid-window ``pulumi up`` must
-not wait for pulls on the event's nodes. What it costs: docs/readiness.md ("Images at boot").
+Their nodes run no placeholder, so one small pod per node pulls the images as the placeholders' init containers do
+(:func:`prescale.capacity.prepull.prepull_pod_fields`), on the window's static NodePool or the buffer pool's nodes,
+never awaited by ``pulumi up``. Where it runs and what it costs: docs/capacity.md#images-on-static-and-buffer-nodes.
 """
 
 from __future__ import annotations

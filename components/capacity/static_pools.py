@@ -1,13 +1,9 @@
 """Per window on a static pool: its own static NodePool, made from the pool's template, driven by its CronJobs.
 
-Karpenter keeps a static NodePool at ``spec.replicas`` nodes (gate ``StaticCapacity``; no gate on EKS Auto Mode):
-the window's driver (:mod:`prescale.capacity.drivers`) sets N at scale-up and 0 at the end, so Pulumi creates it at
-the count the plan says (``created_replicas``) and then ignores the field. The CRD's CEL rules shape the rest: only
-``limits.nodes``, no weight, and never a switch between static and dynamic, which the names rule out (a window's
-NodePool is never its pool's). Its budgets are the window's freeze beside the standing ones: static nodes are never
-consolidated, but drift replaces them within budgets. A window that reserves capacity narrows it to the reserved
-type and zones, as its placeholders would. Details: docs/capacity.md ("Strategies") and docs/internals.md
-(`prescale.model.native`).
+Created at the plan's ``created_replicas`` and then left to the driver (``ignore_changes``); only ``limits.nodes``,
+no weight, the window's freeze beside the standing budgets, and a name no dynamic NodePool ever has (the CRD's CEL
+rules). A reserving window narrows it to the reserved type and zones. What it holds and why:
+docs/capacity.md#static-a-nodepool-per-window.
 """
 
 from __future__ import annotations
