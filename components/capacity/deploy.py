@@ -150,15 +150,16 @@ class PrescaleCapacity(pulumi.ComponentResource):
                      for name, window in windows.items()}
         # Static and buffer windows never sat anywhere else: no alias.
         added = pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts else None)
-        native = {plan_.window.name: native_capacity(plan_, node_pools[plan_.window.node_pool], config,
-                                                     namespace.metadata.name, priority_class.metadata.name, platform,
-                                                     added) for plan_ in plan.native}
-        drivers = {plan_.window.name: CapacityDriver(plan_.window.name, CapacityDriverArgs(
-            plan_, namespace.metadata.name, config.placeholders.failsafe_image, platform), added)
-            for plan_ in plan.native}
-        prepulls = {plan_.window.name: NodePrepull(plan_.window.name, NodePrepullArgs(
-            plan_.window.name, plan_.capacity.prepull, plan.pools[plan_.window.node_pool].pool, config.placeholders,
-            namespace.metadata.name, platform), added) for plan_ in plan.native if plan_.capacity.prepull}
+        native = {native_plan.window.name: native_capacity(
+            native_plan, node_pools[native_plan.window.node_pool], config, namespace.metadata.name,
+            priority_class.metadata.name, platform, added) for native_plan in plan.native}
+        drivers = {native_plan.window.name: CapacityDriver(native_plan.window.name, CapacityDriverArgs(
+            native_plan, namespace.metadata.name, config.placeholders.failsafe_image, platform), added)
+            for native_plan in plan.native}
+        prepulls = {native_plan.window.name: NodePrepull(native_plan.window.name, NodePrepullArgs(
+            native_plan.window.name, native_plan.capacity.prepull, config.node_pool(native_plan.window.node_pool),
+            config.placeholders, namespace.metadata.name, platform), added)
+            for native_plan in plan.native if native_plan.capacity.prepull}
         alerts = EventAlerts("alerts", EventAlertsArgs(plan, namespace.metadata.name, platform), moved) \
             if config.alerts.prometheus_rule else None
         self.deployed = DeployedCapacity(plan, namespace, priority_class, node_pools, windows, failsafes, alerts,
