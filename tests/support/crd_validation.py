@@ -43,6 +43,9 @@ CRD_FILES = {
     ("keda.sh/v1alpha1", "ScaledObject"): CRD_DIR / "keda" / "keda.sh_scaledobjects.yaml",
     # Karpenter creates NodeClaims; prescale only reads them (`prescale status`), so the chart's copy serves.
     ("karpenter.sh/v1", "NodeClaim"): CRD_DIR.parent / "charts" / "karpenter" / "crds" / "karpenter.sh_nodeclaims.yaml",
+    # The chart's own (served: v1beta1 only; the karpenter-crd chart prescale installs holds the same schema).
+    ("autoscaling.x-k8s.io/v1beta1", "CapacityBuffer"):
+        CRD_DIR.parent / "charts" / "karpenter" / "crds" / "autoscaling.x-k8s.io_capacitybuffers.yaml",
     ("monitoring.coreos.com/v1", "PrometheusRule"):
         CRD_DIR / "prometheus-operator" / "monitoring.coreos.com_prometheusrules.yaml",
 }
