@@ -118,6 +118,18 @@ def test_a_reserving_one_off_narrows_its_node_pool_to_the_reserved_type_and_zone
     assert all(set(term) == {"id"} for term in node_class["capacityReservationSelectorTerms"])
 
 
+def test_a_static_pools_reservations_hold_no_drift_and_say_its_node_pool_empties_at_the_end():
+    """Its window's NodePool goes to 0 at the end (the driver), so there is no node to keep from drift."""
+    _, (deployed,) = native_run()
+    reservation = deployed.plan.window("launch").reservation
+    assert reservation is not None and reservation.static and not reservation.holds_drift
+    assert deployed.plan.pools["static-reserved"].drift_holds == []
+    (said,) = reservation.warnings
+    assert "static NodePool" in said and "back at 0 nodes from the end" in said and "drift" not in said
+    ended = replace(reservation, held=False, ended=True).warnings[0]
+    assert "lift the hold" not in ended and "back at 0 nodes" in ended
+
+
 def test_adding_a_static_window_names_its_node_pool_from_pool_and_window_only():
     more = [*NATIVE_WINDOWS, window("dinner", "0 18 * * *", "0 19 * * *", "static", nodes=2)]
     after = static_node_pools(run(native_config(windows=more))[0])
