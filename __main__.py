@@ -7,14 +7,12 @@ objects: stack config → prescale.model.config → prescale.model.plan → comp
 
 import pulumi
 from prescale.capacity import PrescaleCapacity, PrescaleCapacityArgs
-from prescale.capacity.deploy import refuse_unrendered
 from prescale.model.validation import load_stack_config
 from prescale.platform import PrescalePlatform, PrescalePlatformArgs
 from prescale.program import evaluation_time, read_raw_config
 
 now = evaluation_time()
 config = load_stack_config(read_raw_config(), now)
-refuse_unrendered(config)
 platform = PrescalePlatform("prescale", PrescalePlatformArgs.from_config(config, now))
 capacity = PrescaleCapacity("prescale", PrescaleCapacityArgs(config, platform.platform, now))
 

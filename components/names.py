@@ -18,6 +18,11 @@ DISCOVERY_TAG = "karpenter.sh/discovery"
 
 PLACEHOLDER_LABELS = {"app.kubernetes.io/name": "prescale-placeholder", "app.kubernetes.io/managed-by": "prescale"}
 FAILSAFE_LABELS = {"app.kubernetes.io/name": "prescale-failsafe", "app.kubernetes.io/managed-by": "prescale"}
+# A static or buffer window's driver (its CronJobs and RBAC), its CapacityBuffer's PodTemplate (the virtual pods
+# carry these), and the DaemonSet that pulls its images.
+DRIVER_LABELS = {"app.kubernetes.io/name": "prescale-driver", "app.kubernetes.io/managed-by": "prescale"}
+BUFFER_LABELS = {"app.kubernetes.io/name": "prescale-buffer", "app.kubernetes.io/managed-by": "prescale"}
+PREPULL_LABELS = {"app.kubernetes.io/name": "prescale-prepull", "app.kubernetes.io/managed-by": "prescale"}
 
 # Karpenter's pod annotation that blocks voluntary disruption of the pod's node.
 DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"

@@ -69,7 +69,9 @@ class Capacity(pulumi.ComponentResource):
     node_pools: list[str]
     """The node pools prescale creates (not the existing ones windows use)."""
     armed_windows: list[str]
-    """The windows deployed now."""
+    """The placeholder windows deployed now."""
+    native_windows: list[str]
+    """The windows on static or buffer pools deployed now (their static NodePools or CapacityBuffers)."""
     idle_windows: dict[str, str]
     """Window name → why nothing is deployed for it now."""
     reservations: dict[str, dict[str, Any]]
@@ -91,9 +93,11 @@ class Capacity(pulumi.ComponentResource):
         capacity = deploy_capacity(config, platform, now, pulumi.ResourceOptions(parent=self))
         self.node_pools = sorted(capacity.node_pools)
         self.armed_windows = sorted(capacity.windows)
+        self.native_windows = sorted(capacity.native)
         self.idle_windows = capacity.idle_windows
         self.reservations = capacity.reservation_outputs
         self.next_up_for_reservations = capacity.next_up_for_reservations
         self.register_outputs({"nodePools": self.node_pools, "armedWindows": self.armed_windows,
+                               "nativeWindows": self.native_windows,
                                "idleWindows": self.idle_windows, "reservations": self.reservations,
                                "nextUpForReservations": self.next_up_for_reservations})

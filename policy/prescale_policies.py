@@ -59,6 +59,8 @@ POD_SPEC_PATHS: Mapping[str, tuple[str, ...]] = {
     "kubernetes:apps/v1:ReplicaSet": ("spec", "template", "spec"),
     "kubernetes:batch/v1:Job": ("spec", "template", "spec"),
     "kubernetes:batch/v1:CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+    # A CapacityBuffer's template: Karpenter provisions for virtual pods of this shape, which real pods then take.
+    "kubernetes:core/v1:PodTemplate": ("template", "spec"),
 }
 # Volume types the restricted standard allows (Kubernetes pod security standards, "Volume Types").
 _RESTRICTED_VOLUMES = {"configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim",
@@ -199,7 +201,8 @@ def node_class_problems(spec: Mapping[str, Any]) -> list[str]:
     """Pods must not reach the node's credentials (IMDSv2 tokens, one hop), and every EBS volume is encrypted.
 
     Block devices must be listed: without them Karpenter falls back to the AMI family's defaults, which for
-    a ``Custom`` AMI are whatever the image says.
+    a ``Custom`` AMI are whatever the image says. A volume made from a snapshot (``snapshotID``) cannot say
+    ``encrypted`` (EC2 refuses it there): it is as encrypted as its snapshot, which the snapshot's owner encrypts.
     """
     metadata = {**_METADATA_DEFAULTS, **(spec.get("metadataOptions") or {})}
     problems = []
@@ -213,7 +216,8 @@ def node_class_problems(spec: Mapping[str, Any]) -> list[str]:
     if not devices:
         problems.append("blockDeviceMappings must list every volume with ebs.encrypted: true")
     problems += [f"blockDeviceMappings[{index}] ({device.get('deviceName')}): ebs.encrypted must be true"
-                 for index, device in enumerate(devices) if _get(device, "ebs", "encrypted") is not True]
+                 for index, device in enumerate(devices)
+                 if _get(device, "ebs", "encrypted") is not True and not _get(device, "ebs", "snapshotID")]
     return problems
 
 
@@ -221,6 +225,56 @@ def node_classes_hardened(args: ResourceValidationArgs, report_violation: Report
     if args.resource_type == EC2_NODE_CLASS:
         for problem in node_class_problems(args.props.get("spec") or {}):
             report_violation(f"{args.name}: {problem}", None)
+
+
+# --- counts a driver sets: never Pulumi's --------------------------------------------------------------
+
+NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+CAPACITY_BUFFER = "kubernetes:autoscaling.x-k8s.io/v1beta1:CapacityBuffer"
+
+
+def driven_count_problem(resource_type: str, props: Mapping[str, Any], ignore_changes: Sequence[str]) -> str | None:
+    """A static NodePool (``spec.replicas`` set) or a CapacityBuffer whose count ``pulumi up`` would set back: a
+    CronJob (or any other driver) owns ``spec.replicas``, so the resource must ignore changes to it, or every
+    ``pulumi up`` during a window would reset the count it was created with and take the event's capacity away."""
+    static = resource_type == NODE_POOL and _get(props, "spec", "replicas") is not None
+    if (static or resource_type == CAPACITY_BUFFER) and "spec.replicas" not in ignore_changes:
+        return ("spec.replicas is set by its driver, not by pulumi up: add ignore_changes=[\"spec.replicas\"] so an "
+                "update mid-window does not reset the count")
+    return None
+
+
+def driven_counts_ignored(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    problem = driven_count_problem(args.resource_type, args.props, args.opts.ignore_changes or [])
+    if problem:
+        report_violation(f"{args.name}: {problem}", None)
+
+
+# --- RBAC: prescale's roles name their objects ---------------------------------------------------------
+
+ROLE_TYPES = ("kubernetes:rbac.authorization.k8s.io/v1:Role", "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole")
+
+
+def role_rule_problems(rules: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Rules of a role prescale's CronJobs run as must each name the objects they allow (``resourceNames``) and
+    hold no wildcard: a failsafe or a driver acts on its own window's objects, never on a kind as a whole."""
+    problems = []
+    for index, rule in enumerate(rules):
+        if not _items(rule.get("resourceNames")):
+            problems.append(f"rules[{index}]: no resourceNames, so it allows every object of its resources")
+        wild = [field for field in ("apiGroups", "resources", "verbs", "resourceNames")
+                if "*" in _items(rule.get(field))]
+        if wild or rule.get("nonResourceURLs"):
+            problems.append(f"rules[{index}]: a wildcard in {', '.join(wild) or 'nonResourceURLs'}")
+    return problems
+
+
+def prescale_roles_named(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    if args.resource_type not in ROLE_TYPES or \
+            _get(args.props, "metadata", "labels", "app.kubernetes.io/managed-by") != "prescale":
+        return
+    for problem in role_rule_problems(_items(args.props.get("rules"))):
+        report_violation(f"{args.name}: {problem}", None)
 
 
 # --- SQS: encrypted at rest ----------------------------------------------------------------------------
@@ -360,7 +414,14 @@ POLICIES: list[ResourceValidationPolicy | StackValidationPolicy] = [
         description="Placeholders on a NodePool prescale does not own carry karpenter.sh/do-not-disrupt: \"true\"."),
     ResourceValidationPolicy(
         name="ec2nodeclass-imdsv2-encrypted", enforcement_level=MANDATORY, validate=node_classes_hardened,
-        description="Karpenter EC2NodeClasses require IMDSv2 with a hop limit of 1 and encrypt every EBS volume."),
+        description="Karpenter EC2NodeClasses require IMDSv2 with a hop limit of 1 and encrypt every EBS volume "
+                    "(one made from a snapshot is as encrypted as its snapshot)."),
+    ResourceValidationPolicy(
+        name="driven-counts-ignored", enforcement_level=MANDATORY, validate=driven_counts_ignored,
+        description="Static NodePools and CapacityBuffers ignore changes to spec.replicas, which their driver sets."),
+    ResourceValidationPolicy(
+        name="prescale-roles-name-their-objects", enforcement_level=MANDATORY, validate=prescale_roles_named,
+        description="prescale's Roles and ClusterRoles name the objects each rule allows, without wildcards."),
     ResourceValidationPolicy(
         name="sqs-encrypted", enforcement_level=MANDATORY, validate=queues_encrypted,
         description="SQS queues are encrypted at rest."),

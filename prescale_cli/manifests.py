@@ -4,8 +4,10 @@ For teams whose own GitOps runs Karpenter and KEDA: one file per object, named f
 so a re-run rewrites the same files and a Git diff shows what changed; only files carrying
 :data:`GENERATED_MARKER` are ever removed, and the Helm releases to install first are listed in a README
 (:data:`OWN_README_ASIDE` beside one of the directory's own). Every Deployment a ScaledObject scales is written
-without ``spec.replicas``, which KEDA owns. What the directory holds: docs/cli.md#--out-dir; why no replicas, and
-the settings for Argo CD and Flux: docs/gitops.md#keda-owns-specreplicas-the-manifests-leave-it-out.
+without ``spec.replicas``, which KEDA owns; static NodePools and CapacityBuffers keep theirs, which their CRDs need
+(docs/gitops.md#static-nodepools-and-capacitybuffers-keep-their-replicas-ignore-it). What the directory holds:
+docs/cli.md#--out-dir; why no replicas, and the settings for Argo CD and Flux:
+docs/gitops.md#keda-owns-specreplicas-the-manifests-leave-it-out.
 """
 
 from __future__ import annotations
@@ -149,8 +151,10 @@ def _readme(stack: str, releases: list[HelmRelease]) -> str:
         "",
         "    kubectl apply -f <this directory>",
         "",
-        "The placeholder Deployments carry no `replicas`: KEDA owns it. With Argo CD or Flux, see prescale's",
-        "docs/gitops.md for the settings that keep the tool from fighting KEDA, the first apply's cost, and",
+        "The placeholder Deployments carry no `replicas`: KEDA owns it. Static NodePools and CapacityBuffers",
+        "carry the `replicas` they are created with (their CRDs need the field), which their CronJobs then set:",
+        "tell the tool to ignore `/spec/replicas` on them. With Argo CD or Flux, see prescale's docs/gitops.md",
+        "for the settings that keep the tool from fighting KEDA and the drivers, the first apply's cost, and",
         "what to do after a one-off event.",
         "",
         "## Helm releases the stack installs (not rendered here)",

@@ -1,13 +1,14 @@
 """Typed Karpenter, EKS Auto Mode, KEDA and Prometheus Operator custom resources: ``NodePool``,
-``EC2NodeClass``, ``NodeClass``, ``ScaledObject`` and ``PrometheusRule``.
+``EC2NodeClass``, ``NodeClass``, ``CapacityBuffer``, ``ScaledObject`` and ``PrometheusRule``.
 
 pulumi-kubernetes ships no classes for these CRDs, and a bare ``CustomResource`` accepts any dict, so a misspelt
 field would only surface when the API server (or the controller) rejects it. These ``TypedDict``s mirror the
 upstream schemas with the CRDs' own camelCase keys, so a type checker catches typos and the dicts go to the wire
 unchanged; the tests validate every object against the upstream CRDs (schema and CEL rules; Auto Mode's
 ``NodeClass`` against the schema recorded in ``tests/crds/eks/``, as AWS publishes no CRD). Only the served
-versions (``karpenter.sh/v1``, ``karpenter.k8s.aws/v1``, ``eks.amazonaws.com/v1``, ``keda.sh/v1alpha1``,
-``monitoring.coreos.com/v1``; Karpenter removed ``v1beta1`` in 1.0) and only the fields prescale sets are typed.
+versions (``karpenter.sh/v1``, ``karpenter.k8s.aws/v1``, ``eks.amazonaws.com/v1``, ``autoscaling.x-k8s.io/v1beta1``,
+``keda.sh/v1alpha1``, ``monitoring.coreos.com/v1``; Karpenter removed ``v1beta1`` in 1.0) and only the fields
+prescale sets are typed.
 """
 
 from __future__ import annotations
@@ -97,7 +98,8 @@ class Budget(TypedDict):
 
 
 class Disruption(TypedDict):
-    consolidationPolicy: Literal["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"]
+    # Both ignored on a static NodePool (replicas set); consolidateAfter is still required beside budgets.
+    consolidationPolicy: NotRequired[Literal["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"]]
     consolidateAfter: str
     budgets: list[Budget]  # at most 50
 
@@ -129,7 +131,9 @@ class NodePoolSpec(TypedDict):
     template: NodeClaimTemplate
     disruption: NotRequired[Disruption]
     limits: NotRequired[dict[str, str]]  # resource name → quantity ("cpu": "512", "memory": "2048Gi")
-    weight: NotRequired[int]
+    weight: NotRequired[int]  # not on a static NodePool (CEL)
+    # Set: a static NodePool of exactly this many nodes, with only `limits.nodes` (CEL); never added or removed later.
+    replicas: NotRequired[int]
 
 
 class NodePool(_ClusterScoped[NodePoolSpec]):
@@ -166,10 +170,12 @@ class MetadataOptions(TypedDict):
 
 
 class EbsVolume(TypedDict):
-    volumeSize: str  # "20Gi"
+    volumeSize: str  # "20Gi"; at least the snapshot's size
     volumeType: Literal["standard", "io1", "io2", "gp2", "sc1", "st1", "gp3"]
-    encrypted: bool
+    encrypted: NotRequired[bool]  # not with snapshotID: a volume made from a snapshot has the snapshot's encryption
     deleteOnTermination: bool
+    snapshotID: NotRequired[str]
+    volumeInitializationRate: NotRequired[int]  # MiB/s, 100 to 300, only with snapshotID
 
 
 class BlockDeviceMapping(TypedDict):
@@ -237,6 +243,32 @@ class NodeClass(_ClusterScoped[NodeClassSpec]):
         if metadata["name"] == "default":
             raise ValueError("NodeClass 'default' is EKS Auto Mode's built-in one and cannot be declared")
         super().__init__(resource_name, metadata, spec, opts)
+
+
+# --- autoscaling.x-k8s.io/v1beta1 CapacityBuffer ------------------------------------------------------
+
+
+class LocalObjectReference(TypedDict):
+    name: str
+
+
+class CapacityBufferSpec(TypedDict):
+    """A buffer of ``replicas`` chunks, each shaped like the pod of the PodTemplate ``podTemplateRef`` names (in the
+    buffer's namespace); with a template the CRD's CEL needs ``replicas`` or ``limits``."""
+
+    podTemplateRef: LocalObjectReference
+    replicas: int
+
+
+class CapacityBuffer(_Namespaced[CapacityBufferSpec]):
+    """An ``autoscaling.x-k8s.io/v1beta1`` CapacityBuffer: Karpenter (gate ``CapacityBuffer``) provisions room for
+    ``replicas`` virtual pods of its template, which real pods then take.
+
+    Namespaced; it has no scale subresource (only status), so a driver patches ``spec.replicas`` itself.
+    """
+
+    API_VERSION = "autoscaling.x-k8s.io/v1beta1"
+    KIND = "CapacityBuffer"
 
 
 # --- keda.sh/v1alpha1 ScaledObject ---------------------------------------------------------------------

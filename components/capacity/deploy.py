@@ -4,10 +4,12 @@
 platform exists; :func:`deploy_capacity` is its wrapper. It plans the config once
 (:func:`prescale.model.plan.plan_capacity`), says the plan's warnings, checks each pool's subnets for addresses
 (:mod:`prescale.capacity.addresses`), and renders the plan: the namespace and PriorityClass, the reservations held
-now, one :class:`~prescale.capacity.node_pools.EventNodePool` per pool prescale owns, one
-:class:`~prescale.capacity.scheduled_capacity.ScheduledCapacity` and :class:`~prescale.capacity.failsafe.Failsafe`
-per armed window, and the alerts. What each becomes: docs/capacity.md#what-each-config-entry-becomes; why names and
-aliases keep every existing URN: docs/internals.md#prescalecapacitydeploy.
+now, one :class:`~prescale.capacity.node_pools.EventNodePool` per pool prescale owns, per armed window a
+:class:`~prescale.capacity.scheduled_capacity.ScheduledCapacity` and :class:`~prescale.capacity.failsafe.Failsafe`,
+per static or buffer window what its strategy makes of it (:func:`native_capacity`, the one place that branches on
+it), its :class:`~prescale.capacity.drivers.CapacityDriver` and :class:`~prescale.capacity.node_prepull.NodePrepull`,
+and the alerts. What each becomes: docs/capacity.md#what-each-config-entry-becomes; why names and aliases keep every
+existing URN: docs/internals.md#prescalecapacitydeploy.
 """
 
 from __future__ import annotations
@@ -21,18 +23,23 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..contract import Platform
-from ..model.config import CONFIG_NAMESPACE, CapacityConfig
+from ..model.config import CapacityConfig
 from ..model.fleet.reservations import next_up
+from ..model.native import StaticNodes
 from ..model.plan import CapacityPlan, plan_capacity
 from ..model.schedule.instants import utc_iso
-from ..model.validation import ConfigError
+from ..model.windows import NativeWindow
 from ..names import PLACEHOLDER_LABELS, PLACEHOLDER_NAMESPACE, PRIORITY_CLASS_NAME
 from .addresses import address_checks
 from .alerts import EventAlerts, EventAlertsArgs
+from .buffers import WindowBuffer, WindowBufferArgs
+from .drivers import CapacityDriver, CapacityDriverArgs
 from .failsafe import Failsafe, FailsafeArgs
 from .node_pools import EventNodePool, EventNodePoolArgs
+from .node_prepull import NodePrepull, NodePrepullArgs
 from .reservations import WindowReservations, WindowReservationsArgs, end_date
 from .scheduled_capacity import ScheduledCapacity, ScheduledCapacityArgs
+from .static_pools import StaticNodePool, StaticNodePoolArgs
 
 
 @dataclass(frozen=True)
@@ -47,6 +54,9 @@ class DeployedCapacity:
     failsafes: dict[str, Failsafe]  # one per armed window
     alerts: EventAlerts | None = None  # with `prescale:alerts.prometheusRule` only
     reservations: dict[str, WindowReservations] = field(default_factory=dict)  # windows holding them now
+    native: dict[str, StaticNodePool | WindowBuffer] = field(default_factory=dict)  # static and buffer windows now
+    drivers: dict[str, CapacityDriver] = field(default_factory=dict)  # one per static or buffer window
+    prepulls: dict[str, NodePrepull] = field(default_factory=dict)  # static and buffer windows with prepullImages
 
     @property
     def idle_windows(self) -> dict[str, str]:
@@ -71,17 +81,6 @@ class DeployedCapacity:
         return utc_iso(moment) if moment else None
 
 
-def refuse_unrendered(config: CapacityConfig) -> None:
-    """Stop before anything is registered while the components of the static and buffer strategies do not exist:
-    rendered as they are, such a pool would get a dynamic NodePool and its windows nothing."""
-    problems = [f"{CONFIG_NAMESPACE}:nodePools[{index}].strategy: {pool.strategy!r} is planned (prescale schedule "
-                "shows it) but not rendered yet: this prescale has no components for it, so pulumi up would deploy "
-                "nothing for its windows; allowed: placeholders"
-                for index, pool in enumerate(config.node_pools) if pool.strategy != "placeholders"]
-    if problems:
-        raise ConfigError(problems)
-
-
 @dataclass(frozen=True)
 class PrescaleCapacityArgs:
     config: CapacityConfig  # from :func:`prescale.model.validation.load_capacity_config` (or load_stack_config)
@@ -100,12 +99,11 @@ class PrescaleCapacity(pulumi.ComponentResource):
     """
 
     deployed: DeployedCapacity
-    # The stack outputs it offers (`pulumi.export` each): nodePools, armedWindows, idleWindows, and with
-    # reserving one-offs reservations and nextUpForReservations.
+    # The stack outputs it offers (`pulumi.export` each): nodePools, armedWindows, idleWindows, with static or
+    # buffer windows nativeWindows, and with reserving one-offs reservations and nextUpForReservations.
     stack_outputs: dict[str, pulumi.Input[Any]]
 
     def __init__(self, name: str, args: PrescaleCapacityArgs, opts: pulumi.ResourceOptions | None = None):
-        refuse_unrendered(args.config)
         super().__init__("prescale:index:PrescaleCapacity", name, {}, opts)
         config, platform = args.config, args.platform
         plan = plan_capacity(config, args.now)
@@ -150,16 +148,43 @@ class PrescaleCapacity(pulumi.ComponentResource):
             priority_class.metadata.name, platform), moved) for armed in plan.armed}
         failsafes = {name: Failsafe(name, FailsafeArgs(window, config.placeholders.failsafe_image, platform), moved)
                      for name, window in windows.items()}
+        # Static and buffer windows never sat anywhere else: no alias.
+        added = pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts else None)
+        native = {native_plan.window.name: native_capacity(
+            native_plan, node_pools[native_plan.window.node_pool], config, namespace.metadata.name,
+            priority_class.metadata.name, platform, added) for native_plan in plan.native}
+        drivers = {native_plan.window.name: CapacityDriver(native_plan.window.name, CapacityDriverArgs(
+            native_plan, namespace.metadata.name, config.placeholders.failsafe_image, platform), added)
+            for native_plan in plan.native}
+        prepulls = {native_plan.window.name: NodePrepull(native_plan.window.name, NodePrepullArgs(
+            native_plan.window.name, native_plan.capacity.prepull, config.node_pool(native_plan.window.node_pool),
+            config.placeholders, namespace.metadata.name, platform), added)
+            for native_plan in plan.native if native_plan.capacity.prepull}
         alerts = EventAlerts("alerts", EventAlertsArgs(plan, namespace.metadata.name, platform), moved) \
             if config.alerts.prometheus_rule else None
         self.deployed = DeployedCapacity(plan, namespace, priority_class, node_pools, windows, failsafes, alerts,
-                                         reservations)
+                                         reservations, native, drivers, prepulls)
         self.stack_outputs = {"nodePools": sorted(node_pools), "armedWindows": sorted(windows),
                               "idleWindows": self.deployed.idle_windows}
+        if native:
+            self.stack_outputs["nativeWindows"] = sorted(native)
         if plan.reservations:  # one-off windows with `reserve`
             self.stack_outputs.update(reservations=self.deployed.reservation_outputs,
                                       nextUpForReservations=self.deployed.next_up_for_reservations)
         self.register_outputs(self.stack_outputs)
+
+
+def native_capacity(window: NativeWindow, pool: EventNodePool, config: CapacityConfig,
+                    namespace: pulumi.Input[str], priority_class_name: pulumi.Input[str], platform: Platform,
+                    opts: pulumi.ResourceOptions) -> StaticNodePool | WindowBuffer:
+    """What a static or buffer window's driver sets, by its pool's strategy: a static NodePool of the pool's node
+    class (after the pool's component: its node class and address check), or a CapacityBuffer."""
+    name, pool_config = window.window.name, config.node_pool(window.window.node_pool)
+    if isinstance(window.capacity, StaticNodes):
+        return StaticNodePool(name, StaticNodePoolArgs(window, pool_config, pool.node_class_name, platform, [pool]),
+                              opts)
+    return WindowBuffer(name, WindowBufferArgs(window, pool_config, config.placeholders, namespace,
+                                               priority_class_name, platform), opts)
 
 
 def deploy_capacity(config: CapacityConfig, platform: Platform, now: datetime,

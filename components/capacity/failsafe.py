@@ -9,6 +9,7 @@ its objects. Why each choice: docs/guardrails.md#3-the-failsafe-when-keda-fails-
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,15 +74,17 @@ class Failsafe(pulumi.ComponentResource):
 
 
 def role_rules(window: EventWindow, deployment: str) -> list[dict[str, Any]]:
-    """Exactly what the kubectl calls need, on exactly this window's objects."""
+    """Exactly the requests kubectl makes for :func:`commands` (``kubectl scale`` reads the Deployment, then
+    patches its scale; ``delete --wait=false`` only deletes: :func:`prescale.capacity.drivers.role_rules` says where
+    in kubectl's source), on exactly this window's objects."""
     rules = [
         {"apiGroups": ["apps"], "resources": ["deployments"], "resourceNames": [deployment], "verbs": ["get"]},
         {"apiGroups": ["apps"], "resources": ["deployments/scale"], "resourceNames": [deployment],
-         "verbs": ["get", "patch", "update"]},
+         "verbs": ["patch"]},
     ]
     if window.is_one_off:
         rules.append({"apiGroups": [KEDA_GROUP], "resources": ["scaledobjects"],
-                      "resourceNames": [placeholder_name(window.name)], "verbs": ["get", "delete"]})
+                      "resourceNames": [placeholder_name(window.name)], "verbs": ["delete"]})
     return rules
 
 
@@ -100,20 +103,30 @@ def cron_job_spec(window: EventWindow, schedule: str, namespace: pulumi.Input[st
                   placement: SystemPlacement) -> pulumi.Output[dict[str, Any]]:
     """A run at ``schedule`` in the window's zone, never two at once, abandoned if it cannot start in time."""
     labels = {**FAILSAFE_LABELS, WINDOW_LABEL: window.name}
-    return pulumi.Output.all(namespace, service_account).apply(lambda names: {
+    return pulumi.Output.all(namespace, service_account).apply(lambda names: kubectl_cron_job_spec(
+        schedule, window.timezone, int(starting_deadline(window).total_seconds()), JOB_DEADLINE_SECONDS,
+        JOB_RETRIES, labels, pod_spec(commands(window, names[0], deployment), names[1], image, placement)))
+
+
+def kubectl_cron_job_spec(schedule: str, timezone: str, starting_deadline_seconds: int,
+                          active_deadline_seconds: int, backoff_limit: int, labels: Mapping[str, str],
+                          pod: dict[str, Any], concurrency_policy: str = "Forbid") -> dict[str, Any]:
+    """A CronJob of kubectl calls (``pod``) at ``schedule`` in ``timezone``: by default never two runs at once,
+    started at most ``starting_deadline_seconds`` late, each Job retried for at most ``active_deadline_seconds``,
+    little history."""
+    return {
         "schedule": schedule,
-        "timeZone": window.timezone,
-        "concurrencyPolicy": "Forbid",
-        "startingDeadlineSeconds": int(starting_deadline(window).total_seconds()),
+        "timeZone": timezone,
+        "concurrencyPolicy": concurrency_policy,
+        "startingDeadlineSeconds": starting_deadline_seconds,
         "successfulJobsHistoryLimit": 1,
         "failedJobsHistoryLimit": 3,
-        "jobTemplate": {"metadata": {"labels": labels}, "spec": {
-            "backoffLimit": JOB_RETRIES,
-            "activeDeadlineSeconds": JOB_DEADLINE_SECONDS,
-            "template": {"metadata": {"labels": labels},
-                         "spec": pod_spec(commands(window, names[0], deployment), names[1], image, placement)},
+        "jobTemplate": {"metadata": {"labels": dict(labels)}, "spec": {
+            "backoffLimit": backoff_limit,
+            "activeDeadlineSeconds": active_deadline_seconds,
+            "template": {"metadata": {"labels": dict(labels)}, "spec": pod},
         }},
-    })
+    }
 
 
 def pod_spec(calls: dict[str, list[str]], service_account: str, image: str,

@@ -2,7 +2,8 @@
 
 Its nodes carry ``prescale.io/node-pool: <name>`` (the placeholders' ``nodeSelector``) and the pool's taints, which
 the placeholders tolerate; ``nodes: "0"`` budgets freeze consolidation during windows, and ``expireAfter``
-defaults to ``Never``. On Auto Mode the node class is Auto Mode's ``NodeClass`` (``platform.node_classes``). What
+defaults to ``Never``. On Auto Mode the node class is Auto Mode's ``NodeClass`` (``platform.node_classes``). A static
+pool gets its node class only, which its windows' static NodePools use (:mod:`prescale.capacity.static_pools`). What
 each pool gets and why: docs/capacity.md#node-pools; how it is built: docs/internals.md#prescalecapacitynode_pools.
 """
 
@@ -17,7 +18,14 @@ from prescale.model.schedule.freezes import Freeze
 
 from ..contract import KARPENTER_NODE_CLASSES, NodeClassFlavour, Platform
 from ..model.config import CapacityReservationSelectorTerm as ReservationTermConfig
-from ..model.config import Limits, NodePoolConfig, SecurityGroupSelectorTerm, SubnetSelectorTerm, TaintConfig
+from ..model.config import (
+    DataVolumeConfig,
+    Limits,
+    NodePoolConfig,
+    SecurityGroupSelectorTerm,
+    SubnetSelectorTerm,
+    TaintConfig,
+)
 from ..model.fleet.labels import POOL_LABEL, mode_key_problem
 from ..model.fleet.requirements import pool_requirements
 from ..model.schedule.duration import nodepool_duration
@@ -27,8 +35,10 @@ from .crds import (
     BlockDeviceMapping,
     Budget,
     CapacityReservationSelectorTerm,
+    EbsVolume,
     EC2NodeClass,
     EC2NodeClassSpec,
+    NodeClaimTemplate,
     NodeClaimTemplateSpec,
     NodeClass,
     NodeClassSpec,
@@ -53,12 +63,14 @@ _BLOCK_DEVICES: dict[str, list[BlockDeviceMapping]] = {
                       "ebs": {"volumeSize": f"{_DISK_GIB}Gi", "volumeType": "gp3", "encrypted": True,
                               "deleteOnTermination": True}}],
 }
+DATA_DEVICE = "/dev/xvdb"  # Bottlerocket's data volume, where its container images live
 
 
 @dataclass(frozen=True)
 class EventNodePoolArgs:
     pool: NodePoolConfig  # a pool prescale owns (`existing` false)
-    # Its `nodes: "0"` budgets, already fitted beside the standing ones (`plan_capacity(...).pools[name].freezes`).
+    # Its `nodes: "0"` budgets, already fitted beside the standing ones (`plan_capacity(...).pools[name].freezes`;
+    # a static pool's are its windows' NodePools', and unused here).
     freezes: Sequence[Freeze]
     platform: Platform  # its provider, node role, node class flavour, and what Karpenter's install waits for
     tags: Mapping[str, str] = field(default_factory=dict)  # on the EC2 instances (EC2NodeClass `tags`)
@@ -76,11 +88,13 @@ class EventNodePool(pulumi.ComponentResource):
 
     For a pool prescale owns (``existing`` false). The node class is an ``EC2NodeClass`` for self-managed
     Karpenter, a ``NodeClass`` on EKS Auto Mode, and names ``platform.node_role_name``; with ``nodeClassName``
-    the NodePool uses that existing node class instead and none is created.
+    the NodePool uses that existing node class instead and none is created. A static pool has no NodePool of its
+    own: its windows' static NodePools use its node class.
     """
 
     node_class: EC2NodeClass | NodeClass | None  # None when the pool uses an existing node class
-    node_pool: NodePool
+    node_class_name: str  # the one its NodePools reference
+    node_pool: NodePool | None  # None on a static pool
 
     def __init__(self, name: str, args: EventNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
         pool, platform = args.pool, args.platform
@@ -88,7 +102,7 @@ class EventNodePool(pulumi.ComponentResource):
             raise ValueError(f"node pool {pool.name!r} is an existing pool: prescale creates no NodePool for it")
         if pool.node_class_name is None:
             _node_role(pool, platform)  # refused before anything is registered
-        if len(args.freezes) + len(args.drift_holds) > FREEZE_SLOTS:
+        if pool.strategy != "static" and len(args.freezes) + len(args.drift_holds) > FREEZE_SLOTS:
             raise ValueError(f"node pool {pool.name!r}: {len(args.freezes)} freezes and {len(args.drift_holds)} drift "
                              f"holds do not fit beside the standing budgets ({FREEZE_SLOTS} at most); fit them first "
                              "(prescale.plan_capacity does)")
@@ -112,11 +126,13 @@ class EventNodePool(pulumi.ComponentResource):
                                                opts=children)
             # After its node class, so that deleting the pool removes its nodes before the class they launch from.
             children = pulumi.ResourceOptions.merge(children, pulumi.ResourceOptions(depends_on=[self.node_class]))
-        self.node_pool = NodePool(f"{name}-node-pool", {"name": object_name},
-                                  node_pool_spec(pool, node_class_name, budgets(args.freezes, args.drift_holds),
-                                                 platform.node_classes),
-                                  opts=children)
-        self.register_outputs({"nodeClassName": node_class_name, "nodePoolName": object_name})
+        self.node_class_name = node_class_name
+        self.node_pool = None if pool.strategy == "static" else NodePool(
+            f"{name}-node-pool", {"name": object_name},
+            node_pool_spec(pool, node_class_name, budgets(args.freezes, args.drift_holds), platform.node_classes),
+            opts=children)
+        self.register_outputs({"nodeClassName": node_class_name,
+                               "nodePoolName": object_name if self.node_pool is not None else None})
 
 
 def node_class_spec(pool: NodePoolConfig, platform: Platform, tags: Mapping[str, str],
@@ -132,12 +148,32 @@ def node_class_spec(pool: NodePoolConfig, platform: Platform, tags: Mapping[str,
         "securityGroupSelectorTerms": _terms(pool.security_group_selector_terms) or discovery,
         "metadataOptions": {"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled",
                             "httpPutResponseHopLimit": 1, "httpTokens": "required"},
-        "blockDeviceMappings": _BLOCK_DEVICES[pool.ami_alias.split("@")[0]],
+        "blockDeviceMappings": block_devices(pool),
         "tags": {**tags, POOL_LABEL: pool.name},
     }
     if terms := reservation_terms(pool, reservation_ids=reservation_ids):
         spec["capacityReservationSelectorTerms"] = terms
     return spec
+
+
+def block_devices(pool: NodePoolConfig) -> list[BlockDeviceMapping]:
+    """The AMI family's volumes, a Bottlerocket pool's data volume made from its ``dataVolume`` snapshot."""
+    devices = _BLOCK_DEVICES[pool.ami_alias.split("@")[0]]
+    if pool.data_volume is None:
+        return [{**device, "ebs": {**device["ebs"]}} for device in devices]  # each pool its own copies
+    return [{**device, "ebs": _from_snapshot(device["ebs"], pool.data_volume)} if device["deviceName"] == DATA_DEVICE
+            else {**device, "ebs": {**device["ebs"]}} for device in devices]
+
+
+def _from_snapshot(volume: EbsVolume, data: DataVolumeConfig) -> EbsVolume:
+    """The data volume made from the snapshot: its size (at least the snapshot's, which upstream's
+    bottlerocket-images-cache makes 50 GiB by default) and type, and no ``encrypted``, which EC2 refuses beside a
+    snapshot (the volume is as encrypted as the snapshot: docs/readiness.md)."""
+    made: EbsVolume = {"volumeSize": volume["volumeSize"], "volumeType": volume["volumeType"],
+                       "deleteOnTermination": volume["deleteOnTermination"], "snapshotID": data.snapshot_id}
+    if data.volume_initialization_rate is not None:
+        made["volumeInitializationRate"] = data.volume_initialization_rate
+    return made
 
 
 def _node_role(pool: NodePoolConfig, platform: Platform) -> pulumi.Input[str]:
@@ -207,16 +243,8 @@ def node_pool_spec(pool: NodePoolConfig, node_class_name: str, budgets: list[Bud
                    node_classes: NodeClassFlavour = KARPENTER_NODE_CLASSES) -> NodePoolSpec:
     if pool.limits is None:  # only an existing pool goes without, and its NodePool is its owner's
         raise ValueError(f"node pool {pool.name!r} has no limits: prescale creates no NodePool without limits")
-    template_spec: NodeClaimTemplateSpec = {
-        "nodeClassRef": {"group": node_classes.group, "kind": node_classes.kind, "name": node_class_name},
-        "requirements": requirements(pool, node_classes),
-        "expireAfter": nodepool_duration(pool.deployed_expire_after(node_classes.auto_mode)),
-        "terminationGracePeriod": nodepool_duration(pool.termination_grace_period),
-    }
-    if pool.taints:
-        template_spec["taints"] = taints(pool)
     spec: NodePoolSpec = {
-        "template": {"metadata": {"labels": {POOL_LABEL: pool.name}}, "spec": template_spec},
+        "template": node_claim_template(pool, node_class_name, requirements(pool, node_classes), node_classes),
         "disruption": {"consolidationPolicy": pool.consolidation_policy,
                        "consolidateAfter": nodepool_duration(pool.consolidate_after), "budgets": budgets},
         "limits": limits(pool.limits),
@@ -224,6 +252,20 @@ def node_pool_spec(pool: NodePoolConfig, node_class_name: str, budgets: list[Bud
     if pool.weight is not None:
         spec["weight"] = pool.weight
     return spec
+
+
+def node_claim_template(pool: NodePoolConfig, node_class_name: str, chosen: list[NodeSelectorRequirement],
+                        node_classes: NodeClassFlavour = KARPENTER_NODE_CLASSES) -> NodeClaimTemplate:
+    """The nodes a pool's NodePools launch: its label, node class, ``chosen`` requirements, taints and lifetimes."""
+    template_spec: NodeClaimTemplateSpec = {
+        "nodeClassRef": {"group": node_classes.group, "kind": node_classes.kind, "name": node_class_name},
+        "requirements": chosen,
+        "expireAfter": nodepool_duration(pool.deployed_expire_after(node_classes.auto_mode)),
+        "terminationGracePeriod": nodepool_duration(pool.termination_grace_period),
+    }
+    if pool.taints:
+        template_spec["taints"] = taints(pool)
+    return {"metadata": {"labels": {POOL_LABEL: pool.name}}, "spec": template_spec}
 
 
 def limits(given: Limits) -> dict[str, str]:

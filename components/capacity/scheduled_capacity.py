@@ -9,6 +9,7 @@ it is built: docs/internals.md#prescalecapacityscheduled_capacity.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +25,7 @@ from ..model.schedule.after_end import (
     INITIAL_COOLDOWN_SECONDS,
     POLLING_INTERVAL_SECONDS,
 )
-from ..model.windows import ArmedWindow
+from ..model.windows import ArmedWindow, NativeWindow
 from ..names import DO_NOT_DISRUPT, PLACEHOLDER_LABELS, placeholder_name, pool_node_selector
 from .crds import ObjectMeta, ScaledObject, ScaledObjectSpec
 from .prepull import prepull_pod_fields
@@ -82,59 +83,82 @@ def deployment_spec(armed: ArmedWindow, pool: NodePoolConfig, placeholders: Plac
                     priority_class_name: pulumi.Input[str]) -> dict:
     """Zero pods until KEDA says otherwise; pause containers (after the window's prepull init containers, if any)
     that meet the "restricted" pod security standard."""
-    pod_labels = labels(armed)
-    if armed.placeholders.one_per_node:
-        pod_labels[ONE_PER_NODE_LABEL] = pool.name
-    requests = {"cpu": armed.placeholders.cpu, "memory": armed.placeholders.memory}
-    container = {  # what every container of the pod has
-        "resources": {"requests": requests, "limits": requests},
-        "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
-                            "runAsNonRoot": True, "capabilities": {"drop": ["ALL"]}},
-    }
-    pod_spec = {
-        "priorityClassName": priority_class_name,
-        "automountServiceAccountToken": False,
-        "enableServiceLinks": False,
-        "terminationGracePeriodSeconds": 0,  # pause holds nothing: let preempting pods in at once
-        "nodeSelector": {**pool_node_selector(pool.name, pool.owned), **_reserved_type(armed)},
-        "tolerations": tolerations(pool),
-        "topologySpreadConstraints": [{
-            # Spread over zones when Karpenter can; never stay Pending because one zone has no capacity.
-            "maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway",
-            "labelSelector": {"matchLabels": {WINDOW_LABEL: armed.window.name}},
-        }],
-        "securityContext": {"runAsNonRoot": True, "runAsUser": PAUSE_USER, "runAsGroup": PAUSE_USER,
-                            "seccompProfile": {"type": "RuntimeDefault"}},
-        "containers": [{"name": "pause", "image": placeholders.image, **container}],
-        **prepull_pod_fields(armed.window.prepull_images, placeholders.prepull_tool_image, container),
-    }
-    if placeholders.image_pull_secrets:
-        pod_spec["imagePullSecrets"] = [{"name": secret} for secret in placeholders.image_pull_secrets]
-    affinity: dict[str, Any] = {}
-    if armed.placeholders.one_per_node:
-        affinity["podAntiAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [{
-            "labelSelector": {"matchLabels": {ONE_PER_NODE_LABEL: pool.name}},
-            "topologyKey": "kubernetes.io/hostname",
-        }]}
-    if armed.reservation is not None:
-        affinity["nodeAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-            {"matchExpressions": [{"key": ZONE, "operator": "In", "values": list(armed.reservation.zone_names)}]}]}}
-    if affinity:
-        pod_spec["affinity"] = affinity
     return {
         "replicas": 0,  # KEDA's from creation on (docs/capacity.md#who-owns-specreplicas-keda-never-pulumi)
         # Recreate: a template change never runs old and new placeholders side by side (twice the nodes).
         "strategy": {"type": "Recreate"},
         "selector": {"matchLabels": {WINDOW_LABEL: armed.window.name}},
-        "template": {"metadata": {"labels": pod_labels, **_protection(pool)}, "spec": pod_spec},
+        "template": placeholder_pod_template(armed, pool, placeholders, priority_class_name, labels(armed),
+                                             armed.window.prepull_images),
     }
 
 
-def _reserved_type(armed: ArmedWindow) -> dict[str, str]:
+def placeholder_pod_template(plan: ArmedWindow | NativeWindow, pool: NodePoolConfig, placeholders: PlaceholderConfig,
+                             priority_class_name: pulumi.Input[str], pod_labels: dict[str, str],
+                             prepull_images: Sequence[str] = ()) -> dict[str, Any]:
+    """A window's placeholder pod (a placeholder Deployment's, or a CapacityBuffer's virtual pods' shape): its
+    requests, the pool's node selector and taints, one per node for a ``nodes:`` window, the reserved type and
+    zones; pause containers after init containers that pull ``prepull_images``."""
+    pod_labels = dict(pod_labels)
+    if plan.placeholders.one_per_node:
+        pod_labels[ONE_PER_NODE_LABEL] = pool.name
+    requests = {"cpu": plan.placeholders.cpu, "memory": plan.placeholders.memory}
+    container = restricted_container({"requests": requests, "limits": requests})  # every container of the pod
+    pod_spec = {
+        "priorityClassName": priority_class_name,
+        "automountServiceAccountToken": False,
+        "enableServiceLinks": False,
+        "terminationGracePeriodSeconds": 0,  # pause holds nothing: let preempting pods in at once
+        "nodeSelector": {**pool_node_selector(pool.name, pool.owned), **_reserved_type(plan)},
+        "tolerations": tolerations(pool),
+        "topologySpreadConstraints": [{
+            # Spread over zones when Karpenter can; never stay Pending because one zone has no capacity.
+            "maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway",
+            "labelSelector": {"matchLabels": {WINDOW_LABEL: plan.window.name}},
+        }],
+        "securityContext": pause_pod_security(),
+        "containers": [{"name": "pause", "image": placeholders.image, **container}],
+        **prepull_pod_fields(prepull_images, placeholders.prepull_tool_image, container),
+        **pull_secrets(placeholders),
+    }
+    affinity: dict[str, Any] = {}
+    if plan.placeholders.one_per_node:
+        affinity["podAntiAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [{
+            "labelSelector": {"matchLabels": {ONE_PER_NODE_LABEL: pool.name}},
+            "topologyKey": "kubernetes.io/hostname",
+        }]}
+    if plan.reservation is not None:
+        affinity["nodeAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": ZONE, "operator": "In", "values": list(plan.reservation.zone_names)}]}]}}
+    if affinity:
+        pod_spec["affinity"] = affinity
+    return {"metadata": {"labels": pod_labels, **_protection(pool)}, "spec": pod_spec}
+
+
+def restricted_container(resources: dict[str, Any]) -> dict[str, Any]:
+    """A container's ``resources`` and a security context that meets the "restricted" pod security standard."""
+    return {"resources": resources,
+            "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
+                                "runAsNonRoot": True, "capabilities": {"drop": ["ALL"]}}}
+
+
+def pause_pod_security() -> dict[str, Any]:
+    """The pod security context of pods made of pause containers: the pause image's own non-root user."""
+    return {"runAsNonRoot": True, "runAsUser": PAUSE_USER, "runAsGroup": PAUSE_USER,
+            "seccompProfile": {"type": "RuntimeDefault"}}
+
+
+def pull_secrets(placeholders: PlaceholderConfig) -> dict[str, Any]:
+    """The pod spec's ``imagePullSecrets`` (``placeholders.imagePullSecrets``), if any."""
+    secrets = placeholders.image_pull_secrets
+    return {"imagePullSecrets": [{"name": secret} for secret in secrets]} if secrets else {}
+
+
+def _reserved_type(plan: ArmedWindow | NativeWindow) -> dict[str, str]:
     """The reserved instance type, for a window with capacity reservations: its placeholders wait for the reserved
     instances rather than any type Karpenter finds cheaper
     (docs/capacity.md#capacity-reservations-for-one-off-events)."""
-    return {INSTANCE_TYPE: armed.reservation.instance_type} if armed.reservation is not None else {}
+    return {INSTANCE_TYPE: plan.reservation.instance_type} if plan.reservation is not None else {}
 
 
 def _protection(pool: NodePoolConfig) -> dict[str, dict[str, str]]:

@@ -16,7 +16,7 @@ from typing import Any
 import pulumi
 
 from ..contract import AUTO_MODE_NODE_CLASSES, KARPENTER_NODE_CLASSES, Platform
-from ..model.config import ClusterConfig, KarpenterConfig, KedaConfig, StackConfig
+from ..model.config import ClusterConfig, FeatureGate, KarpenterConfig, KedaConfig, StackConfig
 from .cluster import Cluster, ClusterArgs
 from .karpenter import Karpenter, KarpenterArgs
 from .keda import Keda, KedaArgs
@@ -31,11 +31,13 @@ class PrescalePlatformArgs:
     tags: Mapping[str, str]
     # The program's clock (aware): EKS support dates are checked against it.
     now: datetime
+    # The Karpenter feature gates the node pools' strategies need, turned on in the Karpenter prescale installs.
+    karpenter_feature_gates: tuple[FeatureGate, ...] = ()
 
     @classmethod
     def from_config(cls, config: StackConfig, now: datetime) -> PrescalePlatformArgs:
         return cls(cluster=config.cluster, karpenter=config.karpenter, keda=config.keda, region=config.region,
-                   tags=config.tags, now=now)
+                   tags=config.tags, now=now, karpenter_feature_gates=config.strategy_gates())
 
 
 class PrescalePlatform(pulumi.ComponentResource):
@@ -71,7 +73,8 @@ class PrescalePlatform(pulumi.ComponentResource):
                     cluster_name=cluster.cluster_name, config=args.karpenter, region=args.region,
                     kubernetes_provider=cluster.provider, placement=cluster.system_placement,
                     oidc_provider_arn=cluster.oidc_provider_arn, oidc_issuer=cluster.oidc_issuer,
-                    cluster_ready=cluster.ready, tags=args.tags), opts=child)
+                    cluster_ready=cluster.ready, tags=args.tags, feature_gates=args.karpenter_feature_gates),
+                    opts=child)
                 node_role_name = karpenter.node_role_name
                 karpenter_ready = [karpenter.crd_release, karpenter.release]
                 exports.update(karpenterInterruptionQueueName=karpenter.queue_name,

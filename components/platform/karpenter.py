@@ -15,7 +15,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from ..contract import SystemPlacement
-from ..model.config import KarpenterConfig
+from ..model.config import GATE_VALUES, FeatureGate, KarpenterConfig
 from .helm import merged_values, pinned_release
 from .iam import cluster_role_name, eks_node_role, policy_json
 from .karpenter_policy import (
@@ -63,6 +63,8 @@ class KarpenterArgs:
     # What the controller needs running before it can start (system nodes, pod identity agent...).
     cluster_ready: Sequence[pulumi.Resource]
     tags: Mapping[str, str]
+    # The gates the stack's node pools need (`StackConfig.strategy_gates`), turned on in the chart's settings.
+    feature_gates: Sequence[FeatureGate] = ()
 
 
 class Karpenter(pulumi.ComponentResource):
@@ -114,7 +116,8 @@ class Karpenter(pulumi.ComponentResource):
             release_name=RELEASE_NAME, namespace=SERVICE_ACCOUNT_NAMESPACE, skip_crds=True,
             values=merged_values(controller_values(
                 cluster_name=args.cluster_name, queue_name=queue.name, placement=args.placement,
-                irsa_role_arn=controller_role.arn if args.config.controller_auth == "irsa" else None),
+                irsa_role_arn=controller_role.arn if args.config.controller_auth == "irsa" else None,
+                feature_gates=args.feature_gates),
                 args.config.values),
             opts=self._child(depends_on=[self.crd_release, *args.cluster_ready, *aws_prerequisites]))
 
@@ -185,18 +188,24 @@ class Karpenter(pulumi.ComponentResource):
 
 
 def controller_values(*, cluster_name: pulumi.Input[str], queue_name: pulumi.Input[str],
-                      placement: SystemPlacement, irsa_role_arn: pulumi.Input[str] | None) -> dict[str, Any]:
+                      placement: SystemPlacement, irsa_role_arn: pulumi.Input[str] | None,
+                      feature_gates: Sequence[FeatureGate] = ()) -> dict[str, Any]:
     """Helm values of the ``karpenter`` chart.
 
     The chart's default affinity is kept on purpose: it keeps the controller off nodes Karpenter launched
     (``karpenter.sh/nodepool DoesNotExist``) and its two replicas on different hosts. ``dnsPolicy: Default``
     lets the controller resolve AWS endpoints even while CoreDNS has nowhere to run (upstream's advice).
+    ``feature_gates`` are turned on (``settings.featureGates``, the chart's ``FEATURE_GATES``) and the others left as
+    the chart ships them: off, for the alpha gates the strategies need (docs/capacity.md, "Strategies").
     """
     service_account: dict[str, Any] = {"name": SERVICE_ACCOUNT_NAME}
     if irsa_role_arn is not None:
         service_account["annotations"] = {"eks.amazonaws.com/role-arn": irsa_role_arn}
+    settings: dict[str, Any] = {"clusterName": cluster_name, "interruptionQueue": queue_name}
+    if feature_gates:
+        settings["featureGates"] = {GATE_VALUES[gate]: True for gate in feature_gates}
     return {
-        "settings": {"clusterName": cluster_name, "interruptionQueue": queue_name},
+        "settings": settings,
         "serviceAccount": service_account,
         "replicas": CONTROLLER_REPLICAS,
         "controller": {"resources": {"requests": dict(CONTROLLER_RESOURCES), "limits": dict(CONTROLLER_RESOURCES)}},

@@ -30,7 +30,16 @@ from prescale.model.validation import ConfigError
 from prescale.model.windows import IdleWindow
 from prescale.offline import OfflineMocks, evaluate, fake_invoke
 
-from tests.support.capacity import NODE_CLASS, NODE_POOL, as_object, pool, stack_config, stand_in_platform, window
+from tests.support.capacity import (
+    M7I,
+    NODE_CLASS,
+    NODE_POOL,
+    as_object,
+    pool,
+    stack_config,
+    stand_in_platform,
+    window,
+)
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
 GET_SUBNETS, GET_SUBNET = "aws:ec2/getSubnets:getSubnets", "aws:ec2/getSubnet:getSubnet"
@@ -356,3 +365,14 @@ def test_auto_modes_node_class_waits_for_the_check_too():
     assert "under EKS Auto Mode's networking" in refusal(
         mocks, [MORNING, LATE], platform=platform_with(NodeNetwork(), node_classes=AUTO_MODE_NODE_CLASSES))
     assert "kubernetes:eks.amazonaws.com/v1:NodeClass" not in {r.type for r in mocks.registrations}
+
+
+def test_a_static_pools_window_node_pools_wait_for_its_check_too():
+    mocks = FewAddresses(free=8)
+    static = pool(strategy="static", limits={"nodes": 40}, requirements=M7I)
+    with pytest.raises(ValueError, match="allowed: fewer nodes at once") as caught:
+        preview(mocks, [MORNING, LATE], pools=[static])
+    del caught
+    gc.collect()  # see tests/platform/test_cluster.py refusal()
+    assert NODE_POOL not in {r.type for r in mocks.registrations}
+    assert NODE_CLASS not in {r.type for r in mocks.registrations}

@@ -16,13 +16,14 @@ from tests.support.capacity import (
     SCALED_OBJECT,
     as_object,
     dev_run,
+    native_run,
     pool,
     rich_run,
     run,
     stack_config,
     window,
 )
-from tests.support.crd_validation import apply_defaults, schema_of, validate, validate_kubernetes
+from tests.support.crd_validation import CRD_FILES, apply_defaults, schema_of, validate, validate_kubernetes
 
 
 def many_windows_run():
@@ -86,6 +87,22 @@ def test_every_core_resource_passes_the_kubernetes_schema(evaluation):
     assert {r.type for r in core} == set(CORE_RESOURCES)
     for resource in core:
         validate_kubernetes(as_object(resource))
+
+
+def test_every_object_of_static_and_buffer_windows_passes_its_upstream_crd_or_the_kubernetes_schema():
+    kinds = set()
+    for resource in native_run()[0].resources:
+        if not resource.custom or not resource.type.startswith("kubernetes:"):
+            continue
+        obj = as_object(resource)
+        if (obj["apiVersion"], obj["kind"]) in CRD_FILES:
+            assert validate(obj) == [], resource.name
+        else:
+            validate_kubernetes(obj)
+        kinds.add(obj["kind"])
+    assert kinds == {"Namespace", "PriorityClass", "EC2NodeClass", "NodePool", "CapacityBuffer", "PodTemplate",
+                     "ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "CronJob",
+                     "DaemonSet"}
 
 
 # --- the validators can fail -------------------------------------------------------------------------

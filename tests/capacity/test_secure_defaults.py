@@ -7,6 +7,7 @@ stack's registrations, and by direct assertions on the exact inputs, so neither 
 import json
 
 import pytest
+from prescale.contract import NOT_ON_KARPENTER_NODES
 from prescale.offline import read_stack_file, run_program
 
 from policy.prescale_policies import (
@@ -19,7 +20,7 @@ from policy.prescale_policies import (
     untagged_delete_problems,
     wildcard_action_problems,
 )
-from tests.support.capacity import as_object
+from tests.support.capacity import DAEMON_SET, POD_TEMPLATE, as_object, native_run
 from tests.support.platform import ACCOUNT, DEV_NOW, K8S_PROVIDER, PROJECT, dev_stack, is_secret, only
 
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
@@ -40,6 +41,26 @@ def test_every_pod_prescale_declares_meets_restricted_as_the_namespace_enforces(
                                                     "runAsNonRoot": True, "capabilities": {"drop": ["ALL"]}}
     namespace = as_object(evaluation.named("kubernetes:core/v1:Namespace", "prescale-namespace"))
     assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
+
+
+def test_every_pod_of_static_and_buffer_windows_meets_restricted_and_their_drivers_run_on_the_system_nodes():
+    evaluation, _ = native_run()
+    jobs = [as_object(c)["spec"]["jobTemplate"]["spec"]["template"]["spec"] for c in evaluation.of_type(CRON_JOB)]
+    others = [as_object(d)["spec"]["template"]["spec"] for d in evaluation.of_type(DAEMON_SET)] + \
+             [as_object(t)["template"]["spec"] for t in evaluation.of_type(POD_TEMPLATE)]
+    assert (len(jobs), len(others)) == (8, 4)  # 4 windows × 2 driver runs; 2 prepulls, 2 buffers' templates
+    for spec in jobs + others:
+        assert restricted_pod_problems(spec) == []
+        assert spec["securityContext"]["runAsNonRoot"] is True and spec["securityContext"]["runAsUser"] > 0
+        assert spec["automountServiceAccountToken"] is (spec in jobs)  # only kubectl needs the API
+        for container in spec["containers"] + spec.get("initContainers", []):
+            assert container["securityContext"] == {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
+                                                    "runAsNonRoot": True, "capabilities": {"drop": ["ALL"]}}
+            assert container["resources"]["limits"]["memory"]
+    for spec in jobs:  # never on a node Karpenter launched, which the driver may be about to empty
+        assert spec["affinity"] == NOT_ON_KARPENTER_NODES
+    for obj in map(as_object, evaluation.of_type(DAEMON_SET) + evaluation.of_type(POD_TEMPLATE)):
+        assert obj["metadata"]["namespace"] == "prescale"  # where "restricted" is enforced
 
 
 def test_placeholders_run_below_every_real_pod_and_preempt_nothing():

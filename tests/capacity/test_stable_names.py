@@ -30,12 +30,15 @@ from prescale.offline import Evaluation, Registration, evaluate
 from tests.support import TESTS
 from tests.support.capacity import (
     NAMESPACE,
+    NATIVE_POOLS,
+    NATIVE_WINDOWS,
     NODE_POOL,
     PRIORITY_CLASS,
     RICH_POOLS,
     RICH_WINDOWS,
     as_object,
     every_kind_run,
+    native_run,
     pool,
     rich_run,
     run,
@@ -48,6 +51,8 @@ from tests.support.urns import engine_urns, migrate, urn_type
 SNAPSHOT = TESTS / "data" / "stack_urns.json"
 CAPACITY_COMPONENT = "prescale:index:PrescaleCapacity"
 WINDOW_COMPONENTS = ("prescale:index:ScheduledCapacity", "prescale:index:Failsafe")
+NATIVE_COMPONENTS = ("prescale:index:StaticNodePool", "prescale:index:WindowBuffer", "prescale:index:CapacityDriver",
+                     "prescale:index:NodePrepull")
 POOL_COMPONENT = "prescale:index:EventNodePool"
 Key = tuple[str, str]  # (type, name)
 
@@ -136,6 +141,45 @@ def test_editing_a_pools_limits_changes_only_its_node_pool():
     edited = [dict(p, limits={"cpu": "3000", "memory": "9000Gi", "nodes": 120}) if p["name"] == "spot-arm" else p
               for p in RICH_POOLS]
     assert changes(rich_run()[0], rich(pools=edited)) == (set(), set(), {(NODE_POOL, "spot-arm-node-pool")})
+
+
+def native(windows: list[dict] = NATIVE_WINDOWS, pools: list[dict] = NATIVE_POOLS) -> Evaluation:
+    return run(stack_config(pools, windows))[0]
+
+
+def test_adding_a_static_window_touches_no_other_resource_at_all():
+    before = native_run()[0]
+    after = native([*NATIVE_WINDOWS, window("dinner", "0 18 * * *", "0 19 * * *", "static", nodes=2,
+                                            prepullImages=["nginx:1.27"])])
+    added, removed, changed = changes(before, after)
+    # Its own NodePool (the pool has none to list its freeze), driver and prepull: nothing else.
+    assert added == owned(after, "dinner", NATIVE_COMPONENTS) and removed == set() and changed == set()
+    assert {key[0] for key in added} >= {NODE_POOL, "kubernetes:batch/v1:CronJob", "kubernetes:apps/v1:DaemonSet"}
+    assert changes(after, before) == (set(), added, set())
+
+
+def test_adding_a_buffer_window_touches_only_its_resources_and_its_pools_budgets():
+    before = native_run()[0]
+    after = native([*NATIVE_WINDOWS, window("brunch", "0 10 * * 6", "0 11 * * 6", "buffer", nodes=1)])
+    added, removed, changed = changes(before, after)
+    assert added == owned(after, "brunch", NATIVE_COMPONENTS) and removed == set()
+    assert_only_budgets_changed(before, after, changed, "buffer")
+
+
+def test_a_pool_that_changes_strategy_gets_new_node_pools_under_new_names():
+    """A NodePool cannot switch between static and dynamic (the CRD's transition rule): every NodePool's name is
+    either always static or always dynamic, so the switch is a delete and a create, never an update."""
+    dynamic = [dict(p, strategy="placeholders") if p["name"] == "static" else p for p in NATIVE_POOLS]
+    static, placeholders = native_run()[0], native(pools=dynamic)
+
+    def node_pools(evaluation: Evaluation) -> dict[str, bool]:
+        return {o["metadata"]["name"]: "replicas" in o["spec"] for o in map(as_object, evaluation.of_type(NODE_POOL))}
+
+    before, after = node_pools(static), node_pools(placeholders)
+    assert "prescale-static" in after and "prescale-static" not in before
+    assert all(before[name] == after[name] for name in before.keys() & after.keys())  # never static and dynamic
+    added, removed, _ = changes(static, placeholders)
+    assert (NODE_POOL, "lunch-static-node-pool") in removed and (NODE_POOL, "static-node-pool") in added
 
 
 # --- code changes: every URN an existing stack holds is taken over ------------------------------------------

@@ -1,7 +1,6 @@
 """Pools with strategy static or buffer: what the plan says renders each window, the names it gives their objects,
 and the rules only these strategies have."""
 
-import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -20,11 +19,9 @@ from prescale.model.native import (
     window_object_name,
 )
 from prescale.model.plan import plan_capacity
-from prescale.model.validation import ConfigError, load_stack_config
+from prescale.model.validation import load_stack_config
 from prescale.model.windows import ArmedWindow, IdleWindow, NativeWindow
-from prescale.offline import OfflineMocks, run_program
 
-from tests.support import ROOT
 from tests.support.config import NOW, problems
 
 M7I = [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m7i.xlarge"]}]
@@ -188,15 +185,3 @@ def test_a_data_volume_on_a_bottlerocket_pool_is_accepted():
     volume = load_stack_config(raw, NOW).node_pools[0].data_volume
     assert volume is not None and (volume.snapshot_id, volume.volume_initialization_rate) == (
         "snap-0123456789abcdef0", 200)
-
-
-@pytest.mark.parametrize("strategy", ["static", "buffer"])
-def test_the_program_refuses_a_strategy_it_cannot_render_yet_before_registering_anything(strategy):
-    config = {key: value if isinstance(value, str) else json.dumps(value) for key, value in stack(strategy).items()}
-    mocks = OfflineMocks()
-    with pytest.raises(ConfigError) as caught:
-        run_program(ROOT, "native", NOW, config=config, mocks=mocks)
-    assert caught.value.problems == [f"prescale:nodePools[0].strategy: {strategy!r} is planned (prescale schedule "
-                                     "shows it) but not rendered yet: this prescale has no components for it, so "
-                                     "pulumi up would deploy nothing for its windows; allowed: placeholders"]
-    assert mocks.registrations == []

@@ -203,6 +203,43 @@ def test_karpenters_replicas_fit_its_one_per_node_anti_affinity_on_the_system_no
         assert deployment["spec"]["replicas"] <= group["scalingConfig"]["minSize"]
 
 
+@cache
+def native_stack() -> Evaluation:
+    """A new cluster with a static and a buffer pool: prescale's Karpenter needs both alpha gates."""
+    m7i = {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m7i.xlarge"]}
+    pools = [{"name": "static", "strategy": "static", "limits": {"nodes": 10}, "requirements": [m7i]},
+             {"name": "buffer", "strategy": "buffer", "limits": {"cpu": "100"}}]
+    windows = [{"name": "lunch", "nodePool": "static", "timezone": "Asia/Seoul", "start": "0 12 * * *",
+                "end": "0 13 * * *", "nodes": 2},
+               {"name": "sale", "nodePool": "buffer", "timezone": "Asia/Seoul", "start": "0 20 * * *",
+                "end": "0 22 * * *", "nodes": 2}]
+    config = {"aws:region": REGION, "prescale:cluster": json.dumps({"name": "prescale-native"}),
+              "prescale:nodePools": json.dumps(pools), "prescale:eventWindows": json.dumps(windows)}
+    return run_program(PROJECT, "native", DEV_NOW, config=config)
+
+
+def feature_gates(stack: Evaluation, helm: Path, work_dir: Path) -> dict[str, str]:
+    release = stack.named(RELEASE, "prescale-karpenter").inputs
+    objects = render(helm, "karpenter", release=release["name"], namespace=release["namespace"],
+                     values=release["values"], kube_version=KUBERNETES_VERSION, work_dir=work_dir, include_crds=False)
+    gates = env(single(objects, "Deployment"))["FEATURE_GATES"]
+    return dict(gate.split("=") for gate in gates.split(","))
+
+
+def test_the_gates_static_and_buffer_pools_need_reach_karpenters_feature_gates_and_only_then(helm, tmp_path):
+    native = feature_gates(native_stack(), helm, tmp_path)
+    assert (native["StaticCapacity"], native["CapacityBuffer"]) == ("true", "true")
+    assert native_stack().named(RELEASE, "prescale-karpenter").inputs["values"]["settings"]["featureGates"] == \
+        {"staticCapacity": True, "capacityBuffer": True}
+    # A stack of placeholder pools keeps the chart's defaults: every alpha gate off, as upstream ships them.
+    dev = feature_gates(dev_stack(), helm, tmp_path)
+    assert (dev["StaticCapacity"], dev["CapacityBuffer"]) == ("false", "false")
+    assert {gate for gate, on in native.items() if on != dev[gate]} == {"StaticCapacity", "CapacityBuffer"}
+    # The program registers the windows' static NodePool and CapacityBuffer on that Karpenter.
+    kinds = {r.type.rsplit(":", 1)[-1] for r in native_stack().resources if r.type.startswith("kubernetes:")}
+    assert {"NodePool", "CapacityBuffer", "PodTemplate", "CronJob"} <= kinds
+
+
 # --- KEDA ------------------------------------------------------------------------------------------------
 
 def keda_deployments(rendered) -> dict[str, dict]:

@@ -26,6 +26,7 @@ from policy.prescale_policies import POLICIES
 from tests.platform.test_adoption import LUNCH, PROJECT
 from tests.platform.test_adoption import NOW as ADOPTION_NOW
 from tests.support import ROOT
+from tests.support.capacity import native_run
 from tests.support.platform import dev_stack, revealed
 from tests.support.policy import Violation, mandatory, violations
 
@@ -42,7 +43,7 @@ def test_the_pack_passes_the_dev_stack_with_one_advisory_for_its_open_endpoint()
 
 def test_every_rule_is_mandatory_except_the_public_endpoint():
     levels = {policy.name: policy.enforcement_level for policy in POLICIES}
-    assert len(levels) == len(POLICIES) == 9
+    assert len(levels) == len(POLICIES) == 11
     assert {name for name, level in levels.items() if level != EnforcementLevel.MANDATORY} == \
         {"eks-public-endpoint-limited"}
     assert all(policy.description for policy in POLICIES)
@@ -234,3 +235,63 @@ def test_placeholders_on_an_existing_pool_without_do_not_disrupt_fail(annotation
     found = mandatory(violations(resources))
     assert [v.policy for v in found] == ["placeholders-on-foreign-pools-do-not-disrupt"]
     assert "'general-purpose'" in found[0].message and repr(annotation) in found[0].message
+
+
+# --- static and buffer windows -------------------------------------------------------------------------------
+
+def native_edited(type_: str, name: str, edit: Callable[[Registration], Registration]) -> list[Registration]:
+    """The static and buffer stack's registrations with one of them changed by ``edit``."""
+    return [edit(r) if (r.type, r.name) == (type_, name) else r for r in native_run()[0].resources]
+
+
+def inputs_edited(edit: Callable[[dict], None]) -> Callable[[Registration], Registration]:
+    def change(registration: Registration) -> Registration:
+        inputs = copy.deepcopy(registration.inputs)
+        edit(inputs)
+        return dataclasses.replace(registration, inputs=inputs)
+    return change
+
+
+def test_the_pack_passes_static_and_buffer_windows_and_their_snapshot_data_volume():
+    assert violations(native_run()[0].resources) == []
+    node_class = native_run()[0].named("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "buffer-node-class")
+    assert "encrypted" not in node_class.inputs["spec"]["blockDeviceMappings"][1]["ebs"]  # the snapshot's own
+
+
+NATIVE_VARIANTS = {
+    "static count set back by pulumi up": (
+        ("kubernetes:karpenter.sh/v1:NodePool", "lunch-static-node-pool"),
+        lambda r: dataclasses.replace(r, ignore_changes=[]), "driven-counts-ignored",
+        "lunch-static-node-pool: spec.replicas is set by its driver"),
+    "buffer count set back by pulumi up": (
+        ("kubernetes:autoscaling.x-k8s.io/v1beta1:CapacityBuffer", "sale-buffer"),
+        lambda r: dataclasses.replace(r, ignore_changes=[]), "driven-counts-ignored",
+        "sale-buffer: spec.replicas is set by its driver"),
+    "driver allowed every node pool": (
+        ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "lunch-driver-cluster-role"),
+        inputs_edited(lambda i: i["rules"][1].pop("resourceNames")), "prescale-roles-name-their-objects",
+        "lunch-driver-cluster-role: rules[1]: no resourceNames"),
+    "driver allowed every verb": (
+        ("kubernetes:rbac.authorization.k8s.io/v1:Role", "sale-driver-role"),
+        inputs_edited(lambda i: i["rules"][0].update(verbs=["*"])), "prescale-roles-name-their-objects",
+        "sale-driver-role: rules[0]: a wildcard in verbs"),
+    "buffer template escalates": (
+        ("kubernetes:core/v1:PodTemplate", "sale-pod-template"),
+        inputs_edited(lambda i: i["template"]["spec"]["containers"][0]["securityContext"].update(
+            allowPrivilegeEscalation=True)), "prescale-pods-restricted",
+        "container 'pause': allowPrivilegeEscalation must be false"),
+    "prepull as root": (
+        ("kubernetes:apps/v1:DaemonSet", "lunch-prepull"),
+        inputs_edited(lambda i: i["spec"]["template"]["spec"]["securityContext"].update(runAsUser=0)),
+        "prescale-pods-restricted", "securityContext.runAsUser: 0 runs as root"),
+    "unencrypted blank volume": (
+        ("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "buffer-node-class"),
+        inputs_edited(lambda i: i["spec"]["blockDeviceMappings"][1]["ebs"].pop("snapshotID")),
+        "ec2nodeclass-imdsv2-encrypted", "blockDeviceMappings[1] (/dev/xvdb): ebs.encrypted must be true"),
+}
+
+
+@pytest.mark.parametrize("target, edit, policy, expected", NATIVE_VARIANTS.values(), ids=NATIVE_VARIANTS.keys())
+def test_a_native_variant_fails_the_rule_it_breaks(target, edit, policy, expected):
+    found = mandatory(violations(native_edited(*target, edit)))
+    assert [v.policy for v in found] == [policy] and expected in found[0].message, found

@@ -112,9 +112,10 @@ def test_the_outputs_are_a_library_programs_stack_outputs(component):
     outputs = component["properties"]
     assert {name: (spec["type"], spec.get("items", spec.get("additionalProperties", {})).get("type"))
             for name, spec in outputs.items()} == {
-        "nodePools": ("array", "string"), "armedWindows": ("array", "string"), "idleWindows": ("object", "string"),
+        "nodePools": ("array", "string"), "armedWindows": ("array", "string"), "nativeWindows": ("array", "string"),
+        "idleWindows": ("object", "string"),
         "reservations": ("object", "object"), "nextUpForReservations": ("string", None)}
-    assert component["required"] == ["armedWindows", "idleWindows", "nodePools", "reservations"]
+    assert component["required"] == ["armedWindows", "idleWindows", "nativeWindows", "nodePools", "reservations"]
 
 
 def requirement_lines(path: Path) -> list[str]:
@@ -182,9 +183,21 @@ def test_construct_deploys_the_capacity_through_a_provider_of_its_own(monkeypatc
         assert INSTALLS in waiting.dependencies, waiting.name
     node_class = evaluation.named(NODE_CLASS, "flash-sale-node-class").inputs["spec"]
     assert (node_class["role"], node_class["tags"]["team"]) == ("shop-nodes", "shop")
-    assert state == {"nodePools": ["flash-sale"], "armedWindows": ["lunch-rush"], "idleWindows": {},
-                     "reservations": {}}
+    assert state == {"nodePools": ["flash-sale"], "armedWindows": ["lunch-rush"], "nativeWindows": [],
+                     "idleWindows": {}, "reservations": {}}
     assert capacity.outputs == state  # registered as the engine keeps them (None, no next reservation, is left out)
+
+
+def test_construct_deploys_a_static_pools_window_as_its_own_static_node_pool(monkeypatch):
+    monkeypatch.setenv("PRESCALE_NOW", "2026-11-30T12:00:00+00:00")
+    pools = [{**wire_inputs()["nodePools"][0], "strategy": "static", "requirements": [
+        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["c7i.large"]}]}]
+    pools[0].pop("weight")  # a static NodePool takes no weight
+    state: dict[str, Any] = {}
+    evaluation = construct(wire_inputs(nodePools=pools), state)
+    assert state["nativeWindows"] == ["lunch-rush"] and state["armedWindows"] == []
+    (node_pool,) = [r for r in evaluation.of_type(NODE_POOL) if "replicas" in r.inputs["spec"]]
+    assert node_pool.inputs["spec"]["limits"] == {"nodes": "3"}
 
 
 def ancestors(evaluation: Evaluation, registration: Registration) -> list[str]:

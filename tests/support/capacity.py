@@ -28,6 +28,10 @@ SCALED_OBJECT = "kubernetes:keda.sh/v1alpha1:ScaledObject"
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
 NAMESPACE = "kubernetes:core/v1:Namespace"
+CAPACITY_BUFFER = "kubernetes:autoscaling.x-k8s.io/v1beta1:CapacityBuffer"
+POD_TEMPLATE = "kubernetes:core/v1:PodTemplate"
+CRON_JOB = "kubernetes:batch/v1:CronJob"
+DAEMON_SET = "kubernetes:apps/v1:DaemonSet"
 CUSTOM_RESOURCES = (NODE_POOL, NODE_CLASS, SCALED_OBJECT)
 CORE_RESOURCES = (DEPLOYMENT, PRIORITY_CLASS, NAMESPACE)
 
@@ -92,6 +96,33 @@ def every_kind_config(now: datetime = NOW) -> StackConfig:
                         cluster={"name": "prescale-test", "create": False}, alerts={"prometheusRule": True})
 
 
+# Every kind the static and buffer strategies render: a static pool with a recurring window and images to pull, a
+# static pool whose one-off holds capacity reservations at NOW, and a Bottlerocket buffer pool (its data volume from a
+# snapshot) with a recurring capacity window pulling images and a one-off of whole nodes.
+M7I = [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m7i.xlarge"]}]
+NATIVE_POOLS = [
+    pool("static", strategy="static", limits={"nodes": 40}, requirements=M7I,
+         taints=[{"key": "prescale.io/event", "value": "true", "effect": "NoSchedule"}]),
+    pool("static-reserved", strategy="static", limits={"nodes": 10}, requirements=M7I,
+         capacityTypes=["on-demand", "reserved"]),
+    pool("buffer", strategy="buffer", amiAlias="bottlerocket@v1.30.0",
+         dataVolume={"snapshotID": "snap-0123456789abcdef0", "volumeInitializationRate": 200},
+         taints=[{"key": "dedicated", "effect": "NoExecute"}]),
+]
+NATIVE_WINDOWS = [
+    window("lunch", "0 12 * * *", "0 13 * * *", "static", nodes=3, prepullImages=["nginx:1.27"]),
+    window("launch", "2026-12-01T18:00", "2026-12-01T20:00", "static-reserved", nodes=4,
+           reserve={"instanceType": "m7i.xlarge", "availabilityZones": ["ap-northeast-2a", "ap-northeast-2c"]}),
+    window("sale", "0 20 * * *", "0 22 * * *", "buffer", capacity={"cpu": "8", "memory": "16Gi"},
+           prepullImages=["nginx:1.27", "busybox:1.37"]),
+    window("flash", "2027-03-05T10:00", "2027-03-05T12:00", "buffer", nodes=2),
+]
+
+
+def native_config(now: datetime = NOW, windows: list[dict] = NATIVE_WINDOWS) -> StackConfig:
+    return stack_config(NATIVE_POOLS, windows, now)
+
+
 def run(config: StackConfig, now: datetime = NOW) -> tuple[Evaluation, list[DeployedCapacity]]:
     """Evaluate :func:`deploy_capacity` under fresh mocks with a stand-in platform."""
     built: list[DeployedCapacity] = []
@@ -116,6 +147,11 @@ def rich_run() -> tuple[Evaluation, list[DeployedCapacity]]:
 @cache
 def every_kind_run() -> tuple[Evaluation, list[DeployedCapacity]]:
     return run(every_kind_config())
+
+
+@cache
+def native_run() -> tuple[Evaluation, list[DeployedCapacity]]:
+    return run(native_config())
 
 
 def stand_in_platform() -> Platform:

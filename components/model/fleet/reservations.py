@@ -58,6 +58,8 @@ class ReservationPlan:
     end: datetime  # UTC: their end date, the window's end plus its nodes' tail
     held: bool  # declared by a run at the plan's `now`
     ended: bool = False  # the window is over at `now`: none declared, the drift hold still stands
+    # A static pool's window NodePool goes to 0 at the end, its nodes with it (no drift of its nodes to hold).
+    static: bool = False
 
     @property
     def count(self) -> int:
@@ -83,7 +85,7 @@ class ReservationPlan:
     @property
     def holds_drift(self) -> bool:
         """Whether the pool carries :attr:`drift_hold` at the plan's ``now``: while they are held, or just ended."""
-        return self.held or self.ended
+        return not self.static and (self.held or self.ended)
 
     def describe(self) -> str:
         """``3 × m7i.xlarge (ap-northeast-2a: 2, ap-northeast-2c: 1)``."""
@@ -95,11 +97,15 @@ class ReservationPlan:
         name, zone, pool = self.window.name, self.window.timezone, self.window.node_pool
         kept = (f"nodes still in them keep running, billed on-demand, and node pool {pool!r} holds Karpenter's "
                 f"replacement of them (CapacityReservationDrift) until {_at(self.released, zone)}, past the hour "
-                "EC2 takes to move them out")
+                "EC2 takes to move them out") if not self.static else (
+                f"the window's static NodePool on node pool {pool!r} is back at 0 nodes from the end (its driver's "
+                "scale-down), so no node is left in them; one still running, if that scale-down failed, is billed "
+                "on-demand")
         if self.ended:
+            keep = "" if self.static else (": keep the window in prescale:eventWindows until then, and run `pulumi up` "
+                                           "after it to lift the hold")
             return (f"event window {name!r}: its capacity reservations {self.describe()} ended with the window (a "
-                    f"`pulumi up` now cancels any EC2 has not ended yet); {kept}: keep the window in "
-                    "prescale:eventWindows until then, and run `pulumi up` after it to lift the hold",)
+                    f"`pulumi up` now cancels any EC2 has not ended yet); {kept}{keep}",)
         if self.held:
             return (f"event window {name!r}: holds capacity reservations {self.describe()} until {_at(self.end, zone)} "
                     f"(the end plus {format_duration(self.end - self.window_end)} for its nodes to go); EC2 "
@@ -125,7 +131,8 @@ def plan_reservation(window: EventWindow, pool: NodePoolConfig, placeholders: Pl
     shares = split(reserved_count(window, placeholders), reservation_zones(window, pool))
     plan = ReservationPlan(window, reserve.instance_type, shares, hold_from, occurrence.scale_up_utc,
                            occurrence.end_utc, occurrence.end_utc + usual_tail(pool),
-                           held=armed and not ended and now >= hold_from, ended=ended)
+                           held=armed and not ended and now >= hold_from, ended=ended,
+                           static=pool.strategy == "static")
     return plan if now < plan.released else None
 
 
