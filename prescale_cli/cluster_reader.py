@@ -51,6 +51,15 @@ class ClusterReader(Protocol):
     def node_classes(self, group: str, kind: str) -> list[Object]:
         """The node classes of one of :data:`NODE_CLASS_APIS` (``EC2NodeClass``, Auto Mode's ``NodeClass``)."""
 
+    def cron_jobs(self, namespace: str) -> list[Object]:
+        """``CronJob``s in ``namespace`` (static and buffer windows' drivers)."""
+
+    def jobs(self, namespace: str) -> list[Object]:
+        """``Job``s in ``namespace`` (the drivers' runs)."""
+
+    def capacity_buffers(self, namespace: str) -> list[Object]:
+        """Karpenter ``CapacityBuffer``s (``autoscaling.x-k8s.io/v1beta1``) in ``namespace``."""
+
 
 def connect(kubeconfig: str | None, context: str | None) -> KubernetesReader:
     """A reader for the cluster of ``context`` (default: the current one) in ``kubeconfig`` (default:
@@ -72,15 +81,17 @@ def connect(kubeconfig: str | None, context: str | None) -> KubernetesReader:
 
 
 class KubernetesReader:
-    """:class:`ClusterReader` on the ``kubernetes`` client (CoreV1Api for pods, nodes and events,
-    CustomObjectsApi for ScaledObjects, NodeClaims, NodePools and node classes)."""
+    """:class:`ClusterReader` on the ``kubernetes`` client (CoreV1Api for pods, nodes and events, BatchV1Api for
+    CronJobs and Jobs, CustomObjectsApi for ScaledObjects, NodeClaims, NodePools, node classes and
+    CapacityBuffers)."""
 
     def __init__(self, configuration: Any):
-        from kubernetes.client import ApiClient, CoreV1Api, CustomObjectsApi
+        from kubernetes.client import ApiClient, BatchV1Api, CoreV1Api, CustomObjectsApi
 
         self.host = configuration.host
         self.client = ApiClient(configuration)
         self.core = CoreV1Api(self.client)
+        self.batch = BatchV1Api(self.client)
         self.custom = CustomObjectsApi(self.client)
 
     def scaled_objects(self, namespace: str) -> list[Object]:
@@ -113,6 +124,19 @@ class KubernetesReader:
         version, plural = NODE_CLASS_APIS[group, kind]
         with self._reading(f"{kind}s ({group})") as read:
             return read(self.custom.list_cluster_custom_object, group, version, plural)
+
+    def cron_jobs(self, namespace: str) -> list[Object]:
+        with self._reading(f"CronJobs in namespace {namespace}") as read:
+            return read(self.batch.list_namespaced_cron_job, namespace)
+
+    def jobs(self, namespace: str) -> list[Object]:
+        with self._reading(f"Jobs in namespace {namespace}") as read:
+            return read(self.batch.list_namespaced_job, namespace)
+
+    def capacity_buffers(self, namespace: str) -> list[Object]:
+        with self._reading(f"Karpenter CapacityBuffers in namespace {namespace}") as read:
+            return read(self.custom.list_namespaced_custom_object, "autoscaling.x-k8s.io", "v1beta1", namespace,
+                        "capacitybuffers")
 
     @contextmanager
     def _reading(self, what: str) -> Iterator[Any]:

@@ -13,15 +13,17 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Final, Literal
 
-from prescale.model.config import EventWindow, Limits, NodePoolConfig, PricingConfig
+from prescale.model.config import EventWindow, Limits, NodePoolConfig, PricingConfig, Strategy
 from prescale.model.fleet.instances import InstanceType, instance_type, pool_launchable
 from prescale.model.fleet.quantity import parse_quantity
 from prescale.model.fleet.sizing import PlaceholderPlan, pods_per_node
+from prescale.model.native import StaticNodes
 from prescale.model.plan import CapacityPlan
-from prescale.model.schedule.after_end import KEDA_COOLDOWN, usual_tail
+from prescale.model.schedule.after_end import DRAIN, KEDA_COOLDOWN, usual_tail
 from prescale.model.schedule.cron import parse_cron
+from prescale.model.schedule.drivers import run_bounds
 from prescale.model.schedule.duration import parse_duration
-from prescale.model.windows import WindowPlan
+from prescale.model.windows import NativeWindow, WindowPlan
 
 from .node_hours import Hold, paid_node_hours
 from .timeline import Timeline, build_timeline
@@ -71,6 +73,7 @@ class Rate:
 class WindowCost:
     window: str
     node_pool: str
+    strategy: Strategy
     occurrences: int
     fleet: Fleet | None  # None: no candidate fleet holds the placeholders within the pool's limits (no estimate)
     node_hours: float
@@ -94,9 +97,10 @@ class WindowTail:
     """How long a window's nodes outlive each of its ends, and what that costs per occurrence."""
 
     window: str
-    usual: timedelta  # KEDA's cooldown + consolidateAfter + drain
+    strategy: Strategy
+    usual: timedelta  # placeholders: KEDA's cooldown + consolidateAfter + drain (others: :func:`_tail`)
     usual_cost: float
-    without_keda: timedelta  # failsafeGrace + consolidateAfter + drain: KEDA never scaled down
+    without_keda: timedelta  # placeholders: failsafeGrace + consolidateAfter + drain, KEDA never scaled down
     without_keda_cost: float
 
 
@@ -126,7 +130,8 @@ def estimate_cost(timeline: Timeline) -> CostEstimate:
         nodes, price = (fleet.nodes, fleet.shape.price_per_hour) if fleet else (0, 0.0)
         node_hours = paid.get(window.name, 0.0)
         windows.append(WindowCost(
-            window=window.name, node_pool=window.node_pool, occurrences=occurrences[window.name], fleet=fleet,
+            window=window.name, node_pool=window.node_pool, strategy=plan.pools[window.node_pool].strategy,
+            occurrences=occurrences[window.name], fleet=fleet,
             node_hours=node_hours, cost=node_hours * price,
             all_day_cost=nodes * price * hours if occurrences[window.name] else 0.0, rate=rates.get(window.name)))
     pools = []
@@ -182,37 +187,72 @@ def _a_year_after(moment: datetime) -> datetime:
 def _paid(timeline: Timeline, fleets: dict[str, Fleet | None]) -> dict[str, float]:
     """Node-hours each window pays within the timeline's range (:func:`prescale_cli.node_hours.paid_node_hours`)."""
     waits = {name: parse_duration(pool.pool.consolidate_after) for name, pool in timeline.plan.pools.items()}
-    return paid_node_hours(_holds(timeline, fleets), timeline.frozen, waits, timeline.since, timeline.until)
+    holds = _holds(timeline, fleets)
+    waits |= {hold.node_pool: timedelta(0) for hold in holds if hold.node_pool not in waits}  # static: none
+    return paid_node_hours(holds, timeline.frozen, waits, timeline.since, timeline.until)
 
 
 def _fleet(plan: CapacityPlan, window: WindowPlan) -> Fleet | None:
     """The cheapest fleet holding the window's planned placeholders, of the types its pool may launch, within its
-    limits."""
-    pool = plan.pools[window.window.node_pool].pool
-    return cheapest_fleet(window.placeholders, window_candidates(window.window, pool, plan.config.pricing),
-                          pool.limits)
+    limits; on a static pool, its N nodes of the cheapest type the pool allows, which is what Karpenter launches for
+    a static NodePool (whose only limit is its N nodes)."""
+    pool = plan.pools[window.window.node_pool]
+    shapes = window_candidates(window.window, pool.pool, plan.config.pricing)
+    if pool.strategy == "static":
+        return cheapest_fleet(window.placeholders, shapes)  # one pod per node: N nodes (the checks: any type fits)
+    return cheapest_fleet(window.placeholders, shapes, pool.pool.limits)
 
 
 def _holds(timeline: Timeline, fleets: dict[str, Fleet | None]) -> list[Hold]:
-    """Each estimated occurrence's fleet, from scale-up to the end."""
-    return [Hold(entry.window.name, entry.window.node_pool, fleet.shape.name, fleet.nodes,
+    """Each estimated occurrence's fleet, from scale-up to the end; a static window's on its own NodePool, where no
+    other window takes its nodes over and nothing keeps them past the end."""
+    return [Hold(entry.window.name, entry.native.node_pool_name if isinstance(entry.native, StaticNodes)
+                 else entry.window.node_pool, fleet.shape.name, fleet.nodes,
                  entry.occurrence.scale_up_utc, entry.occurrence.end_utc)
             for entry in timeline.entries if (fleet := fleets[entry.window.name])]
 
 
 def _tails(plan: CapacityPlan, windows: list[WindowCost]) -> list[WindowTail]:
-    """The tail after each end of every estimated window (docs/cli.md#the-cost-estimate, step 3)."""
-    grace = parse_duration(plan.config.placeholders.failsafe_grace)
+    """The tail after each end of every estimated window (docs/cli.md#the-cost-estimate, steps 3 and 7)."""
     tails = []
     for window in windows:
         if window.fleet is None:
             continue
-        usual = usual_tail(plan.pools[window.node_pool].pool)
-        without_keda = usual - KEDA_COOLDOWN + grace  # the failsafe scales down instead of KEDA
+        usual, late = _tail(plan, plan.window(window.window))
         price = window.fleet.price_per_hour
-        tails.append(WindowTail(window.window, usual, price * (usual / timedelta(hours=1)),
-                                without_keda, price * (without_keda / timedelta(hours=1))))
+        tails.append(WindowTail(window.window, window.strategy, usual, price * (usual / timedelta(hours=1)),
+                                late, price * (late / timedelta(hours=1))))
     return tails
+
+
+def _tail(plan: CapacityPlan, window: WindowPlan) -> tuple[timedelta, timedelta]:
+    """How long a window's nodes stay after its end, usually and when the scale-down is as late as it can be.
+
+    Placeholders: KEDA's cooldown, the pool's ``consolidateAfter``, the drain; the failsafe at the end plus
+    ``failsafeGrace`` when KEDA never scales down. Static: the drain, Karpenter deleting the NodeClaims as soon as the
+    scale-down run sets 0; at the latest the run's ``startingDeadlineSeconds`` plus its Job's
+    ``activeDeadlineSeconds`` after the end. Buffer: ``consolidateAfter`` and the drain once the freeze ends, as
+    placeholder nodes without KEDA (its driver acted at the event's start).
+    """
+    pool = plan.pools[window.window.node_pool]
+    if pool.strategy == "static":
+        return DRAIN, DRAIN + _latest_scale_down(window, plan.now)
+    usual = usual_tail(pool.pool)
+    if pool.strategy == "buffer":
+        usual -= KEDA_COOLDOWN
+        return usual, usual
+    return usual, usual - KEDA_COOLDOWN + parse_duration(plan.config.placeholders.failsafe_grace)
+
+
+def _latest_scale_down(window: WindowPlan, now: datetime) -> timedelta:
+    """How long after its end a static window's scale-down run may still set 0: it may start that late and its Job
+    retries for that long (a window not armed yet has no driver in the plan: its bounds as it will get them)."""
+    if isinstance(window, NativeWindow):
+        down = window.capacity.driver.down
+        starting, active = down.starting_deadline_seconds, down.active_deadline_seconds
+    else:
+        starting, active, _ = run_bounds(window.window, "end", now)[1]
+    return timedelta(seconds=starting + active)
 
 
 def _peak_price(timeline: Timeline, pool: str, fleets: dict[str, Fleet | None]) -> float:

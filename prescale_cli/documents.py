@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
+from prescale.model.config import Strategy
 from prescale.model.schedule.instants import utc_iso
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema
 from pydantic.alias_generators import to_camel
@@ -105,11 +106,35 @@ class Span(Record):
     until: UtcInstant
 
 
+class DriverRun(Record):
+    """One CronJob of a static or buffer window's driver (namespace prescale), and when it fires for the occurrence."""
+
+    cron_job: str
+    schedule: str = Field(description="Its cron, read in the window's zone (the CronJob's timeZone).")
+    replicas: int = Field(description="The count it sets: the window's at scale-up, 0 at scale-down.")
+    at: LocalInstant = Field(description="When it fires for this occurrence, in the window's zone.")
+    at_utc: UtcInstant
+    starting_deadline_seconds: int = Field(description="How late the CronJob controller may still start the run.")
+    active_deadline_seconds: int = Field(description="How long the run's Job retries once started.")
+
+
+class Driver(Record):
+    """What a static or buffer window's two CronJobs set, and when they fire for this occurrence."""
+
+    kind: Literal["NodePool", "CapacityBuffer"]
+    name: str = Field(description="The window's own static NodePool, or its CapacityBuffer in namespace prescale.")
+    scale_up: DriverRun = Field(description="At the occurrence's scaleUp: sets the window's count.")
+    scale_down: DriverRun = Field(description="Sets 0: at the end for a static NodePool, at the event's start for a "
+                                              "CapacityBuffer (which would refill as the event's pods take its room).")
+
+
 class Occurrence(Record):
     """One occurrence of one window whose [scaleUp, end) meets the range."""
 
     window: str
     node_pool: str
+    strategy: Strategy = Field(description="Its pool's: placeholders (KEDA-scaled pods), static (its own static "
+                                           "NodePool) or buffer (a CapacityBuffer).")
     timezone: str = Field(description="The window's IANA time zone.")
     one_off: bool
     scale_up: LocalInstant = Field(description="When KEDA creates the placeholders (start minus leadTime), in the "
@@ -130,6 +155,8 @@ class Occurrence(Record):
     protection: Literal["budget", "do-not-disrupt"] = Field(
         description="How its nodes are kept: the NodePool's budgets (pools prescale owns) or do-not-disrupt pods "
                     "(existing pools).")
+    driver: Driver | None = Field(description="A static or buffer window's driver runs for this occurrence; null "
+                                              "for placeholders (KEDA scales them), or while not armed.")
 
 
 class Overlap(Record):
@@ -148,6 +175,8 @@ class PoolFreeze(Record):
     """A `nodes: "0"` budget exactly as the NodePool gets it."""
 
     node_pool: str
+    node_pool_object: str = Field(description="The NodePool that gets it: the pool's own (prescale-<pool>), or on a "
+                                              "static pool the window's own static NodePool.")
     schedule: str = Field(description="Its cron, in UTC.")
     duration: str
 
@@ -157,9 +186,12 @@ class WindowCost(Record):
 
     window: str
     node_pool: str
+    strategy: Strategy
     occurrences: int = Field(description="Its occurrences in the range.")
-    instance_type: str | None = Field(description="The instance type of the cheapest fleet holding its placeholders; "
-                                                  "null when none fits one (no estimate).")
+    instance_type: str | None = Field(description=(
+        "The instance type of the cheapest fleet holding its placeholders (a buffer: its virtual pods); a static "
+        "window: the cheapest type its pool allows, which Karpenter launches for a static NodePool; null when none "
+        "fits one (no estimate)."))
     nodes_estimated: int | None
     price_per_node_hour: float | None
     node_hours: float = Field(description="Node-hours it pays for inside the range.")
@@ -199,10 +231,15 @@ class Tail(Record):
     """How long a window's nodes stay after each end, and what that costs."""
 
     window: str
-    nodes_stay_after_end: str = Field(description="KEDA's cooldown, the pool's consolidateAfter and the drain.")
+    strategy: Strategy
+    nodes_stay_after_end: str = Field(description=(
+        "Placeholders: KEDA's cooldown, the pool's consolidateAfter and the drain; static: the drain (Karpenter "
+        "deletes the nodes as the scale-down sets 0); buffer: consolidateAfter and the drain once the freeze ends."))
     cost_per_end: float
-    if_keda_fails_stay: str = Field(description="The same when KEDA never scales down and the failsafe does, at the "
-                                                "end plus failsafeGrace.")
+    if_keda_fails_stay: str = Field(description=(
+        "The same when the scale-down is as late as it can be: placeholders, KEDA never scales down and the failsafe "
+        "does at the end plus failsafeGrace; static, the scale-down run acts at the last moment its deadlines allow; "
+        "buffer, as nodesStayAfterEnd (its driver acts at the event's start)."))
     if_keda_fails_cost_per_end: float
 
 
@@ -351,26 +388,85 @@ class Budget(Record):
     duration: str
 
 
+class StaticReadiness(Record):
+    """A static window's own NodePool: the count its driver sets, and Karpenter's count of its nodes."""
+
+    desired: int = Field(description="The window's nodes.")
+    replicas: int | None = Field(description="The NodePool's spec.replicas: its driver sets the window's count at "
+                                             "scale-up and 0 at the end; null without such a NodePool.")
+    nodes: int | None = Field(description="Its status.nodes, the nodes Karpenter counts for it; null before it "
+                                          "counted any.")
+
+
+class BufferReadiness(Record):
+    """A buffer window's CapacityBuffer in namespace prescale, and Karpenter's conditions on it."""
+
+    name: str
+    found: bool
+    desired: int = Field(description="The window's virtual pods.")
+    replicas: int | None = Field(description="Its spec.replicas: its driver sets the window's count at scale-up and "
+                                             "0 at the event's start.")
+    provisioned: int | None = Field(description="Its status.replicas: the count Karpenter provisions for.")
+    ready_for_provisioning: bool = Field(description="ReadyForProvisioning True: Karpenter resolved its PodTemplate.")
+    provisioning: bool = Field(description="Provisioning True (FitsExistingCapacity): every virtual pod fits on an "
+                                           "existing node.")
+    conditions: list[Condition]
+
+
+class DriverJob(Record):
+    """A driver CronJob's most recent Job."""
+
+    name: str
+    state: Literal["active", "succeeded", "failed"]
+    reason: str = Field(description="Its Failed condition's reason (DeadlineExceeded, BackoffLimitExceeded), else "
+                                    "\"\".")
+    message: str
+    started: UtcInstant | None
+
+
+class CronJobReadiness(Record):
+    """One of a static or buffer window's driver CronJobs in namespace prescale."""
+
+    name: str
+    sets: int = Field(description="The count its runs set.")
+    found: bool
+    suspended: bool
+    last_schedule_time: UtcInstant | None = Field(description="When its last run was due (status.lastScheduleTime).")
+    last_successful_time: UtcInstant | None = Field(description="status.lastSuccessfulTime.")
+    last_job: DriverJob | None
+
+
 class WindowReadiness(Record):
     """One window running now or starting within `within`, at its first occurrence there."""
 
     window: str
     node_pool: str
+    strategy: Strategy
     state: WindowState = Field(description="In its lead time (from scale-up to start), running (to its end), or "
                                            "upcoming (before its scale-up).")
     scale_up: LocalInstant
     start: LocalInstant
     end: LocalInstant
-    ready: bool = Field(description="In its lead time or running: its ScaledObject is Ready and Active and all its "
-                                    "placeholders are Ready; upcoming: its ScaledObject exists, Ready, not paused. "
-                                    "Either way its pool's NodePool and node class are Ready.")
+    ready: bool = Field(description=(
+        "Placeholders, in its lead time or running: its ScaledObject is Ready and Active and all its placeholders are "
+        "Ready; upcoming: its ScaledObject exists, Ready, not paused. Static, in its lead time or running: its "
+        "NodePool at the window's count and that many nodes Ready. Buffer, in its lead time: its CapacityBuffer at "
+        "the window's count, ReadyForProvisioning and Provisioning; otherwise ReadyForProvisioning. Static and "
+        "buffer: both driver CronJobs exist, not suspended, their last Jobs not failed. Always: its NodePool and node "
+        "class are Ready."))
     not_ready: list[str] = Field(description="Why it is not ready, as sentences.")
-    scaled_object: ScaledObject
-    placeholders: PlaceholderReadiness
-    nodes: Nodes
+    scaled_object: ScaledObject | None = Field(description="Placeholders only; null on static and buffer pools.")
+    placeholders: PlaceholderReadiness | None = Field(description="Placeholders only; null on static and buffer "
+                                                                  "pools.")
+    static: StaticReadiness | None = Field(description="Static only; null otherwise.")
+    buffer: BufferReadiness | None = Field(description="Buffer only; null otherwise.")
+    driver: list[CronJobReadiness] = Field(description="Static and buffer: its scale-up and scale-down CronJobs; "
+                                                       "empty for placeholders.")
+    nodes: Nodes = Field(description="Its NodePool's nodes: the pool's, or a static window's own.")
     node_claims: NodeClaims
     karpenter: Karpenter
-    freeze: Budget | None = Field(description="The pool's budget in force now, from the plan; null if none.")
+    freeze: Budget | None = Field(description="The budget in force now on its NodePool, from the plan; null if "
+                                              "none.")
 
 
 class StatusDocument(Record):

@@ -60,8 +60,10 @@ Ask the cluster whether each window running now or starting within --within is r
 KEDA ScaledObject (Ready, Active), its placeholders (desired / Ready / Pending, with the
 scheduler's or kubelet's reason: unschedulable, image pull...), the pool's nodes (Ready,
 in a capacity reservation), NodeClaims that Karpenter failed to launch (with its reason,
-e.g. InsufficientCapacityError) and the consolidation freeze in force. Windows and times
-are the ones `prescale schedule` lists. Exit code 0 when every window in its lead time or
+e.g. InsufficientCapacityError) and the consolidation freeze in force; on a static pool the
+window's own NodePool (replicas, nodes Ready), on a buffer pool its CapacityBuffer
+(replicas, ReadyForProvisioning, Provisioning), and for both their driver's CronJobs and
+last Jobs. Windows and times are the ones `prescale schedule` lists. Exit code 0 when every window in its lead time or
 running is ready, 1 when one is not (upcoming windows are shown but do not count), 2 when
 the stack config is invalid or the cluster cannot be reached or read."""
 
@@ -101,7 +103,8 @@ pool that holds the placeholders (one per node for `nodes:` windows) within its 
 node once, from scale-up until its window ends or the consolidation freeze holding it ends, plus
 consolidateAfter (a later window on the pool takes over nodes still up), and compares with keeping
 the busiest moment's nodes all day. A recurring window's rate is the week of its schedule from now,
-or the coming year's average month for one that repeats by the month. Details: prescale_cli/cost.py.
+or the coming year's average month for one that repeats by the month. A static pool's window is
+exactly its nodes of the cheapest type the pool allows, until its end. Details: prescale_cli/cost.py.
 """
 
 
@@ -201,9 +204,9 @@ def build_parser() -> CommandParser:
     schedule.add_argument("--days", type=_positive_days, default=7, metavar="N",
                           help="length of the range in days (default: 7)")
     schedule.add_argument("--json", action="store_true",
-                          help='print {"occurrences": [{"window", "scaleUp", "start", "end", "nodes", "capacity", '
-                               '...}], "overlaps", "freezes", "cost", "warnings"} with ISO-8601 instants carrying '
-                               'their offset')
+                          help='print {"occurrences": [{"window", "strategy", "scaleUp", "start", "end", "nodes", '
+                               '"capacity", "driver", ...}], "overlaps", "freezes", "cost", "warnings"} with ISO-8601 '
+                               'instants carrying their offset')
     schedule.add_argument("--png", type=Path, metavar="FILE",
                           help="also draw the first week of the range to FILE (PNG): placeholders vs event windows "
                                "per NodePool")
@@ -219,8 +222,9 @@ def build_parser() -> CommandParser:
                         help="the kubeconfig to use (default: $KUBECONFIG, else ~/.kube/config)")
     status.add_argument("--context", metavar="NAME", help="its context to use (default: its current-context)")
     status.add_argument("--json", action="store_true",
-                        help='print {"stack", "now", "within", "ready", "windows": [{"window", "state", "ready", '
-                             '"notReady", "scaledObject", "placeholders", "nodes", "nodeClaims", "freeze", ...}]}')
+                        help='print {"stack", "now", "within", "ready", "windows": [{"window", "strategy", "state", '
+                             '"ready", "notReady", "scaledObject", "placeholders", "static", "buffer", "driver", '
+                             '"nodes", "nodeClaims", "freeze", ...}]}')
     status.set_defaults(run=_run_status, reads_project=True)
 
     schema = commands.add_parser(

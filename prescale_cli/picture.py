@@ -1,8 +1,9 @@
 """``prescale schedule --png FILE``: a week of the timeline as a picture a person reads at a glance.
 
 One row per event window, grouped under its NodePool, every bar to scale (an event shorter than
-:data:`RESOLUTION` of the week gets a marker), a pool of more than :data:`MAX_ROWS_PER_POOL` windows on one row.
-Drawn with matplotlib's Agg backend. What the picture shows: docs/cli.md#--png-file.
+:data:`RESOLUTION` of the week gets a marker), a pool of more than :data:`MAX_ROWS_PER_POOL` windows on one row; a
+static or buffer window's driver runs as ticks. Drawn with matplotlib's Agg backend. What the picture shows:
+docs/cli.md#--png-file.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ RESOLUTION = 0.006  # of the drawn range (about an hour of a week, a few pixels)
 MAX_ROWS_PER_POOL = 12  # a pool with more windows is drawn on one row
 EVENT, LEAD_ALPHA = "tab:blue", 0.35  # event bars; the lead time in the same colour, paler
 FROZEN, NOT_FROZEN, OVERLAP, OVERLAP_ALPHA = "dimgray", "tab:red", "tab:red", 0.15
+DRIVER = "black"  # the ticks of a static or buffer window's CronJob runs
 BAR, FREEZE_OFFSET = 0.5, 0.34  # bar height and where the freeze line sits below a row's centre, in rows
 
 
@@ -71,7 +73,7 @@ def week_figure(timeline: Timeline) -> Figure:
     figure.suptitle(f"Event windows, {_range(since, until, zone)}", x=0.01, ha="left", fontsize=12)
     if not drawn:
         axis.text(0.5, 0.5, "No window occurs in this week.", transform=axis.transAxes, ha="center")
-    _key(figure, axis)
+    _key(figure, axis, native=any(entry.strategy != "placeholders" for entry in drawn))
     return figure
 
 
@@ -122,6 +124,9 @@ def _draw_entry(axis, y: int, entry: Entry, resolution: float) -> None:
     if end - start < resolution:
         axis.plot((start + end) / 2, y - BAR / 2, marker="v", markersize=6, color=EVENT, linestyle="none",
                   gid=f"short:{name}")
+    for fire in entry.driver or ():
+        axis.plot(mdates.date2num(fire.at_utc), y - BAR / 2, marker="|", markersize=9, markeredgewidth=1.5,
+                  color=DRIVER, linestyle="none", gid=f"driver:{name}")
     if entry.freeze:
         low, high = (mdates.date2num(moment) for moment in entry.freeze)
         _bar(axis, y + FREEZE_OFFSET, low, high, f"frozen:{name}", height=0.08, color=FROZEN)
@@ -162,7 +167,9 @@ def _label_rows(axis, rows: list[_Row], headers: dict[int, str]) -> None:
 
 def _row_label(row: _Row) -> str:
     if len(row.windows) == 1:
-        return f"{row.windows[0].name}  ·  {_holds(row.entries[0])}\n{_times(row.entries)}"
+        entry = row.entries[0]
+        strategy = f"{entry.strategy}: " if entry.strategy != "placeholders" else ""
+        return f"{row.windows[0].name}  ·  {strategy}{_holds(entry)}\n{_times(row.entries)}"
     return f"{len(row.windows)} windows: {row.windows[0].name} … {row.windows[-1].name}\n(their times: the table)"
 
 
@@ -206,14 +213,18 @@ def _time_axis(axis, since: datetime, until: datetime, zone: ZoneInfo, multiple_
     axis.set_xlabel(f"hour of the day in {_zone_name(zone, since, until)}{note}")
 
 
-def _key(figure: Figure, axis) -> None:
-    """What each mark means, only for marks that are drawn: below the plot, never over the title."""
+def _key(figure: Figure, axis, native: bool) -> None:
+    """What each mark means, only for marks that are drawn: below the plot, never over the title. ``native``: a
+    static or buffer window is drawn, so the lead time holds more than placeholders."""
     gids = {(artist.get_gid() or "").split(":")[0] for artist in (*axis.patches, *axis.lines)}
+    held = "capacity" if native else "placeholders"
     kinds = [("lead", Patch(color=EVENT, alpha=LEAD_ALPHA, linewidth=0,
-                            label="placeholders up before the event (lead time)")),
+                            label=f"{held} up before the event (lead time)")),
              ("event", Patch(color=EVENT, linewidth=0, label="event window")),
              ("short", Line2D([], [], marker="v", markersize=6, color=EVENT, linestyle="none",
                               label="event shorter than the drawing's resolution (bar to scale)")),
+             ("driver", Line2D([], [], marker="|", markersize=9, markeredgewidth=1.5, color=DRIVER,
+                               linestyle="none", label="driver CronJob run (sets the count)")),
              ("frozen", Line2D([], [], color=FROZEN, linewidth=3, label="consolidation frozen")),
              ("not-frozen", Line2D([], [], color=NOT_FROZEN, linewidth=3, label="NOT frozen")),
              ("overlap", Patch(color=OVERLAP, alpha=OVERLAP_ALPHA, linewidth=0,

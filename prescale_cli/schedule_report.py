@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from prescale.model.config import CapacityConfig
 from prescale.model.fleet.quantity import format_cpu, format_memory
@@ -24,7 +24,7 @@ from . import documents
 from .cost import CURRENCY, CostEstimate, PoolCost, Rate, WindowCost
 from .output import Output
 from .reservation_report import ReservationCost, reservation_costs
-from .timeline import Entry, Interval, Timeline
+from .timeline import DriverFire, Entry, Interval, Timeline, driven_object
 
 
 def schedule_document(stack: str, timeline: Timeline, cost: CostEstimate) -> documents.ScheduleDocument:
@@ -37,8 +37,9 @@ def schedule_document(stack: str, timeline: Timeline, cost: CostEstimate) -> doc
         overlaps=[documents.Overlap(node_pool=overlap.node_pool, since=overlap.start, until=overlap.end,
                                     windows=list(overlap.windows), pods=overlap.pods, cpu=format_cpu(overlap.cpu),
                                     memory=format_memory(overlap.memory)) for overlap in timeline.overlaps],
-        freezes=[documents.PoolFreeze(node_pool=pool, schedule=budget.schedule, duration=budget.duration)
-                 for pool, budgets in timeline.freezes.items() for budget in budgets],
+        freezes=[documents.PoolFreeze(node_pool=budget.node_pool, node_pool_object=budget.node_pool_object,
+                                      schedule=budget.freeze.schedule, duration=budget.freeze.duration)
+                 for budget in timeline.freezes],
         cost=_cost(cost, reservation_bills(plan, cost)),
         reservations=[_reservation(reserved) for reserved in reservation_costs(plan)],
         next_up_for_reservations=next_up(plan.reservations),
@@ -48,7 +49,8 @@ def schedule_document(stack: str, timeline: Timeline, cost: CostEstimate) -> doc
 def _occurrence(entry: Entry) -> documents.Occurrence:
     window, occurrence, placeholders = entry.window, entry.occurrence, entry.placeholders
     return documents.Occurrence(
-        window=window.name, node_pool=window.node_pool, timezone=window.timezone, one_off=window.is_one_off,
+        window=window.name, node_pool=window.node_pool, strategy=entry.strategy, timezone=window.timezone,
+        one_off=window.is_one_off,
         scale_up=occurrence.scale_up, start=occurrence.start, end=occurrence.end,
         zone_abbreviations=documents.ZoneAbbreviations(scale_up=f"{occurrence.scale_up:%Z}",
                                                        start=f"{occurrence.start:%Z}", end=f"{occurrence.end:%Z}"),
@@ -59,14 +61,30 @@ def _occurrence(entry: Entry) -> documents.Occurrence:
                                                 memory=placeholders.memory, one_per_node=placeholders.one_per_node),
         frozen=documents.Span(since=entry.freeze[0], until=entry.freeze[1]) if entry.freeze else None,
         armed=entry.not_armed is None, not_armed_reason=entry.not_armed,
-        protection="do-not-disrupt" if entry.existing_pool else "budget")
+        protection="do-not-disrupt" if entry.existing_pool else "budget", driver=_driver(entry))
+
+
+def _driver(entry: Entry) -> documents.Driver | None:
+    if entry.native is None or entry.driver is None:
+        return None
+    kind, name = driven_object(entry.native)
+    up, down = entry.driver
+    return documents.Driver(kind=kind, name=name, scale_up=_run(up), scale_down=_run(down))
+
+
+def _run(fire: DriverFire) -> documents.DriverRun:
+    run = fire.run
+    return documents.DriverRun(cron_job=run.name, schedule=run.schedule, replicas=run.replicas, at=fire.at,
+                               at_utc=fire.at_utc, starting_deadline_seconds=run.starting_deadline_seconds,
+                               active_deadline_seconds=run.active_deadline_seconds)
 
 
 def _cost(cost: CostEstimate, bills: dict[str, ReservationBill]) -> documents.Cost:
     return documents.Cost(
         currency=CURRENCY, days=cost.days,
         windows=[documents.WindowCost(
-            window=window.window, node_pool=window.node_pool, occurrences=window.occurrences,
+            window=window.window, node_pool=window.node_pool, strategy=window.strategy,
+            occurrences=window.occurrences,
             instance_type=window.fleet.shape.name if window.fleet else None,
             nodes_estimated=window.fleet.nodes if window.fleet else None,
             price_per_node_hour=_round(window.fleet.shape.price_per_hour, 4) if window.fleet else None,
@@ -86,7 +104,8 @@ def _cost(cost: CostEstimate, bills: dict[str, ReservationBill]) -> documents.Co
             total_cost=_round(_total(pool, bills)), existing=pool.existing)
             for pool in cost.pools],
         tails=[documents.Tail(
-            window=tail.window, nodes_stay_after_end=format_duration(tail.usual), cost_per_end=_round(tail.usual_cost),
+            window=tail.window, strategy=tail.strategy, nodes_stay_after_end=format_duration(tail.usual),
+            cost_per_end=_round(tail.usual_cost),
             if_keda_fails_stay=format_duration(tail.without_keda),
             if_keda_fails_cost_per_end=_round(tail.without_keda_cost)) for tail in cost.tails])
 
@@ -139,11 +158,13 @@ def show_schedule(stack: str, timeline: Timeline, cost: CostEstimate, output: Ou
                    f"({cost.days:g} day{'s' * (cost.days != 1)}, now {_utc_day(timeline.now)})")
     output.line()
     if timeline.entries:
-        output.table(["Window", "Pool", "Local: scale-up → start – end", "UTC: scale-up → start – end",
-                      "Placeholders", "Frozen (UTC)"],
-                     [_entry_row(entry) for entry in timeline.entries], title="Occurrences")
+        strategies = _shows_strategies(timeline)
+        output.table(["Window", "Pool", *(["Strategy"] if strategies else []), "Local: scale-up → start – end",
+                      "UTC: scale-up → start – end", "Holds" if strategies else "Placeholders", "Frozen (UTC)"],
+                     [_entry_row(entry, strategies) for entry in timeline.entries], title="Occurrences")
         output.line(_zone_legend(timeline.entries))
         output.line()
+        _show_drivers(timeline, output)
     else:
         output.line("No window occurs in this range.")
         output.line()
@@ -152,22 +173,59 @@ def show_schedule(stack: str, timeline: Timeline, cost: CostEstimate, output: Ou
     if timeline.plan.warnings:
         output.line()
     _show_overlaps(timeline, output)
-    freezes = [(pool, budget.schedule, budget.duration) for pool, budgets in timeline.freezes.items()
-               for budget in budgets]
-    if freezes:
-        output.table(["Pool", "Budget schedule (UTC)", "Duration"], freezes,
+    if timeline.freezes:
+        output.table(["Pool", "NodePool", "Budget schedule (UTC)", "Duration"],
+                     [(budget.node_pool, budget.node_pool_object, budget.freeze.schedule, budget.freeze.duration)
+                      for budget in timeline.freezes],
                      title='Consolidation freezes (Karpenter budgets with nodes: "0")')
     if cost.windows:
         _show_cost(timeline, cost, output)
 
 
-def _entry_row(entry: Entry) -> list[str]:
+def _shows_strategies(timeline: Timeline) -> bool:
+    """Whether the stack has a static or buffer pool: only then is each window's strategy a column."""
+    return any(pool.strategy != "placeholders" for pool in timeline.plan.pools.values())
+
+
+def _entry_row(entry: Entry, strategies: bool) -> list[str]:
     occurrence = entry.occurrence
     local = local_times(occurrence)
     utc = _span(occurrence.scale_up_utc, occurrence.start_utc, occurrence.end_utc)
     frozen = "not armed yet" if entry.not_armed else \
         "do-not-disrupt pods" if entry.existing_pool else _frozen(entry.freeze, occurrence.scale_up_utc)
-    return [entry.window.name, entry.window.node_pool, local, utc, _holds(entry), frozen]
+    return [entry.window.name, entry.window.node_pool, *([entry.strategy] if strategies else []), local, utc,
+            _holds(entry), frozen]
+
+
+def _show_drivers(timeline: Timeline, output: Output) -> None:
+    """When each static or buffer window's CronJobs fire in the range, in its zone and in UTC, and how late each
+    run may act (within its half of the window, so the two never race: docs/internals.md)."""
+    driven = [entry for entry in timeline.entries if entry.native and entry.driver]
+    if not driven:
+        return
+    output.table(["Window", "Sets", "Count", "Local: scale-up run → scale-down run", "UTC: scale-up → scale-down"],
+                 [_driver_row(entry) for entry in driven],
+                 title="Driver runs (CronJobs in namespace prescale that set the count: 0 at the end, or for a "
+                       "CapacityBuffer at the event's start)")
+    runs = {entry.window.name: entry.driver for entry in driven}
+    output.table(["Window", "CronJob", "Cron (window's zone)", "Sets", "Starts up to", "Then retries for"],
+                 [[window, fire.run.name, fire.run.schedule, str(fire.run.replicas),
+                   f"{format_duration(timedelta(seconds=fire.run.starting_deadline_seconds))} late",
+                   format_duration(timedelta(seconds=fire.run.active_deadline_seconds))]
+                  for window, fires in runs.items() if fires for fire in fires],
+                 title="Driver CronJobs (each run stays inside its half of the window; a missed one runs late "
+                       "within it)")
+
+
+def _driver_row(entry: Entry) -> list[str]:
+    assert entry.native is not None and entry.driver is not None
+    kind, name = driven_object(entry.native)
+    up, down = entry.driver
+    zones = dict.fromkeys(f"{fire.at:%Z}" for fire in entry.driver)
+    local = (f"{up.at:%a %Y-%m-%d %H:%M} → {_clock(down.at, up.at)} {zones.popitem()[0]}" if len(zones) == 1 else
+             f"{up.at:%a %Y-%m-%d %H:%M %Z} → {_clock(down.at, up.at)} {down.at:%Z}")
+    return [entry.window.name, f"{kind} {name}", f"{up.run.replicas} → {down.run.replicas}", local,
+            f"{up.at_utc:%a %Y-%m-%d %H:%M} → {_clock(down.at_utc, up.at_utc)}"]
 
 
 def local_times(occurrence: Occurrence) -> str:
@@ -202,7 +260,8 @@ def _holds(entry: Entry) -> str:
     if window.nodes is not None:
         return f"{window.nodes} node{'s' * (window.nodes != 1)} ({placeholders.cpu} CPU/{placeholders.memory} free)"
     assert window.capacity is not None  # the config model guarantees nodes or capacity
-    return f"{window.capacity.cpu} CPU/{window.capacity.memory} ({placeholders.pods} pods)"
+    pods = "virtual pods" if entry.strategy == "buffer" else "pods"  # a static window takes nodes only
+    return f"{window.capacity.cpu} CPU/{window.capacity.memory} ({placeholders.pods} {pods})"
 
 
 def _frozen(freeze: Interval | None, reference: datetime) -> str:
@@ -265,6 +324,15 @@ def _show_cost(timeline: Timeline, cost: CostEstimate, output: Output) -> None:
                 "window on the pool pays for the nodes it takes over. A rate is a week of the window's schedule from "
                 "now, or the coming year's average month for one that repeats by the month, whatever the range. "
                 "`prescale schedule --help` explains the estimate.")
+    strategies = {window.strategy for window in cost.windows}
+    if "static" in strategies:
+        output.line("Static windows: exactly their nodes, of the cheapest instance type the pool allows, which "
+                    "Karpenter launches for a static NodePool (another when EC2 has none of it: kubernetes-sigs/"
+                    "karpenter designs/static-capacity.md), from the scale-up run to the scale-down run at the end.")
+    if "buffer" in strategies:
+        output.line("Buffer windows: the buffer's virtual pods packed as placeholders are, from the scale-up run; "
+                    "the window's freeze keeps the nodes from the event's start, where the buffer goes to 0, to "
+                    "its end.")
     _show_tails(timeline.plan.config, cost, output)
 
 
@@ -278,15 +346,29 @@ def _show_tails(config: CapacityConfig, cost: CostEstimate, output: Output) -> N
     if not tails:
         return
     output.line()
-    output.table(["Window", "Nodes stay after the end", "Cost per end", "If KEDA fails: stay", "Cost per end"],
+    output.table(["Window", "Nodes stay after the end", "Cost per end", "If the scale-down is late: stay",
+                  "Cost per end"],
                  [(tail.window, format_duration(tail.usual), _money(tail.usual_cost),
                    format_duration(tail.without_keda), _money(tail.without_keda_cost)) for tail in tails],
                  title="Tail after each window (the cost above counts only consolidateAfter of it)")
-    output.line(f"Nodes stay after each end for KEDA's cooldown ({format_duration(KEDA_COOLDOWN)}), then the "
-                f"pool's consolidateAfter, then about {format_duration(DRAIN)} to drain and terminate them (empty "
-                "nodes go all at once; a drain may take up to the pool's terminationGracePeriod). If KEDA never "
-                "scales the placeholders down, the failsafe does at the end + failsafeGrace "
-                f"({config.placeholders.failsafe_grace}) instead of the cooldown.")
+    strategies = {tail.strategy for tail in tails}
+    if "placeholders" in strategies:
+        output.line(f"Nodes stay after each end for KEDA's cooldown ({format_duration(KEDA_COOLDOWN)}), then the "
+                    f"pool's consolidateAfter, then about {format_duration(DRAIN)} to drain and terminate them (empty "
+                    "nodes go all at once; a drain may take up to the pool's terminationGracePeriod). If KEDA never "
+                    "scales the placeholders down, the failsafe does at the end + failsafeGrace "
+                    f"({config.placeholders.failsafe_grace}) instead of the cooldown.")
+    if "static" in strategies:
+        output.line("A static NodePool's nodes go as soon as its scale-down run sets 0 at the end: Karpenter deletes "
+                    "them without waiting for consolidation or disruption budgets, draining them as "
+                    f"PodDisruptionBudgets allow (about {format_duration(DRAIN)}, at most the pool's "
+                    "terminationGracePeriod). A late run (its CronJob controller down, its Job failing) acts at "
+                    "the latest its deadlines allow, as shown; one that never succeeds leaves them up to the next "
+                    "scale-up.")
+    if "buffer" in strategies:
+        output.line("A buffer's nodes stay frozen to the end (the buffer went to 0 at the event's start), then the "
+                    f"pool's consolidateAfter and about {format_duration(DRAIN)} to drain: as placeholder nodes, "
+                    "without KEDA's cooldown; nothing of prescale's scales down at the end, so nothing can be late.")
 
 
 def _money(amount: float) -> str:

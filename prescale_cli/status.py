@@ -8,7 +8,10 @@ Ready, so KEDA will open it. Either way its pool's NodePool and node class must 
 launches nothing for a NodePool that is not, and says so only in their conditions (it publishes no event for
 a node class that is not Ready, nor for a launch or registration that timed out). Launch failures,
 NodeClaims that launched but never registered, reservations and the freeze are shown beside, to say why.
-What each reason means, with its upstream source: docs/cli.md#prescale-status.
+
+A static or buffer window is ready by its own NodePool or its CapacityBuffer holding its count, and by its
+driver's CronJobs (:mod:`prescale_cli.driver_status`): docs/cli.md#static-and-buffer-windows. What each reason
+means, with its upstream source: docs/cli.md#prescale-status.
 """
 
 from __future__ import annotations
@@ -20,8 +23,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final, Literal
 
-from prescale.model.fleet.labels import WINDOW_LABEL
+from prescale.model.config import Strategy
+from prescale.model.fleet.labels import NODEPOOL_LABEL, WINDOW_LABEL
+from prescale.model.native import BufferedCapacity, StaticNodes
+from prescale.model.plan import CapacityPlan
 from prescale.model.schedule.freezes import Freeze, freeze_active
+from prescale.model.windows import NativeWindow
 from prescale.names import (
     PLACEHOLDER_LABELS,
     PLACEHOLDER_NAMESPACE,
@@ -31,6 +38,7 @@ from prescale.names import (
 )
 
 from .cluster_reader import NODE_CLASS_APIS, ClusterReader, Object
+from .driver_status import CronJobState, driver_states
 from .timeline import Entry, Timeline
 
 WindowState = Literal["lead", "running", "upcoming"]
@@ -52,6 +60,12 @@ REGISTRATION_LATE_AFTER = timedelta(minutes=5)
 # The NodePool's condition Karpenter sets False when half of its last four NodeClaims failed to launch or
 # register (pkg/state/nodepoolhealth, liveness.go); not one of the NodePool's Ready conditions.
 REGISTRATION_HEALTHY = "NodeRegistrationHealthy"
+# A CapacityBuffer's conditions (kubernetes-sigs/karpenter v1.14.1 pkg/apis/autoscaling/v1beta1/constants.go): its
+# controller sets ReadyForProvisioning once it resolved the PodTemplate; the provisioner sets Provisioning True
+# (FitsExistingCapacity) once every virtual pod fits on existing nodes, False while some need new ones
+# (RequiresNewCapacity) or the buffer is at 0 (BufferEmpty): pkg/controllers/provisioning/buffers.go.
+READY_FOR_PROVISIONING = "ReadyForProvisioning"
+PROVISIONING = "Provisioning"
 
 
 @dataclass(frozen=True)
@@ -85,6 +99,7 @@ class PoolState:
 
     node_pool: ObjectState
     node_class: ObjectState | None  # None: no NodePool to name it, or a kind prescale cannot read
+    listed: Object | None = None  # the NodePool as the API returned it (a static one's count is in it)
 
     @property
     def blockers(self) -> list[str]:
@@ -145,15 +160,41 @@ class NodeClaims:
 
 
 @dataclass(frozen=True)
+class StaticState:
+    """A static window's own NodePool's count, as its driver set it and as Karpenter counts its nodes."""
+
+    desired: int  # the window's nodes
+    replicas: int | None  # spec.replicas (None: no NodePool, or a dynamic one)
+    nodes: int | None  # status.nodes, Karpenter's count of its nodes
+
+
+@dataclass(frozen=True)
+class BufferState:
+    """A buffer window's CapacityBuffer: the count its driver set, and Karpenter's conditions on it."""
+
+    buffer: ObjectState
+    desired: int  # the window's virtual pods
+    replicas: int | None  # spec.replicas
+    provisioned: int | None  # status.replicas: the count Karpenter provisions for
+
+
+@dataclass(frozen=True)
 class WindowStatus:
     entry: Entry
     state: WindowState
-    scaled_object: ObjectState
-    placeholders: Placeholders
+    scaled_object: ObjectState | None  # placeholders only, as the two below
+    placeholders: Placeholders | None
     nodes: Nodes
     node_claims: NodeClaims
-    pool: PoolState
-    freeze: Freeze | None  # the pool's `nodes: "0"` budget in force now, from the plan
+    pool: PoolState  # on a static pool, the window's own NodePool
+    freeze: Freeze | None  # the `nodes: "0"` budget in force now on its NodePool, from the plan
+    static: StaticState | None = None
+    buffer: BufferState | None = None
+    driver: tuple[CronJobState, ...] = ()  # a static or buffer window's scale-up and scale-down CronJobs
+
+    @property
+    def strategy(self) -> Strategy:
+        return self.entry.strategy
 
     @property
     def counts(self) -> bool:
@@ -163,9 +204,14 @@ class WindowStatus:
     @property
     def blockers(self) -> list[str]:
         """Why the window is not ready; empty when it is."""
-        so, held = self.scaled_object, self.placeholders
         if self.entry.not_armed:
             return [f"not armed yet: {self.entry.not_armed}"]
+        if self.static is not None:
+            return self._static_blockers(self.static) + self._driver_blockers()
+        if self.buffer is not None:
+            return self._buffer_blockers(self.buffer) + self._driver_blockers()
+        so, held = self.scaled_object, self.placeholders
+        assert so is not None and held is not None
         if not so.found:
             return [f"ScaledObject {so.name} not found in namespace {PLACEHOLDER_NAMESPACE} (run `pulumi up`?)",
                     *self.pool.blockers]
@@ -176,6 +222,44 @@ class WindowStatus:
             found.append(f"{held.ready} of {held.desired} placeholders Ready")
         return found + self.pool.blockers
 
+    def _static_blockers(self, static: StaticState) -> list[str]:
+        """In its lead time or running: its NodePool at the window's count, and that many nodes Ready."""
+        found = []
+        if self.counts and self.pool.node_pool.found and static.replicas != static.desired:
+            found.append(f"NodePool {self.pool.node_pool.name} at replicas {static.replicas}, the window needs "
+                         f"{static.desired}{self._not_set_yet}")
+        if self.counts and self.nodes.ready < static.desired:
+            found.append(f"{self.nodes.ready} of {static.desired} nodes Ready")
+        return found + self.pool.blockers
+
+    def _buffer_blockers(self, state: BufferState) -> list[str]:
+        """Its CapacityBuffer resolved (at any time); in its lead time also at the window's count and provisioned."""
+        buffer = state.buffer
+        where = f"CapacityBuffer {PLACEHOLDER_NAMESPACE}/{buffer.name}"
+        if not buffer.found:
+            return [f"{where} not found (run `pulumi up`?)", *self.pool.blockers]
+        found = []
+        if not buffer.holds(READY_FOR_PROVISIONING):
+            unreconciled = READY_FOR_PROVISIONING not in buffer.conditions
+            found.append(f"{where} {_condition_text(buffer.conditions, READY_FOR_PROVISIONING)}" + (
+                ": Karpenter's CapacityBuffer controller has not reconciled it (its CapacityBuffer feature gate "
+                "off?)" if unreconciled else ": Karpenter provisions nothing for it"))
+        if self.state == LEAD and state.replicas != state.desired:
+            found.append(f"{where} at replicas {state.replicas}, the window needs {state.desired} until the event's "
+                         f"start{self._not_set_yet}")
+        elif self.state == LEAD and buffer.holds(READY_FOR_PROVISIONING) and not buffer.holds(PROVISIONING):
+            found.append(f"{where} {_condition_text(buffer.conditions, PROVISIONING)}: not every virtual pod fits "
+                         "on a node yet")
+        return found + self.pool.blockers
+
+    @property
+    def _not_set_yet(self) -> str:
+        """`` (its CronJob prescale/scale-up-x has not set it)``: the driver's scale-up, which sets the count."""
+        return f" (its CronJob {PLACEHOLDER_NAMESPACE}/{self.driver[0].name} has not set it)" if self.driver else ""
+
+    def _driver_blockers(self) -> list[str]:
+        return [blocker for cron_job in self.driver if (blocker := cron_job.blocker()) is not None]
+
     @property
     def ready(self) -> bool:
         return not self.blockers
@@ -183,39 +267,88 @@ class WindowStatus:
 
 def check_windows(timeline: Timeline, reader: ClusterReader) -> list[WindowStatus]:
     """Every window whose occurrence meets the timeline's range, once (its first occurrence there), as the
-    cluster holds it now."""
+    cluster holds it now. Each kind of object is listed once, and only when a window needs it."""
     now, plan = timeline.now, timeline.plan
-    scaled_objects = {so["metadata"]["name"]: so for so in reader.scaled_objects(PLACEHOLDER_NAMESPACE)}
-    pods_by_window: dict[str, list[Object]] = defaultdict(list)
-    for pod in reader.pods(PLACEHOLDER_NAMESPACE, PLACEHOLDER_LABELS):
-        if not pod["metadata"].get("deletionTimestamp"):  # a preempted placeholder on its way out
-            pods_by_window[_labels(pod).get(WINDOW_LABEL, "")].append(pod)
     first: dict[str, Entry] = {}
     for entry in timeline.entries:
         first.setdefault(entry.window.name, entry)
-    pools = dict.fromkeys(entry.window.node_pool for entry in first.values())  # in the windows' order
-    owned = {pool: plan.pools[pool].pool.owned for pool in pools}
-    selectors = {pool: pool_node_selector(pool, owned[pool]) for pool in pools}
-    nodes = {pool: reader.nodes(selector) for pool, selector in selectors.items()}
-    claims = {pool: reader.node_claims(selector) for pool, selector in selectors.items()}
-    events = reader.node_claim_events() if pools else []
-    nodepools = {pool: node_pool_object_name(pool) if owned[pool] else pool for pool in pools}
-    pool_states = _pool_states(reader, nodepools) if pools else {}
+    strategies = {entry.strategy for entry in first.values()}
+    scaled_objects: dict[str, Object] = {}
+    pods_by_window: dict[str, list[Object]] = defaultdict(list)
+    if "placeholders" in strategies:
+        scaled_objects = {so["metadata"]["name"]: so for so in reader.scaled_objects(PLACEHOLDER_NAMESPACE)}
+        for pod in reader.pods(PLACEHOLDER_NAMESPACE, PLACEHOLDER_LABELS):
+            if not pod["metadata"].get("deletionTimestamp"):  # a preempted placeholder on its way out
+                pods_by_window[_labels(pod).get(WINDOW_LABEL, "")].append(pod)
+    native = {"static", "buffer"} & strategies
+    cron_jobs = {item["metadata"]["name"]: item for item in reader.cron_jobs(PLACEHOLDER_NAMESPACE)} if native else {}
+    jobs = reader.jobs(PLACEHOLDER_NAMESPACE) if native else []
+    buffers = {item["metadata"]["name"]: item for item in reader.capacity_buffers(PLACEHOLDER_NAMESPACE)} \
+        if "buffer" in strategies else {}
+    nodepools = {name: _node_pool_of(entry, plan) for name, entry in first.items()}  # window → (NodePool, selector)
+    selectors = dict(nodepools.values())
+    nodes = {nodepool: reader.nodes(selector) for nodepool, selector in selectors.items()}
+    claims = {nodepool: reader.node_claims(selector) for nodepool, selector in selectors.items()}
+    events = reader.node_claim_events() if selectors else []
+    pool_states = _pool_states(reader, list(selectors)) if selectors else {}
     statuses = []
     for entry in first.values():
-        window, occurrence, pool = entry.window, entry.occurrence, plan.pools[entry.window.node_pool]
+        window, occurrence = entry.window, entry.occurrence
         state = window_state(occurrence.scale_up_utc, occurrence.start_utc, now)
-        name = placeholder_name(window.name)
+        nodepool = nodepools[window.name][0]
         since = occurrence.scale_up_utc if state != UPCOMING else None
+        placeholders = entry.strategy == "placeholders"
+        name = placeholder_name(window.name)
         statuses.append(WindowStatus(
             entry, state,
-            ObjectState("ScaledObject", name, name in scaled_objects, _conditions(scaled_objects.get(name, {}))),
-            _placeholders(entry.placeholders.pods, pods_by_window[window.name]),
-            _nodes(nodes[window.node_pool]),
-            _node_claims(claims[window.node_pool], events, nodepools[window.node_pool], since, now),
-            pool_states[window.node_pool],
-            next((budget for budget in pool.freezes if freeze_active(budget, now)), None)))
+            ObjectState("ScaledObject", name, name in scaled_objects, _conditions(scaled_objects.get(name, {})))
+            if placeholders else None,
+            _placeholders(entry.placeholders.pods, pods_by_window[window.name]) if placeholders else None,
+            _nodes(nodes[nodepool]),
+            _node_claims(claims[nodepool], events, nodepool, since, now),
+            pool_states[nodepool],
+            next((budget for budget in _budgets(entry, plan) if freeze_active(budget, now)), None),
+            static=_static(entry, pool_states[nodepool]),
+            buffer=_buffer(entry, buffers),
+            driver=driver_states((entry.native.driver.up, entry.native.driver.down), cron_jobs, jobs)
+            if entry.native else ()))
     return statuses
+
+
+def _node_pool_of(entry: Entry, plan: CapacityPlan) -> tuple[str, dict[str, str]]:
+    """The NodePool a window's nodes come from, and the labels its nodes and NodeClaims carry: a static window's
+    own (``karpenter.sh/nodepool``, which Karpenter sets), else its pool's
+    (:func:`prescale.names.pool_node_selector`)."""
+    if isinstance(entry.native, StaticNodes):
+        return entry.native.node_pool_name, {NODEPOOL_LABEL: entry.native.node_pool_name}
+    pool = entry.window.node_pool
+    owned = plan.pools[pool].pool.owned
+    return node_pool_object_name(pool) if owned else pool, pool_node_selector(pool, owned)
+
+
+def _budgets(entry: Entry, plan: CapacityPlan) -> list[Freeze]:
+    """The freezes of the NodePool the window's nodes are on: a static window's own, else its pool's."""
+    window = plan.window(entry.window.name)
+    if isinstance(entry.native, StaticNodes) and isinstance(window, NativeWindow):
+        return [window.freeze] if window.freeze is not None else []
+    return plan.pools[entry.window.node_pool].freezes
+
+
+def _static(entry: Entry, pool: PoolState) -> StaticState | None:
+    if not isinstance(entry.native, StaticNodes):
+        return None
+    listed = pool.listed or {}
+    return StaticState(entry.native.nodes, (listed.get("spec") or {}).get("replicas"),
+                       (listed.get("status") or {}).get("nodes"))
+
+
+def _buffer(entry: Entry, buffers: Mapping[str, Object]) -> BufferState | None:
+    if not isinstance(entry.native, BufferedCapacity):
+        return None
+    name = entry.native.buffer_name
+    listed = buffers.get(name, {})
+    return BufferState(ObjectState("CapacityBuffer", name, name in buffers, _conditions(listed)), entry.native.pods,
+                       (listed.get("spec") or {}).get("replicas"), (listed.get("status") or {}).get("replicas"))
 
 
 def window_state(scale_up: datetime, start: datetime, now: datetime) -> WindowState:
@@ -223,22 +356,22 @@ def window_state(scale_up: datetime, start: datetime, now: datetime) -> WindowSt
     return RUNNING if start <= now else LEAD if scale_up <= now else UPCOMING
 
 
-def _pool_states(reader: ClusterReader, nodepools: Mapping[str, str]) -> dict[str, PoolState]:
-    """Each pool's NodePool (by its name) and the node class its ``nodeClassRef`` names, each kind listed once."""
+def _pool_states(reader: ClusterReader, nodepools: list[str]) -> dict[str, PoolState]:
+    """Each NodePool (by its name) and the node class its ``nodeClassRef`` names, each kind listed once."""
     listed = {item["metadata"]["name"]: item for item in reader.node_pools()}
-    refs = {pool: (listed.get(name, {}).get("spec", {}).get("template", {}).get("spec", {})
-                   .get("nodeClassRef") or {}) for pool, name in nodepools.items()}
+    refs = {name: (listed.get(name, {}).get("spec", {}).get("template", {}).get("spec", {})
+                   .get("nodeClassRef") or {}) for name in nodepools}
     kinds = {(ref["group"], ref["kind"]) for ref in refs.values() if (ref.get("group"), ref.get("kind")) in
              NODE_CLASS_APIS}
     classes = {kind: {item["metadata"]["name"]: item for item in reader.node_classes(*kind)} for kind in sorted(kinds)}
     states = {}
-    for pool, name in nodepools.items():
-        ref = refs[pool]
+    for name in nodepools:
+        ref = refs[name]
         of_kind = classes.get((ref.get("group"), ref.get("kind")))
         node_class = None if of_kind is None else ObjectState(
             ref["kind"], ref["name"], ref["name"] in of_kind, _conditions(of_kind.get(ref["name"], {})))
-        states[pool] = PoolState(ObjectState("NodePool", name, name in listed, _conditions(listed.get(name, {}))),
-                                 node_class)
+        states[name] = PoolState(ObjectState("NodePool", name, name in listed, _conditions(listed.get(name, {}))),
+                                 node_class, listed.get(name))
     return states
 
 

@@ -15,7 +15,16 @@ from prescale.model.schedule.duration import format_duration
 from . import documents
 from .output import Output
 from .schedule_report import local_times
-from .status import LEAD, RUNNING, UPCOMING, LaunchFailure, ObjectState, WindowStatus
+from .status import (
+    LEAD,
+    PROVISIONING,
+    READY_FOR_PROVISIONING,
+    RUNNING,
+    UPCOMING,
+    LaunchFailure,
+    ObjectState,
+    WindowStatus,
+)
 
 _STATES = {LEAD: "in its lead time", RUNNING: "running", UPCOMING: "upcoming"}
 
@@ -35,17 +44,30 @@ def all_ready(statuses: list[WindowStatus]) -> bool:
 def _window(status: WindowStatus) -> documents.WindowReadiness:
     entry, so, held, nodes, claims = (status.entry, status.scaled_object, status.placeholders, status.nodes,
                                       status.node_claims)
+    static, buffer = status.static, status.buffer
     return documents.WindowReadiness(
-        window=entry.window.name, node_pool=entry.window.node_pool, state=status.state,
+        window=entry.window.name, node_pool=entry.window.node_pool, strategy=status.strategy, state=status.state,
         scale_up=entry.occurrence.scale_up, start=entry.occurrence.start, end=entry.occurrence.end,
         ready=status.ready, not_ready=status.blockers,
         scaled_object=documents.ScaledObject(
             name=so.name, found=so.found, ready=so.holds("Ready"), active=so.holds("Active"),
-            paused=so.holds("Paused"), fallback=so.holds("Fallback"), conditions=_conditions(so)),
+            paused=so.holds("Paused"), fallback=so.holds("Fallback"), conditions=_conditions(so)) if so else None,
         placeholders=documents.PlaceholderReadiness(
             desired=held.desired, ready=held.ready, pending=held.pending,
             reasons=[documents.Waiting(pod=waiting.pod, reason=waiting.reason, message=waiting.message)
-                     for waiting in held.waiting]),
+                     for waiting in held.waiting]) if held else None,
+        static=documents.StaticReadiness(desired=static.desired, replicas=static.replicas, nodes=static.nodes)
+        if static else None,
+        buffer=documents.BufferReadiness(
+            name=buffer.buffer.name, found=buffer.buffer.found, desired=buffer.desired, replicas=buffer.replicas,
+            provisioned=buffer.provisioned, ready_for_provisioning=buffer.buffer.holds(READY_FOR_PROVISIONING),
+            provisioning=buffer.buffer.holds(PROVISIONING), conditions=_conditions(buffer.buffer)) if buffer else None,
+        driver=[documents.CronJobReadiness(
+            name=cron_job.name, sets=cron_job.sets, found=cron_job.found, suspended=cron_job.suspended,
+            last_schedule_time=cron_job.last_schedule, last_successful_time=cron_job.last_success,
+            last_job=documents.DriverJob(name=job.name, state=job.state, reason=job.reason, message=job.message,
+                                         started=job.started) if (job := cron_job.last_job) else None)
+            for cron_job in status.driver],
         nodes=documents.Nodes(total=nodes.total, ready=nodes.ready, reserved=nodes.reserved,
                               reservations=list(nodes.reservations)),
         node_claims=documents.NodeClaims(total=claims.total, ready=claims.ready, launch_failures=[
@@ -76,15 +98,20 @@ def show_status(stack: str, now: datetime, within: timedelta, statuses: list[Win
     if not statuses:
         output.line(f"No window is running or starts within {format_duration(within)}: nothing to be ready for.")
         return
-    output.table(["Window", "Pool", "State", "Local: scale-up → start – end", "ScaledObject", "Placeholders",
-                  "Nodes", "Pool frozen now (UTC)", "Ready"], [_row(status, now) for status in statuses])
+    if any(status.strategy != "placeholders" for status in statuses):
+        output.table(["Window", "Pool", "Strategy", "State", "Local: scale-up → start – end", "Trigger", "Capacity",
+                      "Nodes", "Frozen now (UTC)", "Ready"],
+                     [_row(status, now, strategy=True) for status in statuses])
+    else:
+        output.table(["Window", "Pool", "State", "Local: scale-up → start – end", "ScaledObject", "Placeholders",
+                      "Nodes", "Pool frozen now (UTC)", "Ready"], [_row(status, now) for status in statuses])
     for status in statuses:
         _show_reasons(status, output)
     first_per_pool: dict[str, WindowStatus] = {}
     for status in statuses:  # windows in their lead time or running come first: their launch failures since scale-up
-        first_per_pool.setdefault(status.entry.window.node_pool, status)
-    for pool, status in first_per_pool.items():
-        _show_pool(pool, status, now, output)
+        first_per_pool.setdefault(status.pool.node_pool.name, status)
+    for status in first_per_pool.values():
+        _show_pool(status, now, output)
     waiting = [status.entry.window.name for status in statuses if status.counts and not status.ready]
     if waiting:
         output.line(f"NOT READY: {', '.join(waiting)}.")
@@ -94,26 +121,55 @@ def show_status(stack: str, now: datetime, within: timedelta, statuses: list[Win
         output.line("Nothing is in its lead time or running yet; upcoming windows do not decide readiness.")
 
 
-def _row(status: WindowStatus, now: datetime) -> list[str]:
-    entry, so, held, nodes = status.entry, status.scaled_object, status.placeholders, status.nodes
+def _row(status: WindowStatus, now: datetime, strategy: bool = False) -> list[str]:
+    """A window's row; ``strategy``: the stack has static or buffer pools, so the row says which, and its trigger
+    and capacity columns hold a ScaledObject and placeholders, or a driver and its NodePool or CapacityBuffer."""
+    entry, nodes = status.entry, status.nodes
     occurrence = entry.occurrence
     state = {LEAD: f"lead, starts in {_until(occurrence.start_utc, now)}",
              RUNNING: f"running, ends in {_until(occurrence.end_utc, now)}",
              UPCOMING: f"upcoming, in {_until(occurrence.scale_up_utc, now)}"}[status.state]
     local = local_times(occurrence)
-    scaler = "not found" if not so.found else ", ".join(
-        kind if so.holds(kind) else f"not {kind}" for kind in ("Ready", "Active"))
-    if so.holds("Paused"):
-        scaler += ", Paused"
-    if status.counts or held.ready:
-        placeholders = f"{held.ready}/{held.desired} Ready" + (f", {held.pending} Pending" if held.pending else "")
-    else:
-        placeholders = f"{held.desired} at scale-up"
     node_cell = f"{nodes.ready}/{nodes.total} Ready" + (f", {nodes.reserved} reserved" if nodes.reserved else "")
     frozen = ("do-not-disrupt pods" if entry.existing_pool else
               f"{status.freeze.schedule} for {status.freeze.duration}" if status.freeze else "no")
-    return [entry.window.name, entry.window.node_pool, state, local, scaler, placeholders, node_cell, frozen,
-            _verdict(status)]
+    return [entry.window.name, entry.window.node_pool, *([status.strategy] if strategy else []), state, local,
+            _trigger(status), _capacity(status), node_cell, frozen, _verdict(status)]
+
+
+def _trigger(status: WindowStatus) -> str:
+    """Its ScaledObject's Ready and Active, or whether its driver's CronJobs can run."""
+    so = status.scaled_object
+    if so is None:
+        if not status.driver:
+            return "not armed"
+        problems = [f"{cron_job.name} {cron_job.problem}" for cron_job in status.driver if cron_job.problem]
+        return ", ".join(problems) or "CronJobs ok"
+    scaler = "not found" if not so.found else ", ".join(
+        kind if so.holds(kind) else f"not {kind}" for kind in ("Ready", "Active"))
+    return scaler + (", Paused" if so.holds("Paused") else "")
+
+
+def _capacity(status: WindowStatus) -> str:
+    """Its placeholders Ready, its static NodePool's count, or its CapacityBuffer's count and Provisioning."""
+    if status.static is not None:
+        return f"NodePool at {_count(status.static.replicas)}/{status.static.desired}"
+    if status.buffer is not None:
+        buffer = status.buffer
+        if not buffer.buffer.found:
+            return "buffer not found"
+        provisioning = "Provisioning" if buffer.buffer.holds(PROVISIONING) else "not Provisioning"
+        return f"buffer at {_count(buffer.replicas)}/{buffer.desired}, {provisioning}"
+    held = status.placeholders
+    if held is None:
+        return "not armed"
+    if status.counts or held.ready:
+        return f"{held.ready}/{held.desired} Ready" + (f", {held.pending} Pending" if held.pending else "")
+    return f"{held.desired} at scale-up"
+
+
+def _count(replicas: int | None) -> str:
+    return "-" if replicas is None else str(replicas)
 
 
 def _verdict(status: WindowStatus) -> str:
@@ -130,21 +186,22 @@ def _show_reasons(status: WindowStatus, output: Output) -> None:
     output.line(f"{status.entry.window.name} ({_STATES[status.state]}): {verdict}")
     for blocker in status.blockers:
         output.line(f"  {blocker}")
-    if status.counts:  # placeholders left over from an earlier occurrence say nothing about an upcoming one
+    if status.counts and status.placeholders:  # leftovers of an earlier occurrence say nothing about an upcoming one
         groups = Counter((waiting.reason, waiting.message) for waiting in status.placeholders.waiting)
         for (reason, message), count in groups.items():
             output.line(f"    {count} × {reason}" + (f": {message}" if message else ""))
     output.line()
 
 
-def _show_pool(pool: str, status: WindowStatus, now: datetime, output: Output) -> None:
-    """A pool's launch failures (Karpenter's reasons), its NodePool's registration health and capacity
-    reservations in use, once per pool."""
+def _show_pool(status: WindowStatus, now: datetime, output: Output) -> None:
+    """A NodePool's launch failures (Karpenter's reasons), its registration health and capacity reservations in
+    use, once per NodePool (a static pool has one per window)."""
     nodes, failures = status.nodes, status.node_claims.launch_failures
     unhealthy = status.pool.registration_unhealthy
     if not (failures or nodes.reservations or unhealthy):
         return
     claims = status.node_claims
+    pool = status.entry.window.node_pool + (f", NodePool {status.pool.node_pool.name}" if status.static else "")
     output.line(f"Pool {pool}: {nodes.ready}/{nodes.total} nodes Ready, {claims.ready}/{claims.total} NodeClaims Ready")
     if nodes.reservations:
         output.line(f"  Capacity reservations in use: {', '.join(nodes.reservations)} "

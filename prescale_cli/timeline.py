@@ -2,8 +2,8 @@
 
 All time maths is :mod:`prescale.model.schedule`'s and every deployment decision the
 :class:`~prescale.model.plan.CapacityPlan`'s (what the program deploys at ``now``, the same object the components
-render); this module only asks them about a range and lines the answers up
-(docs/internals.md#prescale_clitimeline).
+render); this module only asks them about a range and lines the answers up, with when a static or buffer window's
+driver CronJobs fire for each occurrence (docs/internals.md#prescale_clitimeline).
 """
 
 from __future__ import annotations
@@ -11,24 +11,41 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from typing import Literal
 from zoneinfo import ZoneInfo
 
-from prescale.model.config import EventWindow
+from prescale.model.config import EventWindow, Strategy
 from prescale.model.fleet.quantity import parse_quantity
 from prescale.model.fleet.sizing import PlaceholderPlan
+from prescale.model.native import NativeCapacity, StaticNodes
 from prescale.model.plan import CapacityPlan
-from prescale.model.schedule.cron import epoch_seconds, fire_timestamps, parse_cron
+from prescale.model.schedule.cron import epoch_seconds, fire_timestamps, next_fire, parse_cron
+from prescale.model.schedule.drivers import DriverRun, DriverSchedule
 from prescale.model.schedule.duration import parse_duration
 from prescale.model.schedule.freezes import Freeze, unite
 from prescale.model.schedule.keda import Occurrence, recurring_occurrences
 from prescale.model.schedule.overlaps import coinciding
-from prescale.model.windows import IdleWindow, WindowPlan
+from prescale.model.schedule.time_zones import load_zone
+from prescale.model.windows import IdleWindow, NativeWindow, WindowPlan
+from prescale.names import node_pool_object_name
 
 _UTC_ZONE = ZoneInfo("UTC")  # Karpenter evaluates budget schedules in UTC
 
 Interval = tuple[datetime, datetime]  # [from, until) in UTC
+
+
+@dataclass(frozen=True)
+class DriverFire:
+    """When one CronJob of a static or buffer window's driver fires for one occurrence, and the count it sets."""
+
+    run: DriverRun
+    at: datetime  # in the window's zone
+
+    @property
+    def at_utc(self) -> datetime:
+        return self.at.astimezone(UTC)
 
 
 @dataclass(frozen=True)
@@ -42,6 +59,9 @@ class Entry:
     not_armed: str | None = None  # why the program deploys nothing for it yet (a one-off far ahead)
     # On a NodePool prescale does not own: no freeze, its placeholders carry `karpenter.sh/do-not-disrupt`.
     existing_pool: bool = False
+    strategy: Strategy = "placeholders"  # its pool's
+    native: NativeCapacity | None = None  # the static NodePool or CapacityBuffer its driver sets, once armed
+    driver: tuple[DriverFire, DriverFire] | None = None  # the driver's scale-up and scale-down for this occurrence
 
 
 @dataclass(frozen=True)
@@ -58,37 +78,89 @@ class Overlap:
 
 
 @dataclass(frozen=True)
+class PoolFreeze:
+    """A ``nodes: "0"`` budget as one NodePool gets it: its pool's own NodePool, or a static window's."""
+
+    node_pool: str  # the pool's config name
+    node_pool_object: str  # the NodePool that carries it
+    freeze: Freeze
+
+
+@dataclass(frozen=True)
 class Timeline:
     since: datetime
     until: datetime
     now: datetime
     entries: list[Entry]  # by scale-up instant
     overlaps: list[Overlap]
-    freezes: dict[str, list[Freeze]]  # NodePool name → its fitted `nodes: "0"` budgets
-    frozen: dict[str, list[Interval]]  # NodePool name → when those budgets are active around the range (united)
+    freezes: list[PoolFreeze]  # every fitted `nodes: "0"` budget, by pool
+    frozen: dict[str, list[Interval]]  # pool name → when its NodePool's budgets are active around the range (united)
     plan: CapacityPlan  # what the program deploys for each window and pool at `now`
 
 
 def build_timeline(plan: CapacityPlan, since: datetime, until: datetime) -> Timeline:
     """Everything ``prescale schedule`` shows for ``[since, until)``, as the program deploys it at ``plan.now``."""
     now = plan.now
-    freezes = {name: pool.freezes for name, pool in plan.pools.items() if pool.freezes}
-    frozen = {pool: _frozen_intervals(budgets, since, until) for pool, budgets in freezes.items()}
+    freezes = pool_freezes(plan)
+    frozen = {pool: _frozen_intervals(plan.pools[pool].freezes, since, until)
+              for pool in dict.fromkeys(budget.node_pool for budget in freezes)
+              if plan.pools[pool].strategy != "static"}
     entries = []
     for window_plan in plan.windows:
-        window = window_plan.window
-        placeholders = window_plan.placeholders
+        window, pool = window_plan.window, plan.pools[window_plan.window.node_pool]
+        existing, strategy = not pool.pool.owned, pool.strategy
+        own = _own_freeze(window_plan, since, until)
+        native = window_plan.capacity if isinstance(window_plan, NativeWindow) else None
         for occurrence in window_occurrences(window_plan, since, until, now):
-            existing_pool = not plan.pools[window.node_pool].pool.owned
             if isinstance(window_plan, IdleWindow):
-                entries.append(Entry(window, occurrence, placeholders, None, not_armed=window_plan.reason,
-                                     existing_pool=existing_pool))
-            else:
-                entries.append(Entry(window, occurrence, placeholders,
-                                     _covering(frozen.get(window.node_pool, []), occurrence),
-                                     existing_pool=existing_pool))
+                entries.append(Entry(window, occurrence, window_plan.placeholders, None, not_armed=window_plan.reason,
+                                     existing_pool=existing, strategy=strategy))
+                continue
+            freeze = _covering(own if own is not None else frozen.get(window.node_pool, []), occurrence)
+            entries.append(Entry(window, occurrence, window_plan.placeholders, freeze, existing_pool=existing,
+                                 strategy=strategy, native=native,
+                                 driver=driver_fires(native.driver, occurrence) if native else None))
     entries.sort(key=lambda entry: (entry.occurrence.scale_up_utc, entry.window.name))
     return Timeline(since, until, now, entries, overlaps(entries), freezes, frozen, plan)
+
+
+def pool_freezes(plan: CapacityPlan) -> list[PoolFreeze]:
+    """Every pool's fitted budgets on the NodePool that gets them: a static window's freeze is on its own."""
+    found = []
+    for name, pool in plan.pools.items():
+        if pool.strategy != "static":
+            found += [PoolFreeze(name, node_pool_object_name(name), freeze) for freeze in pool.freezes]
+            continue
+        found += [PoolFreeze(name, native.capacity.node_pool_name, native.freeze) for native in plan.native
+                  if native.window.node_pool == name and isinstance(native.capacity, StaticNodes)
+                  and native.freeze is not None]
+    return found
+
+
+def driven_object(native: NativeCapacity) -> tuple[Literal["NodePool", "CapacityBuffer"], str]:
+    """The kind and name of the object a static or buffer window's driver sets."""
+    if isinstance(native, StaticNodes):
+        return "NodePool", native.node_pool_name
+    return "CapacityBuffer", native.buffer_name
+
+
+def _own_freeze(plan: WindowPlan, since: datetime, until: datetime) -> list[Interval] | None:
+    """A static window's own NodePool's freeze, active around the range; None for a window on its pool's NodePool."""
+    if isinstance(plan, NativeWindow) and isinstance(plan.capacity, StaticNodes) and plan.freeze is not None:
+        return _frozen_intervals([plan.freeze], since, until)
+    return None
+
+
+def driver_fires(driver: DriverSchedule, occurrence: Occurrence) -> tuple[DriverFire, DriverFire]:
+    """When the driver's two CronJobs fire for ``occurrence``, read from their own crons in the window's zone: the
+    scale-up at the first fire from the occurrence's scale-up, the scale-down at its first fire after that (the
+    occurrence's end, or its start for a buffer)."""
+    zone = load_zone(driver.timezone)
+    up = next_fire(parse_cron(driver.up.schedule), zone, occurrence.scale_up - timedelta(seconds=1))
+    assert up is not None  # the occurrence comes from the same cron, shifted as the driver's
+    down = next_fire(parse_cron(driver.down.schedule), zone, up)
+    assert down is not None
+    return DriverFire(driver.up, up), DriverFire(driver.down, down)
 
 
 def window_occurrences(plan: WindowPlan, since: datetime, until: datetime, now: datetime) -> list[Occurrence]:

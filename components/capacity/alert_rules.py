@@ -1,10 +1,11 @@
 """The alerting rules of ``prescale:alerts.prometheusRule``, written from the plan; pure (no Pulumi) for promtool.
 
 A rule cannot read the calendar, so the windows' own objects are its clock (a window's placeholder Deployment has
-replicas while it is on), and the rules on KEDA's own series fire at any time, since that clock stops when KEDA
-stops evaluating a window. One rule group per node pool with armed windows; each rule names that pool's armed
-windows and says which one fired in its ``window`` label. Which metric, why, and their upstream sources:
-docs/alerts.md#the-clock-the-windows-own-objects.
+replicas while it is on; a static or buffer window's scale-up CronJob last ran after its scale-down one), and the
+rules on KEDA's own series fire at any time, since that clock stops when KEDA stops evaluating a window. One rule
+group per node pool with deployed windows; each rule names that pool's windows and says which one fired in its
+``window`` label. Which metric, why, and their upstream sources: docs/alerts.md#the-clock-the-windows-own-objects
+and docs/alerts.md#static-and-buffer-pools.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from ..model.config import NodePoolConfig
+from ..model.native import StaticNodes, driver_names
 from ..model.plan import CapacityPlan
 from ..model.schedule.duration import format_duration
-from ..model.windows import ArmedWindow
+from ..model.windows import ArmedWindow, NativeWindow
 from ..names import PLACEHOLDER_NAMESPACE, node_pool_object_name, placeholder_name
 
 if TYPE_CHECKING:  # the PrometheusRule's shapes, for type checkers only: nothing of the SDK is loaded
@@ -44,16 +46,27 @@ LAUNCH_FAILURE_REASONS = ("insufficient_capacity", "launch_timeout", "nodeclass_
 PULL_FAILURE_REASONS = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull",
                         "ImageInspectError", "RegistryUnavailable")
 
+# Karpenter creates a static NodePool's NodeClaims at once, and a node is Ready 30 to 80 s after its launch: minutes
+# short of the count mean they are not coming.
+STATIC_SHORT_FOR = timedelta(minutes=5)
+# Karpenter retries a pod it cannot place at every batch (1 to 10 s): minutes of it mean it cannot.
+UNPLACEABLE_FOR = timedelta(minutes=5)
+
 _PREFIX = placeholder_name("")  # a window's Deployment and ScaledObject are this prefix + its name
 _WINDOW = f"{_PREFIX}(.+)"
 _REPLICA_SET_SUFFIX = "-[a-z0-9]+"  # the Deployment's pod-template hash: no '-', so no window's matches another's
+_UP, _DOWN = driver_names("")  # a window's driver CronJobs are these prefixes + its name
 
 
 def rule_groups(plan: CapacityPlan) -> list[RuleGroup]:
-    """The rule groups watching every armed window, one per node pool that has any, in pool-name order."""
+    """The rule groups watching every deployed window, one per node pool that has any, in pool-name order (a pool
+    has one strategy, so its windows are all armed placeholders or all static or buffer)."""
     pool_of = attrgetter("window.node_pool")
-    return [pool_rules(plan.pools[name].pool, list(windows))
-            for name, windows in groupby(sorted(plan.armed, key=pool_of), pool_of)]
+    groups = {name: pool_rules(plan.pools[name].pool, list(windows))
+              for name, windows in groupby(sorted(plan.armed, key=pool_of), pool_of)}
+    groups |= {name: native_rules(plan.pools[name].pool, list(windows))
+               for name, windows in groupby(sorted(plan.native, key=pool_of), pool_of)}
+    return [groups[name] for name in sorted(groups)]
 
 
 def pool_rules(pool: NodePoolConfig, windows: Sequence[ArmedWindow]) -> RuleGroup:
@@ -67,7 +80,23 @@ def pool_rules(pool: NodePoolConfig, windows: Sequence[ArmedWindow]) -> RuleGrou
         _paused(pool, names), _not_evaluated(pool, objects), _keda_errors(pool, names),
         _not_scaled_up(pool, names), _pending(pool, names), _pull_failing(pool, names),
         *(_not_ready_at_start(pool, lead, [armed.window.name for armed in same]) for lead, same in by_lead),
-        _launch_failures(pool, names)]}
+        _launch_failures(pool, [node_pool_object_name(pool.name) if pool.owned else pool.name],
+                         f'(max({_deployments("kube_deployment_spec_replicas", names)}) > 0)',
+                         "one of its windows holds placeholders")]}
+
+
+def native_rules(pool: NodePoolConfig, windows: Sequence[NativeWindow]) -> RuleGroup:
+    """The rules for one static or buffer pool's windows: each static window's nodes against its count, a buffer's
+    pods Karpenter cannot place, a driver run that gave up, launches."""
+    windows = sorted(windows, key=attrgetter("window.name"))
+    static = [window for window in windows if isinstance(window.capacity, StaticNodes)]
+    nodepools = [window.capacity.node_pool_name for window in static if isinstance(window.capacity, StaticNodes)] \
+        or [node_pool_object_name(pool.name)]
+    return {"name": f"prescale-pool-{pool.name}", "rules": [
+        *(_static_short(pool, window) for window in static),
+        *([_buffer_unplaceable(pool, windows)] if not static else []),
+        _driver_failed(pool, windows),
+        _launch_failures(pool, nodepools, _driver_on(windows), "one of its windows is on")]}
 
 
 def _deployments(metric: str, names: str) -> str:
@@ -236,22 +265,113 @@ def _not_ready_at_start(pool: NodePoolConfig, lead: timedelta, windows: Sequence
                            "PrescaleNodeClaimsFailingToLaunch say why."}}
 
 
-def _launch_failures(pool: NodePoolConfig, names: str) -> AlertingRule:
-    """Karpenter deleted the pool's NodeClaims that never became nodes, while one of its windows is on."""
-    nodepool = node_pool_object_name(pool.name) if pool.owned else pool.name
-    failed = (f'karpenter_nodeclaims_disrupted_total{{nodepool="{nodepool}", '
-              f'reason=~"{"|".join(LAUNCH_FAILURE_REASONS)}"}}')
+def _launch_failures(pool: NodePoolConfig, nodepools: Sequence[str], on: str, while_on: str) -> AlertingRule:
+    """Karpenter deleted NodeClaims of the pool's NodePools that never became nodes, while ``on`` (one of its
+    windows is on: ``while_on``)."""
+    # One name exactly (an existing pool's may hold a '.'); a static pool's windows' NodePools as a regex.
+    matcher = f'nodepool="{nodepools[0]}"' if len(nodepools) == 1 else f'nodepool=~"{"|".join(nodepools)}"'
+    failed = f'karpenter_nodeclaims_disrupted_total{{{matcher}, reason=~"{"|".join(LAUNCH_FAILURE_REASONS)}"}}'
     within = format_duration(FAILURES_WITHIN)
     return {
         "alert": "PrescaleNodeClaimsFailingToLaunch",
-        "expr": f"sum by (nodepool, reason) (\n  {_grew(failed, within)}\n) > 0\n"
-                f'and on () (max({_deployments("kube_deployment_spec_replicas", names)}) > 0)',
+        "expr": f"sum by (nodepool, reason) (\n  {_grew(failed, within)}\n) > 0\nand on () {on}",
         "labels": _labels(pool, "warning"),
         "annotations": {
-            "summary": f"NodeClaims of node pool {pool.name} failed to launch ({{{{ $labels.reason }}}}) while one "
-                       "of its windows holds placeholders",
+            "summary": f"NodeClaims of node pool {pool.name} failed to launch ({{{{ $labels.reason }}}}) while "
+                       f"{while_on}",
             "description": f"Within {within} Karpenter deleted NodeClaims of NodePool {{{{ $labels.nodepool }}}} "
                            "that never became nodes: insufficient_capacity (EC2 had none of the allowed instance "
                            "types in the allowed zones), launch_timeout or registration_timeout (no instance after "
                            "5 minutes, no node after 15), nodeclass_not_ready (its node class is not Ready). "
-                           "Karpenter retries; while it fails, the window's placeholders stay Pending."}}
+                           "Karpenter retries; while it fails, the window's capacity is short."}}
+
+
+def _driver_on(windows: Sequence[NativeWindow]) -> str:
+    """One series per window its driver holds at its count now, labelled ``namespace`` and ``window`` only: its
+    scale-up CronJob last ran later than its scale-down one, or the scale-down never ran (kube-state-metrics'
+    lastScheduleTime, set when the CronJob controller starts a run). A static window is so from scale-up to its
+    end, a buffer to its start."""
+    def runs(prefix: str) -> str:
+        names = "|".join(sorted(f"{prefix}{window.window.name}" for window in windows))
+        return (f'label_replace(kube_cronjob_status_last_schedule_time{{namespace="{PLACEHOLDER_NAMESPACE}", '
+                f'cronjob=~"{names}"}}, "window", "$1", "cronjob", "{prefix}(.+)")')
+    up, down = runs(_UP), runs(_DOWN)
+    later = f"({up}\n  > on (namespace, window)\n  {down})"
+    never = f"({up}\n  unless on (namespace, window)\n  {down})"
+    return f"max by (namespace, window) (\n  {later}\n  or\n  {never}\n)"
+
+
+def _static_short(pool: NodePoolConfig, window: NativeWindow) -> AlertingRule:
+    """A static window's NodePool with fewer Ready nodes than its count, minutes after its scale-up run."""
+    assert isinstance(window.capacity, StaticNodes)
+    nodepool, nodes = window.capacity.node_pool_name, window.capacity.nodes
+    # Karpenter's node series carry the NodePool; kube-state-metrics' say whether the node is Ready.
+    ready = (f'count (\n    label_replace(karpenter_nodes_allocatable{{nodepool="{nodepool}", resource_type="cpu"}}, '
+             '"node", "$1", "node_name", "(.+)")\n'
+             '    * on (node) group_left () (kube_node_status_condition{condition="Ready", status="true"} == 1)\n'
+             '  )')
+    return {
+        "alert": "PrescaleStaticNodePoolShort",
+        "expr": f"(\n  {ready}\n  or vector(0)\n) < {nodes}\nand on () {_driver_on([window])}",
+        "for": format_duration(STATIC_SHORT_FOR),
+        "labels": {**_labels(pool, "critical"), "window": window.window.name, "nodepool": nodepool},
+        "annotations": {
+            "summary": f"Static NodePool {nodepool} of window {window.window.name} has {{{{ $value }}}} of its "
+                       f"{nodes} nodes Ready",
+            "description": f"{format_duration(STATIC_SHORT_FOR)} after its scale-up run (CronJob "
+                           f"{PLACEHOLDER_NAMESPACE}/{window.capacity.driver.up.name}) the window's NodePool has "
+                           f"fewer than its {nodes} nodes Ready: Karpenter creates them all at once, so they are not "
+                           "coming. The run may have failed (PrescaleDriverRunFailed), EC2 may be out of the pool's "
+                           "type (PrescaleNodeClaimsFailingToLaunch), Karpenter's StaticCapacity gate may be off, or "
+                           f"the NodePool or its node class may not be Ready: `prescale status` shows each."}}
+
+
+def _buffer_unplaceable(pool: NodePoolConfig, windows: Sequence[NativeWindow]) -> AlertingRule:
+    """Karpenter cannot place some pending pods, for minutes, while a buffer window of the pool is on (no metric
+    says which CapacityBuffer: its virtual pods count among those of the whole cluster)."""
+    unplaceable = 'max (karpenter_scheduler_unschedulable_pods_count{controller="provisioner"}) > 0'
+    return {
+        "alert": "PrescaleBufferCannotProvision",
+        "expr": f"{_driver_on(windows)}\nand on () ({unplaceable})",
+        "for": format_duration(UNPLACEABLE_FOR),
+        "labels": _labels(pool, "warning"),
+        "annotations": {
+            "summary": "Karpenter cannot place some pending pods while window {{ $labels.window }}'s "
+                       "CapacityBuffer is up",
+            "description": f"For {format_duration(UNPLACEABLE_FOR)} of the buffer's lead time Karpenter's provisioner "
+                           "has found pods it cannot place on any node or new NodeClaim "
+                           "(karpenter_scheduler_unschedulable_pods_count): the buffer's virtual pods count there, "
+                           "beside every other pending pod of the cluster, since no metric tells one CapacityBuffer "
+                           "apart. If they are the buffer's, its Provisioning condition stays False: the pool's "
+                           "limits, its instance types or its NodePool may not allow them. `kubectl -n "
+                           f"{PLACEHOLDER_NAMESPACE} get capacitybuffer {_PREFIX}{{{{ $labels.window }}}} -o yaml` "
+                           "and `prescale status` show its conditions."}}
+
+
+def _driver_failed(pool: NodePoolConfig, windows: Sequence[NativeWindow]) -> AlertingRule:
+    """A driver CronJob's Job that failed (its deadline passed, its retries spent) after the CronJob's last success:
+    the count it was to set may not be set."""
+    names = "|".join(sorted(run.name for window in windows for run in (window.capacity.driver.up,
+                                                                        window.capacity.driver.down)))
+    where = f'namespace="{PLACEHOLDER_NAMESPACE}"'
+    failed = (f"kube_job_status_start_time{{{where}}}\n"
+              f'    * on (namespace, job_name) group_left (owner_name)\n'
+              f'    kube_job_owner{{{where}, owner_kind="CronJob", owner_name=~"{names}"}}\n'
+              f'    and on (namespace, job_name) (kube_job_failed{{{where}, condition="true"}} == 1)')
+    succeeded = (f'kube_cronjob_status_last_successful_time{{{where}, cronjob=~"{names}"}}\n'
+                 f'    or on (namespace, cronjob) (0 * kube_cronjob_created{{{where}, cronjob=~"{names}"}})')
+    since_success = (f'label_replace(\n    {failed},\n    "cronjob", "$1", "owner_name", "(.+)")\n'
+                     f"  > on (namespace, cronjob) group_left ()\n  (\n    {succeeded}\n  )")
+    return {
+        "alert": "PrescaleDriverRunFailed",
+        "expr": f'label_replace(\n  {since_success},\n  "window", "$2", "cronjob", "({_UP[:-1]}|{_DOWN[:-1]})-(.+)")',
+        "labels": _labels(pool, "critical"),
+        "annotations": {
+            "summary": "Job {{ $labels.job_name }} of window {{ $labels.window }}'s driver failed",
+            "description": f"Job {PLACEHOLDER_NAMESPACE}/{{{{ $labels.job_name }}}} of CronJob "
+                           "{{ $labels.cronjob }} failed (its deadline passed, or its retries were spent) and the "
+                           "CronJob has not succeeded since: the count it sets may not be set. A scale-up that gave up "
+                           "leaves the window without its nodes; a scale-down keeps them, and pays for them, until "
+                           "the next run. `kubectl -n "
+                           f"{PLACEHOLDER_NAMESPACE} logs job/{{{{ $labels.job_name }}}}` has kubectl's error (RBAC, "
+                           "a missing object, the API server)."}}

@@ -2,7 +2,8 @@
 
 Each alert gets input series shaped as kube-state-metrics, KEDA and Karpenter export them (names and labels from
 their sources, docs/alerts.md) that make it fire, and series that must leave it silent. All cases run in one
-promtool call, on the rule groups of a plan with two prescale pools (two lead times on one) and an existing pool.
+promtool call, on the rule groups of a plan with two prescale pools (two lead times on one), an existing pool, a
+static pool (three windows, each its own NodePool) and a buffer pool.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 from prescale.capacity.alert_rules import rule_groups
+from prescale.model.native import static_node_pool_name
 from prescale.model.plan import plan_capacity
 
 from tests.support.capacity import pool, stack_config, window
@@ -27,12 +29,20 @@ WINDOWS = [  # the pools interleave: the groups are still one per pool, in pool-
     window("late", "0 20 * * *", "0 21 * * *", nodes=3, leadTime="20m"),
     window("shop", "0 9 * * *", "0 10 * * *", "shared", nodes=1),
     window("night", "0 22 * * *", "0 23 * * *", "batch", nodes=1),
+    window("noon", "0 12 * * *", "0 13 * * *", "fixed", nodes=3),  # static
+    window("brunch", "0 10 * * *", "0 11 * * *", "fixed", nodes=2),
+    window("supper", "0 18 * * *", "0 19 * * *", "fixed", nodes=2),
+    window("tea", "0 15 * * *", "0 16 * * *", "warm", nodes=2),  # buffer
 ]
+M7I = {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m7i.xlarge"]}
+STATIC_POOL = {"name": "fixed", "strategy": "static", "limits": {"nodes": 20}, "requirements": [M7I]}
+NOON, BRUNCH, SUPPER = (static_node_pool_name("fixed", name) for name in ("noon", "brunch", "supper"))
 
 
 @pytest.fixture(scope="module")
 def groups():
-    config = stack_config([pool("event"), pool("batch"), {"name": "shared", "existing": True}], WINDOWS, NOW)
+    config = stack_config([pool("event"), pool("batch"), {"name": "shared", "existing": True}, STATIC_POOL,
+                           pool("warm", strategy="buffer")], WINDOWS, NOW)
     return rule_groups(plan_capacity(config, NOW))
 
 
@@ -72,6 +82,29 @@ def waiting(name: str, container: str, reason: str, values: str, init: bool = Tr
     metric = "kube_pod_init_container_status_waiting_reason" if init else "kube_pod_container_status_waiting_reason"
     return series(metric, values, namespace="prescale", pod=name, uid=f"uid-{name}", container=container,
                   reason=reason)
+
+
+def last_run(cron_job: str, values: str) -> dict:
+    """When a driver CronJob last started a run (kube-state-metrics, from its status.lastScheduleTime)."""
+    return series("kube_cronjob_status_last_schedule_time", values, namespace="prescale", cronjob=cron_job)
+
+
+def karpenter_node(name: str, nodepool: str, ready: bool, values: str = "1x20") -> list[dict]:
+    """A node as Karpenter's node metrics name it (its NodePool) and as kube-state-metrics says it is Ready."""
+    return [series("karpenter_nodes_allocatable", "4x20", node_name=name, nodepool=nodepool, resource_type="cpu",
+                   instance_type="m7i.xlarge", capacity_type="on-demand", zone="ap-northeast-2a", phase="",
+                   managed="true"),
+            *(series("kube_node_status_condition", values if status == str(ready).lower() else "0x20", node=name,
+                     condition="Ready", status=status) for status in ("true", "false", "unknown"))]
+
+
+def driver_job(job: str, cron_job: str, started: str, failed: bool) -> list[dict]:
+    """A Job of a driver CronJob, its owner, its start (epoch seconds) and whether its Failed condition is True."""
+    return [series("kube_job_status_start_time", f"{started}x10", namespace="prescale", job_name=job),
+            series("kube_job_owner", "1x10", namespace="prescale", job_name=job, owner_kind="CronJob",
+                   owner_name=cron_job, owner_is_controller="true"),
+            series("kube_job_failed", f"{int(failed)}x10", namespace="prescale", job_name=job, condition="true"),
+            series("kube_job_failed", f"{int(not failed)}x10", namespace="prescale", job_name=job, condition="false")]
 
 
 def series(metric: str, values: str, /, **labels: str) -> dict:
@@ -249,6 +282,78 @@ CASES = {
 }
 
 
+def driver_failed(pool: str, window: str, cron_job: str, job: str) -> dict:
+    return {"severity": "critical", "node_pool": pool, "namespace": "prescale", "job_name": job,
+            "owner_name": cron_job, "cronjob": cron_job, "window": window}
+
+
+CASES |= {
+    "a static NodePool short of its count 5m after its scale-up run fires; all Ready, or after its end, silent": {
+        "input_series": [
+            # noon: scaled up (its scale-down never ran yet), 2 of its 3 nodes Ready; another pool's Ready node
+            # does not count
+            last_run("scale-up-noon", "1000x20"),
+            *karpenter_node("ip-10-0-1-1", NOON, True), *karpenter_node("ip-10-0-1-2", NOON, True),
+            *karpenter_node("ip-10-0-1-3", NOON, False), *karpenter_node("ip-10-0-9-9", "prescale-event", True),
+            # brunch: scaled up after its last scale-down, both nodes Ready
+            last_run("scale-up-brunch", "1000x20"), last_run("scale-down-brunch", "500x20"),
+            *karpenter_node("ip-10-0-2-1", BRUNCH, True), *karpenter_node("ip-10-0-2-2", BRUNCH, True),
+            # supper: its scale-down ran last (the window is over): no node, and no alarm
+            last_run("scale-up-supper", "500x20"), last_run("scale-down-supper", "1000x20")],
+        "alert_rule_test": [
+            alert("PrescaleStaticNodePoolShort", "4m"),
+            alert("PrescaleStaticNodePoolShort", "6m", ({"severity": "critical", "node_pool": "fixed",
+                                                         "window": "noon", "nodepool": NOON}, "2"))]},
+    "a static NodePool with no node at all fires too": {
+        "input_series": [last_run("scale-up-noon", "1000x20"), last_run("scale-down-noon", "500x20")],
+        "alert_rule_test": [alert("PrescaleStaticNodePoolShort", "6m", (
+            {"severity": "critical", "node_pool": "fixed", "window": "noon", "nodepool": NOON}, "0"))]},
+    "a driver Job failed since its CronJob's last success fires; older failures, successes, others' Jobs silent": {
+        "input_series": [
+            *driver_job("scale-up-noon-29933450", "scale-up-noon", "2000", failed=True),
+            series("kube_cronjob_status_last_successful_time", "1500x10", namespace="prescale",
+                   cronjob="scale-up-noon"),
+            series("kube_cronjob_created", "100x10", namespace="prescale", cronjob="scale-up-noon"),
+            # a failure kept in the history from before the CronJob's last success
+            *driver_job("scale-down-noon-29933000", "scale-down-noon", "1000", failed=True),
+            *driver_job("scale-down-noon-29933500", "scale-down-noon", "1190", failed=False),
+            series("kube_cronjob_status_last_successful_time", "1200x10", namespace="prescale",
+                   cronjob="scale-down-noon"),
+            series("kube_cronjob_created", "100x10", namespace="prescale", cronjob="scale-down-noon"),
+            # a buffer's scale-up that never succeeded at all
+            *driver_job("scale-up-tea-29933510", "scale-up-tea", "3000", failed=True),
+            series("kube_cronjob_created", "100x10", namespace="prescale", cronjob="scale-up-tea"),
+            # a failsafe's Job is not a driver's
+            *driver_job("failsafe-lunch-29933520", "failsafe-lunch", "3000", failed=True),
+            series("kube_cronjob_created", "100x10", namespace="prescale", cronjob="failsafe-lunch")],
+        "alert_rule_test": [alert(
+            "PrescaleDriverRunFailed", "1m",
+            driver_failed("fixed", "noon", "scale-up-noon", "scale-up-noon-29933450"),
+            driver_failed("warm", "tea", "scale-up-tea", "scale-up-tea-29933510"))]},
+    "pods Karpenter cannot place for 5m while a buffer is up fire; before it or once it is down, silent": {
+        "input_series": [
+            last_run("scale-up-tea", "1000x12"), last_run("scale-down-tea", "500x12"),
+            series("karpenter_scheduler_unschedulable_pods_count", "0 0 3x10", controller="provisioner")],
+        "alert_rule_test": [
+            alert("PrescaleBufferCannotProvision", "6m"),
+            alert("PrescaleBufferCannotProvision", "8m", {"severity": "warning", "node_pool": "warm",
+                                                          "namespace": "prescale", "window": "tea"})]},
+    "pods Karpenter cannot place while no buffer is up stay silent": {
+        "input_series": [
+            last_run("scale-up-tea", "500x12"), last_run("scale-down-tea", "1000x12"),
+            series("karpenter_scheduler_unschedulable_pods_count", "3x12", controller="provisioner")],
+        "alert_rule_test": [alert("PrescaleBufferCannotProvision", "8m")]},
+    "a static window's failed launches fire while it is on; a buffer pool's while its buffer is down do not": {
+        "input_series": [
+            last_run("scale-up-noon", "1000x10"), last_run("scale-down-noon", "500x10"),
+            disrupted(NOON, "insufficient_capacity", "_ _ 1x8"),
+            last_run("scale-up-tea", "500x10"), last_run("scale-down-tea", "1000x10"),
+            disrupted("prescale-warm", "launch_timeout", "0 1 2x8")],
+        "alert_rule_test": [alert("PrescaleNodeClaimsFailingToLaunch", "4m",
+                                  failing("fixed", NOON, "insufficient_capacity"))]},
+}
+
+
 def test_promtool_runs_every_alert_on_its_cases(groups, tmp_path: Path):
     promtool = find_promtool()
     (tmp_path / "rules.yaml").write_text(yaml.safe_dump({"groups": groups}, sort_keys=False))
@@ -270,4 +375,17 @@ def test_the_cases_cover_every_alert(groups):
 def test_one_group_per_pool_in_pool_name_order(groups):
     """The windows interleave their pools (WINDOWS): grouped as listed, a pool would get two groups of one name,
     which Prometheus refuses to load."""
-    assert [group["name"] for group in groups] == ["prescale-pool-batch", "prescale-pool-event", "prescale-pool-shared"]
+    assert [group["name"] for group in groups] == ["prescale-pool-batch", "prescale-pool-event", "prescale-pool-fixed",
+                                                   "prescale-pool-shared", "prescale-pool-warm"]
+
+
+def test_static_and_buffer_pools_get_their_own_rules(groups):
+    """KEDA plays no part there: no rule of theirs reads a KEDA series or a placeholder Deployment."""
+    rules = {group["name"]: [rule["alert"] for rule in group["rules"]] for group in groups}
+    assert rules["prescale-pool-fixed"] == ["PrescaleStaticNodePoolShort"] * 3 + [
+        "PrescaleDriverRunFailed", "PrescaleNodeClaimsFailingToLaunch"]
+    assert rules["prescale-pool-warm"] == ["PrescaleBufferCannotProvision", "PrescaleDriverRunFailed",
+                                           "PrescaleNodeClaimsFailingToLaunch"]
+    native = [rule["expr"] for group in groups if group["name"] in ("prescale-pool-fixed", "prescale-pool-warm")
+              for rule in group["rules"]]
+    assert not any("keda_" in expr or "kube_deployment" in expr for expr in native)

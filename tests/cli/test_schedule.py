@@ -456,8 +456,9 @@ def test_the_cost_estimate_says_what_the_tail_after_each_end_costs(capsys, proje
     assert "KEDA's cooldown (1m), then the pool's consolidateAfter, then about 1m to drain" in " ".join(rows)
     assert "the failsafe does at the end + failsafeGrace (15m) instead of the cooldown" in " ".join(rows)
     code, out, _ = schedule(capsys, project, "--from", "2027-03-12T12:00Z", "--days", "1", "--json", stack="cost")
-    assert code == 0 and {"window": "seoul-daily", "nodesStayAfterEnd": "4m", "costPerEnd": 0.07,
-                          "ifKedaFailsStay": "18m", "ifKedaFailsCostPerEnd": 0.3} in json.loads(out)["cost"]["tails"]
+    assert code == 0 and {"window": "seoul-daily", "strategy": "placeholders", "nodesStayAfterEnd": "4m",
+                          "costPerEnd": 0.07, "ifKedaFailsStay": "18m",
+                          "ifKedaFailsCostPerEnd": 0.3} in json.loads(out)["cost"]["tails"]
 
 
 def test_schedule_repeats_the_one_off_warnings_of_pulumi_up(capsys, project):

@@ -61,7 +61,7 @@ def changed(name: str, edit) -> RecordedCluster:
 
 # --- the recordings ------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["ready", "not-ready", "karpenter-failing"])
+@pytest.mark.parametrize("name", ["ready", "not-ready", "karpenter-failing", "native", "native-failing"])
 def test_the_recordings_pass_the_upstream_schemas(name):
     """Pods, Nodes, Events against Kubernetes' own OpenAPI (status included, no unknown field); ScaledObjects,
     NodeClaims, NodePools and EC2NodeClasses against the KEDA 2.20.2 and Karpenter 1.14.1 CRDs, whose status schemas
@@ -410,13 +410,16 @@ def answering(reader: KubernetesReader, cluster: RecordedCluster) -> list[tuple]
     reader.core.list_node = typed("list_node", "V1NodeList", "Node", False)
     reader.core.list_event_for_all_namespaces = typed("list_event_for_all_namespaces", "CoreV1EventList", "Event",
                                                       False)
+    reader.batch.list_namespaced_cron_job = typed("list_namespaced_cron_job", "V1CronJobList", "CronJob", True)
+    reader.batch.list_namespaced_job = typed("list_namespaced_job", "V1JobList", "Job", True)
     reader.custom.list_namespaced_custom_object = custom("list_namespaced_custom_object")
     reader.custom.list_cluster_custom_object = custom("list_cluster_custom_object")
     return calls
 
 
 KINDS = {"scaledobjects": "ScaledObject", "nodeclaims": "NodeClaim", "nodepools": "NodePool",
-         "ec2nodeclasses": "EC2NodeClass", "nodeclasses": "NodeClass"}  # a custom resource's plural → its kind
+         "ec2nodeclasses": "EC2NodeClass", "nodeclasses": "NodeClass",
+         "capacitybuffers": "CapacityBuffer"}  # a custom resource's plural → its kind
 
 
 @pytest.mark.parametrize("cluster", [RecordedCluster("ready"), RecordedCluster("not-ready"),

@@ -70,3 +70,15 @@ class RecordedCluster:
     def node_classes(self, group: str, kind: str) -> list[dict]:
         self.calls.append(("node_classes", group, kind))
         return [item for item in self.listed(kind) if item["apiVersion"].split("/")[0] == group]
+
+    def cron_jobs(self, namespace: str) -> list[dict]:
+        self.calls.append(("cron_jobs", namespace))
+        return self.listed("CronJob", namespace)
+
+    def jobs(self, namespace: str) -> list[dict]:
+        self.calls.append(("jobs", namespace))
+        return self.listed("Job", namespace)
+
+    def capacity_buffers(self, namespace: str) -> list[dict]:
+        self.calls.append(("capacity_buffers", namespace))
+        return self.listed("CapacityBuffer", namespace)
