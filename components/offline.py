@@ -207,6 +207,16 @@ def _close_thread_loops() -> None:
             loop.close()
 
 
+@atexit.register
+def _skip_exit_collection() -> None:
+    """Spare the process the collections of its exit (docs/performance.md, "The interpreter's exit").
+
+    They would rescan every object the SDKs and the runs left (half a second to a second after a ``prescale plan``,
+    more than the run itself) only to free them as the process ends anyway.
+    """
+    gc.freeze()
+
+
 def fake_id(args: pulumi.runtime.MockResourceArgs) -> str:
     """The physical id AWS would give: ``<name>-id``, or where its shape is checked downstream (a capacity
     reservation's ``cr-…``, which the EC2NodeClass CRD's id pattern requires) one derived from the name."""
@@ -428,21 +438,22 @@ def _with_stack_outputs(program: Callable[[], Any], sink: dict[str, Any]) -> pul
 
 @contextmanager
 def _registration_gc() -> Iterator[None]:
-    """Garbage collection tuned for registering thousands of resources while the program runs, then restored.
+    """No garbage collection while the program runs; what it leaves then joins the oldest generation at once.
 
-    Every resource leaves hundreds of long-lived objects (futures, outputs, protobuf messages), so with the
-    default thresholds the collector runs every 700 allocations and keeps rescanning a growing heap, on top
-    of the SDKs' own 250 000 objects: a third of a 500-window run. Here the objects that exist before the run
-    are frozen out of collection and the youngest generation is collected every 10 000 allocations.
+    Every resource leaves hundreds of long-lived objects (futures, outputs, protobuf messages). The collector would
+    scan each of them as it ages through the generations, and all of them again in each full collection the
+    growing heap sets off: a third of a 500-window run (docs/performance.md). The run's few reference cycles wait for
+    a later full collection (about 10 % more peak memory); a command-line process ends before one.
     """
-    thresholds = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(10_000, *thresholds[1:])
+    enabled = gc.isenabled()
+    gc.disable()
     try:
         yield
     finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
+        gc.freeze()  # every generation, the run's objects included, into the permanent one...
+        gc.unfreeze()  # ...and from there into the oldest, which only full collections scan
+        if enabled:
+            gc.enable()
 
 
 @contextmanager

@@ -128,23 +128,28 @@ def _cheapest(requirements: tuple[PoolRequirement, ...], cpu: str, memory: str, 
     placeholder (with the type and the placeholders on it), and the type holding the fewest for one placeholder.
     Shared by every window of a size (most windows of a stack share one)."""
     size = parse_quantity(cpu), parse_quantity(memory)
-    room: dict[InstanceType, int] = {}  # placeholders a node of the type holds
+    room: list[tuple[InstanceType, int]] = []  # each type with room, and the placeholders a node of it holds
     for instance in launchable(requirements).types:
         fits = int(min(instance.allocatable_cpu // size[0], instance.allocatable_memory // size[1]))
         if not prefixes:  # a pod beyond the interfaces' secondary addresses gets none
             fits = min(fits, instance.network_interfaces * (instance.ipv4_per_interface - 1))
         if fits >= 1:
-            room[instance] = 1 if one_per_node else fits
+            room.append((instance, 1 if one_per_node else fits))
     if not room:
         return None
-    options = []  # (addresses per placeholder, name, type, placeholders on the node)
-    for instance, most in room.items():
+    # The fewest addresses per placeholder (then the first name, then the fewest on the node), compared as cross
+    # products: exact like a Fraction per option, for a fraction of its cost (a pool allows hundreds of types).
+    held, pods, packed = 0, 0, None
+    for instance, most in room:
         step = PREFIX_ADDRESSES if prefixes else instance.ipv4_per_interface - 1
-        for pods in {most, most - most % step} - {0}:
-            options.append((Fraction(held_by_node(instance, pods, prefixes), pods), instance.name, instance, pods))
-    cost, _, packed, pods = min(options)
-    smallest = min(room, key=lambda instance: (held_by_node(instance, 1, prefixes), instance.name))
-    return max(room.values()), cost, packed, pods, smallest
+        for option in {most, most - most % step} - {0}:
+            addresses = held_by_node(instance, option, prefixes)
+            if packed is None or (addresses * pods, instance.name, option) < (held * option, packed.name, pods):
+                held, pods, packed = addresses, option, instance
+    assert packed is not None  # every type with room has an option
+    smallest = min((instance for instance, _ in room),
+                   key=lambda instance: (held_by_node(instance, 1, prefixes), instance.name))
+    return max(most for _, most in room), Fraction(held, pods), packed, pods, smallest
 
 
 def _per_node(instance: InstanceType, prefixes: bool) -> str:
