@@ -1,19 +1,34 @@
 """The benchmark script runs: on a one-window stack, once, it prints its table (no timings are asserted).
 
-``python -m bench`` runs in this process (its workers still run in their own, as always): a second interpreter
-here would only pay the imports again.
+``python -m bench`` and its workers run in this process here: each worker would otherwise pay the SDK imports again
+in a fresh interpreter (2-3 s apiece, three per stack size), and what they would compute is the same. The one line
+this leaves out is the ``subprocess.run`` that starts ``python -m bench.worker``.
 """
 
+import contextlib
+import io
+import json
 import runpy
 import sys
 
 import pytest
 
+import bench.run
+import bench.worker
 from bench.table import COLUMNS
+
+
+def worker_here(mode, stack, record):
+    """``bench.run._worker`` without the fresh interpreter: ``bench.worker``'s own ``main``, its JSON line read back."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert bench.worker.main([mode, str(stack), "--record", str(record)]) == 0
+    return json.loads(printed.getvalue().splitlines()[-1])
 
 
 @pytest.mark.slow
 def test_bench_prints_its_table_for_a_tiny_stack(capsys, monkeypatch):
+    monkeypatch.setattr(bench.run, "_worker", worker_here)
     monkeypatch.setattr(sys, "argv", ["python -m bench", "--windows", "1", "--runs", "1", "--no-plan"])
     with pytest.raises(SystemExit) as done:
         runpy.run_module("bench", run_name="__main__")
