@@ -19,7 +19,7 @@ from prescale.model.plan import plan_capacity
 from prescale.model.validation import ConfigError, load_capacity_config
 from prescale.offline import CRD_TYPE, Evaluation, OfflineMocks, ResourceNotFound, run_program
 
-from tests.support.capacity import as_object, dev_run, pool, stack_config, window
+from tests.support.capacity import as_object, pool, stack_config, window
 from tests.support.crd_validation import validate
 from tests.support.platform import K8S_PROVIDER, PROJECT, only
 
@@ -100,9 +100,9 @@ def test_off_nothing_is_added():
     assert not [r for r in evaluation.resources if r.type in (RULE, COMPONENT)]
 
 
-def test_off_by_default():
+def test_off_by_default(dev_run):
     assert AlertsConfig().prometheus_rule is False
-    assert not [r for r in dev_run()[0].resources if r.type in (RULE, COMPONENT)]  # the dev stack has no alerts key
+    assert not [r for r in dev_run[0].resources if r.type in (RULE, COMPONENT)]  # the dev stack has no alerts key
 
 
 def test_a_cluster_prescale_creates_is_refused_with_the_reason():

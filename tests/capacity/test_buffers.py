@@ -15,7 +15,6 @@ from tests.support.capacity import (
     POD_TEMPLATE,
     as_object,
     native_config,
-    native_run,
     run,
     short,
     stack_config,
@@ -26,8 +25,8 @@ BUFFER_LABELS = {"app.kubernetes.io/name": "prescale-buffer", "app.kubernetes.io
                  "prescale.io/window": "sale", "prescale.io/node-pool": "buffer"}
 
 
-def test_a_buffer_window_gets_a_capacity_buffer_of_its_placeholders_at_zero():
-    evaluation, (deployed,) = native_run()
+def test_a_buffer_window_gets_a_capacity_buffer_of_its_placeholders_at_zero(native_run):
+    evaluation, (deployed,) = native_run
     sale = deployed.plan.window("sale")
     buffer = evaluation.named(CAPACITY_BUFFER, "sale-buffer")
     assert as_object(buffer) == {
@@ -41,10 +40,10 @@ def test_a_buffer_window_gets_a_capacity_buffer_of_its_placeholders_at_zero():
     assert {short(d) for d in buffer.dependencies} >= {"karpenter", "sale-pod-template"}
 
 
-def test_the_buffers_pod_template_is_the_windows_placeholder_pod_without_its_pulls():
+def test_the_buffers_pod_template_is_the_windows_placeholder_pod_without_its_pulls(native_run):
     """Same window on a placeholders pool: its Deployment's pod, but for the labels and the prepull init containers
     (a DaemonSet pulls the images of a buffer window)."""
-    evaluation, _ = native_run()
+    evaluation, _ = native_run
     template = as_object(evaluation.named(POD_TEMPLATE, "sale-pod-template"))
     assert template["metadata"] == {"name": "prescale-sale", "namespace": "prescale", "labels": BUFFER_LABELS}
     placeholders_pool = [dict(NATIVE_POOLS[2], strategy="placeholders")]
@@ -61,8 +60,8 @@ def test_the_buffers_pod_template_is_the_windows_placeholder_pod_without_its_pul
     validate_kubernetes(template)
 
 
-def test_a_nodes_window_buffer_keeps_one_virtual_pod_per_node():
-    evaluation, _ = native_run()
+def test_a_nodes_window_buffer_keeps_one_virtual_pod_per_node(native_run):
+    evaluation, _ = native_run
     spec = as_object(evaluation.named(POD_TEMPLATE, "flash-pod-template"))["template"]
     assert spec["metadata"]["labels"]["prescale.io/one-per-node"] == "buffer"
     (term,) = spec["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
@@ -70,8 +69,8 @@ def test_a_nodes_window_buffer_keeps_one_virtual_pod_per_node():
                     "topologyKey": "kubernetes.io/hostname"}
 
 
-def test_the_pools_own_node_pool_holds_the_buffers_freezes():
-    evaluation, (deployed,) = native_run()
+def test_the_pools_own_node_pool_holds_the_buffers_freezes(native_run):
+    evaluation, (deployed,) = native_run
     budgets = as_object(evaluation.named(NODE_POOL, "buffer-node-pool"))["spec"]["disruption"]["budgets"]
     freezes = [deployed.plan.window(name).freeze for name in ("flash", "sale")]
     assert [{"nodes": "0", "schedule": f.schedule, "duration": f.duration} for f in freezes if f] == budgets[:2]
@@ -85,8 +84,8 @@ def test_a_buffer_created_just_before_its_scale_up_starts_at_its_count_and_after
         assert buffer["spec"]["replicas"] == replicas, now
 
 
-def test_every_buffer_passes_the_charts_crd_which_refuses_a_bad_one():
-    evaluation, _ = native_run()
+def test_every_buffer_passes_the_charts_crd_which_refuses_a_bad_one(native_run):
+    evaluation, _ = native_run
     buffers = [as_object(r) for r in evaluation.of_type(CAPACITY_BUFFER)]
     assert len(buffers) == 2
     assert [validate(buffer) for buffer in buffers] == [[], []]

@@ -7,6 +7,7 @@ import copy
 
 import kubernetes_validate
 import pytest
+from prescale.offline import Evaluation
 
 from tests.support.capacity import (
     CORE_RESOURCES,
@@ -15,10 +16,7 @@ from tests.support.capacity import (
     NODE_POOL,
     SCALED_OBJECT,
     as_object,
-    dev_run,
-    native_run,
     pool,
-    rich_run,
     run,
     stack_config,
     window,
@@ -51,7 +49,9 @@ def many_windows_run():
 
 @pytest.fixture(scope="module", params=["dev", "rich", pytest.param("48 windows", marks=pytest.mark.slow)])
 def evaluation(request):
-    return {"dev": dev_run, "rich": rich_run, "48 windows": many_windows_run}[request.param]()[0]
+    if request.param == "48 windows":
+        return many_windows_run()[0]
+    return request.getfixturevalue({"dev": "dev_run", "rich": "rich_run"}[request.param])[0]
 
 
 def test_every_custom_resource_passes_its_upstream_crd(evaluation):
@@ -89,9 +89,9 @@ def test_every_core_resource_passes_the_kubernetes_schema(evaluation):
         validate_kubernetes(as_object(resource))
 
 
-def test_every_object_of_static_and_buffer_windows_passes_its_upstream_crd_or_the_kubernetes_schema():
+def test_every_object_of_static_and_buffer_windows_passes_its_upstream_crd_or_the_kubernetes_schema(native_run):
     kinds = set()
-    for resource in native_run()[0].resources:
+    for resource in native_run[0].resources:
         if not resource.custom or not resource.type.startswith("kubernetes:"):
             continue
         obj = as_object(resource)
@@ -107,12 +107,12 @@ def test_every_object_of_static_and_buffer_windows_passes_its_upstream_crd_or_th
 
 # --- the validators can fail -------------------------------------------------------------------------
 
-def generated(type_: str, name: str) -> dict:
-    return copy.deepcopy(as_object(rich_run()[0].named(type_, name)))
+def generated(rich: Evaluation, type_: str, name: str) -> dict:
+    return copy.deepcopy(as_object(rich.named(type_, name)))
 
 
-def test_bad_node_pools_are_rejected_with_karpenters_messages():
-    node_pool = generated(NODE_POOL, "spot-arm-node-pool")
+def test_bad_node_pools_are_rejected_with_karpenters_messages(rich_run):
+    node_pool = generated(rich_run[0], NODE_POOL, "spot-arm-node-pool")
     template = node_pool["spec"]["template"]
     template["metadata"]["labels"]["karpenter.sh/custom"] = "x"
     template["spec"]["requirements"] += [{"key": "kubernetes.io/hostname", "operator": "In", "values": []},
@@ -139,8 +139,8 @@ def test_bad_node_pools_are_rejected_with_karpenters_messages():
     assert any(p.startswith("spec.template.spec.taints[2].value: '' does not match") for p in problems)
 
 
-def test_bad_node_classes_are_rejected_with_karpenters_messages():
-    node_class = generated(NODE_CLASS, "event-node-class")
+def test_bad_node_classes_are_rejected_with_karpenters_messages(rich_run):
+    node_class = generated(rich_run[0], NODE_CLASS, "event-node-class")
     node_class["spec"]["instanceProfile"] = "also-a-profile"
     node_class["spec"]["amiSelectorTerms"] = [{"alias": "ubuntu@latest"}]
     node_class["spec"]["subnetSelectorTerms"] = [{"tags": {"": "x"}}]
@@ -158,8 +158,8 @@ def test_bad_node_classes_are_rejected_with_karpenters_messages():
         assert expected in problems
 
 
-def test_bad_scaled_objects_are_rejected():
-    scaled_object = generated(SCALED_OBJECT, "overlap-b-scaler")
+def test_bad_scaled_objects_are_rejected(rich_run):
+    scaled_object = generated(rich_run[0], SCALED_OBJECT, "overlap-b-scaler")
     scaled_object["spec"]["minReplicaCount"] = 5
     scaled_object["spec"]["maxReplicaCount"] = 3
     scaled_object["spec"]["pollingInterval"] = 0
@@ -174,8 +174,8 @@ def test_bad_scaled_objects_are_rejected():
     assert "spec.idleReplicaCount: -1 is less than the minimum of 0" in validate(scaled_object)
 
 
-def test_kedas_webhook_refuses_an_idle_count_not_below_the_minimum():
-    scaled_object = generated(SCALED_OBJECT, "overlap-b-scaler")
+def test_kedas_webhook_refuses_an_idle_count_not_below_the_minimum(rich_run):
+    scaled_object = generated(rich_run[0], SCALED_OBJECT, "overlap-b-scaler")
     scaled_object["spec"]["idleReplicaCount"] = scaled_object["spec"]["minReplicaCount"]
     assert validate(scaled_object) == []  # the CRD alone would take it...
     assert keda_webhook_replica_problems(scaled_object) == ["IdleReplicaCount=3 must be less than MinReplicaCount=3"]
@@ -183,9 +183,8 @@ def test_kedas_webhook_refuses_an_idle_count_not_below_the_minimum():
     assert keda_webhook_replica_problems(scaled_object)[0] == "MinReplicaCount=4 must be less than MaxReplicaCount=3"
 
 
-def test_a_bad_deployment_is_rejected_by_the_kubernetes_schema():
-    deployment = copy.deepcopy(as_object(dev_run()[0].named("kubernetes:apps/v1:Deployment",
-                                                            "lunch-rush-placeholders")))
+def test_a_bad_deployment_is_rejected_by_the_kubernetes_schema(dev_run):
+    deployment = copy.deepcopy(as_object(dev_run[0].named("kubernetes:apps/v1:Deployment", "lunch-rush-placeholders")))
     deployment["spec"]["template"]["spec"]["containers"][0]["imagePullPolicyy"] = "Always"
     with pytest.raises(kubernetes_validate.ValidationError, match="imagePullPolicyy"):
         validate_kubernetes(deployment)

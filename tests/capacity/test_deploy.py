@@ -6,15 +6,15 @@ import pulumi_aws as aws
 from prescale.capacity import deploy_capacity
 from prescale.offline import CAPACITY_RESERVATION, evaluate
 
-from tests.support.capacity import NAMESPACE, NOW, PRIORITY_CLASS, every_kind_config, every_kind_run, stand_in_platform
+from tests.support.capacity import NAMESPACE, NOW, PRIORITY_CLASS, every_kind_config, stand_in_platform
 from tests.support.platform import only, uses_provider
 from tests.support.urns import engine_urns, migrate, urn_type
 
 CAPACITY = "prescale:index:PrescaleCapacity"
 
 
-def test_one_component_parents_every_capacity_resource_and_nothing_else():
-    evaluation, (deployed,) = every_kind_run()
+def test_one_component_parents_every_capacity_resource_and_nothing_else(every_kind_run):
+    evaluation, (deployed,) = every_kind_run
     component = only(evaluation, CAPACITY)
     children = {(r.type, r.name) for r in evaluation.resources if r.parent == component.urn}
     assert children == {
@@ -28,8 +28,8 @@ def test_one_component_parents_every_capacity_resource_and_nothing_else():
         CAPACITY, "pulumi:providers:kubernetes", "test:index:Release"}
 
 
-def test_its_registered_outputs_are_the_capacity_stack_outputs():
-    evaluation, (deployed,) = every_kind_run()
+def test_its_registered_outputs_are_the_capacity_stack_outputs(every_kind_run):
+    evaluation, (deployed,) = every_kind_run
     outputs = dict(only(evaluation, CAPACITY).outputs or {})
     assert outputs.pop("reservations")["launch"]["held"] is True
     # nextUpForReservations is None (every reservation is held): the SDK sends no property that is None.

@@ -12,7 +12,7 @@ from prescale.model.config import PlaceholderConfig
 from prescale.model.native import static_node_pool_name
 
 from policy.prescale_policies import restricted_pod_problems
-from tests.support.capacity import CRON_JOB, as_object, every_kind_run, native_run
+from tests.support.capacity import CRON_JOB, as_object
 from tests.support.crd_validation import validate_kubernetes
 from tests.support.kubectl_requests import Request, granted, requests
 
@@ -35,8 +35,8 @@ def calls(job: dict) -> dict[str, list[str]]:
     return {container["name"]: container["args"] for container in pod(job)["containers"]}
 
 
-def test_each_window_has_a_scale_up_and_a_scale_down_bounded_as_its_plan_says():
-    evaluation, (deployed,) = native_run()
+def test_each_window_has_a_scale_up_and_a_scale_down_bounded_as_its_plan_says(native_run):
+    evaluation, (deployed,) = native_run
     assert sorted(deployed.drivers) == ["flash", "launch", "lunch", "sale"]
     for plan in deployed.plan.native:
         driver = plan.capacity.driver
@@ -55,8 +55,8 @@ def test_each_window_has_a_scale_up_and_a_scale_down_bounded_as_its_plan_says():
     assert (lunch.timezone, lunch.up.schedule, lunch.down.schedule) == ("Asia/Seoul", "50 11 * * *", "0 13 * * *")
 
 
-def test_a_static_window_scales_its_node_pool_and_a_buffer_patches_its_count():
-    evaluation, _ = native_run()
+def test_a_static_window_scales_its_node_pool_and_a_buffer_patches_its_count(native_run):
+    evaluation, _ = native_run
     lunch = static_node_pool_name("static", "lunch")
     assert calls(cron_job(evaluation, "lunch-scale-up")) == {
         "set-count": ["scale", f"nodepools.karpenter.sh/{lunch}", "--replicas=3"]}
@@ -68,8 +68,8 @@ def test_a_static_window_scales_its_node_pool_and_a_buffer_patches_its_count():
     assert json.loads(patch[4].removeprefix("--patch=")) == {"spec": {"replicas": 2}}
 
 
-def test_a_one_offs_scale_down_also_deletes_its_scale_up_which_would_fire_again_next_year():
-    evaluation, _ = native_run()
+def test_a_one_offs_scale_down_also_deletes_its_scale_up_which_would_fire_again_next_year(native_run):
+    evaluation, _ = native_run
     assert calls(cron_job(evaluation, "flash-scale-down"))["disarm-scale-up"] == [
         "delete", "cronjobs.batch/scale-up-flash", "--namespace=prescale", "--ignore-not-found", "--wait=false"]
     assert list(calls(cron_job(evaluation, "flash-scale-up"))) == ["set-count"]
@@ -105,7 +105,8 @@ def needed_by(evaluation) -> dict[tuple[str, str], set[Request]]:
 
 @pytest.fixture(params=["static and buffer", "placeholders"])
 def evaluation(request):
-    return {"static and buffer": native_run, "placeholders": every_kind_run}[request.param]()[0]
+    fixture = {"static and buffer": "native_run", "placeholders": "every_kind_run"}[request.param]
+    return request.getfixturevalue(fixture)[0]
 
 
 def test_every_kubectl_pod_holds_exactly_the_rights_its_calls_need_on_objects_of_the_stack(evaluation):
@@ -122,8 +123,8 @@ def test_every_kubectl_pod_holds_exactly_the_rights_its_calls_need_on_objects_of
         assert (request.resource.split("/")[0], request.name, request.namespace) in declared, request
 
 
-def test_the_comparison_fails_on_a_right_too_few_or_too_many():
-    evaluation, _ = native_run()
+def test_the_comparison_fails_on_a_right_too_few_or_too_many(native_run):
+    evaluation, _ = native_run
     wanted = needed_by(evaluation)["prescale", "driver-lunch"]
     roles = [as_object(evaluation.named(f"{RBAC}:ClusterRole", "lunch-driver-cluster-role"))]
     fewer = copy.deepcopy(roles)
@@ -138,8 +139,8 @@ def test_the_comparison_fails_on_a_right_too_few_or_too_many():
         held_by(evaluation, "driver-lunch", "prescale", wild)
 
 
-def test_driver_pods_are_the_failsafes_restricted_kubectl_pods_on_the_system_nodes():
-    evaluation, _ = native_run()
+def test_driver_pods_are_the_failsafes_restricted_kubectl_pods_on_the_system_nodes(native_run):
+    evaluation, _ = native_run
     for job in map(as_object, evaluation.of_type(CRON_JOB)):
         spec = pod(job)
         assert spec == pod_spec(calls(job), spec["serviceAccountName"], PlaceholderConfig().failsafe_image,

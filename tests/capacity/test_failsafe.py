@@ -15,7 +15,7 @@ from prescale.model.schedule.keda import cron_window_active
 from prescale.model.schedule.time_zones import load_zone
 
 from policy.prescale_policies import restricted_pod_problems
-from tests.support.capacity import NOW, as_object, dev_run, rich_run, short
+from tests.support.capacity import NOW, as_object, short
 from tests.support.crd_validation import validate_kubernetes
 
 CRON_JOB = "kubernetes:batch/v1:CronJob"
@@ -34,8 +34,8 @@ def pod(evaluation, window: str) -> dict:
     return cron_job(evaluation, window)["spec"]["jobTemplate"]["spec"]["template"]["spec"]
 
 
-def test_every_armed_window_has_exactly_one_guard_with_stable_names():
-    evaluation, built = dev_run()
+def test_every_armed_window_has_exactly_one_guard_with_stable_names(dev_run):
+    evaluation, built = dev_run
     windows = sorted(built[0].windows)
     assert sorted(built[0].failsafes) == windows == ["launch-2027", "lunch-rush", "morning-peak"]
     for type_, suffix in zip(FAILSAFE_TYPES, ("account", "role", "binding", "job")):
@@ -49,8 +49,8 @@ def test_every_armed_window_has_exactly_one_guard_with_stable_names():
             assert short(resource.provider) == "k8s-id"
 
 
-def test_the_guard_runs_at_the_end_plus_grace_in_the_windows_own_zone():
-    evaluation, _ = dev_run()
+def test_the_guard_runs_at_the_end_plus_grace_in_the_windows_own_zone(dev_run):
+    evaluation, _ = dev_run
     schedules = {w: {k: cron_job(evaluation, w)["spec"][k] for k in ("schedule", "timeZone", "startingDeadlineSeconds")}
                  for w in ("lunch-rush", "morning-peak", "launch-2027")}
     assert schedules == {
@@ -61,8 +61,8 @@ def test_the_guard_runs_at_the_end_plus_grace_in_the_windows_own_zone():
     }
 
 
-def test_runs_never_overlap_are_bounded_in_time_and_leave_little_history():
-    spec = cron_job(dev_run()[0], "lunch-rush")["spec"]
+def test_runs_never_overlap_are_bounded_in_time_and_leave_little_history(dev_run):
+    spec = cron_job(dev_run[0], "lunch-rush")["spec"]
     assert {k: spec[k] for k in ("concurrencyPolicy", "successfulJobsHistoryLimit", "failedJobsHistoryLimit")} == \
         {"concurrencyPolicy": "Forbid", "successfulJobsHistoryLimit": 1, "failedJobsHistoryLimit": 3}
     job = spec["jobTemplate"]["spec"]
@@ -70,15 +70,15 @@ def test_runs_never_overlap_are_bounded_in_time_and_leave_little_history():
     assert job["template"]["spec"]["restartPolicy"] == "OnFailure"
 
 
-def test_a_recurring_guard_scales_its_deployment_to_zero_and_nothing_else():
-    containers = pod(dev_run()[0], "lunch-rush")["containers"]
+def test_a_recurring_guard_scales_its_deployment_to_zero_and_nothing_else(dev_run):
+    containers = pod(dev_run[0], "lunch-rush")["containers"]
     assert [(c["name"], c["image"], c["command"], c["args"]) for c in containers] == [
         ("scale-to-zero", PlaceholderConfig().failsafe_image, ["kubectl"],
          ["scale", "--namespace=prescale", "--replicas=0", "deployment/prescale-lunch-rush"])]
 
 
-def test_a_one_off_guard_also_deletes_its_trigger_so_it_cannot_fire_next_year():
-    containers = pod(dev_run()[0], "launch-2027")["containers"]
+def test_a_one_off_guard_also_deletes_its_trigger_so_it_cannot_fire_next_year(dev_run):
+    containers = pod(dev_run[0], "launch-2027")["containers"]
     assert {c["name"]: c["args"] for c in containers} == {
         "scale-to-zero": ["scale", "--namespace=prescale", "--replicas=0", "deployment/prescale-launch-2027"],
         # --wait=false: KEDA's finalizer completes whenever KEDA runs; the job does not wait for it.
@@ -87,8 +87,8 @@ def test_a_one_off_guard_also_deletes_its_trigger_so_it_cannot_fire_next_year():
     }
 
 
-def test_the_role_allows_only_scaling_its_own_deployment_and_for_a_one_off_deleting_its_own_trigger():
-    evaluation, _ = dev_run()
+def test_the_role_allows_only_scaling_its_own_deployment_and_for_a_one_off_deleting_its_own_trigger(dev_run):
+    evaluation, _ = dev_run
     scale = [{"apiGroups": ["apps"], "resources": ["deployments"], "resourceNames": ["prescale-lunch-rush"],
               "verbs": ["get"]},
              {"apiGroups": ["apps"], "resources": ["deployments/scale"], "resourceNames": ["prescale-lunch-rush"],
@@ -107,9 +107,9 @@ def test_the_role_allows_only_scaling_its_own_deployment_and_for_a_one_off_delet
     assert pod(evaluation, "lunch-rush")["serviceAccountName"] == "failsafe-lunch-rush"
 
 
-def test_the_pod_meets_restricted_and_stays_off_karpenter_nodes():
+def test_the_pod_meets_restricted_and_stays_off_karpenter_nodes(dev_run):
     for window in ("lunch-rush", "launch-2027"):
-        spec = pod(dev_run()[0], window)
+        spec = pod(dev_run[0], window)
         assert restricted_pod_problems(spec) == []
         assert spec["securityContext"] == {"runAsNonRoot": True, "runAsUser": 65532, "runAsGroup": 65532,
                                            "seccompProfile": {"type": "RuntimeDefault"}}
@@ -122,18 +122,18 @@ def test_the_pod_meets_restricted_and_stays_off_karpenter_nodes():
         assert spec["volumes"] == [{"name": "home", "emptyDir": {"sizeLimit": "16Mi"}}]
 
 
-def test_every_guard_object_passes_the_kubernetes_schema():
-    evaluation, _ = dev_run()  # a recurring and a one-off guard
+def test_every_guard_object_passes_the_kubernetes_schema(dev_run):
+    evaluation, _ = dev_run  # a recurring and a one-off guard
     guards = [r for r in evaluation.resources if r.type in FAILSAFE_TYPES]
     assert len(guards) == 4 * 3
     for resource in guards:
         validate_kubernetes(as_object(resource))
 
 
-def test_no_guard_run_lands_while_its_window_is_open_even_when_it_starts_late():
+def test_no_guard_run_lands_while_its_window_is_open_even_when_it_starts_late(rich_run):
     """Over two months of fires of every rich-config guard (the registered CronJob's schedule and zone), KEDA's
     own activity rule says the window is closed at the run and at the latest moment it may still start."""
-    evaluation, built = rich_run()
+    evaluation, built = rich_run
     checked = 0
     for name, capacity in built[0].windows.items():
         armed = capacity.armed

@@ -16,9 +16,7 @@ from tests.support.capacity import (
     NOW,
     allowed_disruptions,
     as_object,
-    dev_run,
     pool,
-    rich_run,
     run,
     short,
     stack_config,
@@ -34,8 +32,8 @@ IMDS_V2_ONLY = {"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled", "http
                 "httpTokens": "required"}
 
 
-def test_dev_stack_node_class():
-    evaluation, _ = dev_run()
+def test_dev_stack_node_class(dev_run):
+    evaluation, _ = dev_run
     assert as_object(evaluation.named(NODE_CLASS, "event-node-class")) == {
         "apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass",
         "metadata": {"name": "prescale-event"},
@@ -52,8 +50,8 @@ def test_dev_stack_node_class():
     }
 
 
-def test_dev_stack_node_pool():
-    evaluation, _ = dev_run()
+def test_dev_stack_node_pool(dev_run):
+    evaluation, _ = dev_run
     assert as_object(evaluation.named(NODE_POOL, "event-node-pool")) == {
         "apiVersion": "karpenter.sh/v1", "kind": "NodePool",
         "metadata": {"name": "prescale-event"},
@@ -109,8 +107,8 @@ def test_pools_are_softly_dedicated_by_default_shared_with_no_taints_and_dedicat
                                           "value": "events"}]}
 
 
-def test_node_pool_resources_use_the_platform_provider_and_wait_for_karpenter():
-    evaluation, _ = dev_run()
+def test_node_pool_resources_use_the_platform_provider_and_wait_for_karpenter(dev_run):
+    evaluation, _ = dev_run
     component = evaluation.named("prescale:index:EventNodePool", "event")
     node_class = evaluation.named(NODE_CLASS, "event-node-class")
     node_pool = evaluation.named(NODE_POOL, "event-node-pool")
@@ -121,8 +119,8 @@ def test_node_pool_resources_use_the_platform_provider_and_wait_for_karpenter():
     assert sorted(short(dependency) for dependency in node_pool.dependencies) == ["event-node-class", "karpenter"]
 
 
-def test_spot_arm_pool_with_taints_weight_and_its_own_lifetime():
-    evaluation, _ = rich_run()
+def test_spot_arm_pool_with_taints_weight_and_its_own_lifetime(rich_run):
+    evaluation, _ = rich_run
     spec = as_object(evaluation.named(NODE_POOL, "spot-arm-node-pool"))["spec"]
     template = spec["template"]["spec"]
     assert template["requirements"][:3] == [
@@ -143,8 +141,8 @@ def test_spot_arm_pool_with_taints_weight_and_its_own_lifetime():
         *STANDING]
 
 
-def test_emptied_nodes_leave_together_after_a_window_while_the_window_itself_stays_frozen_for_every_reason():
-    evaluation, _ = dev_run()
+def test_emptied_nodes_leave_together_after_a_window_while_the_window_itself_stays_frozen_for_every_reason(dev_run):
+    evaluation, _ = dev_run
     budgets = as_object(evaluation.named(NODE_POOL, "event-node-pool"))["spec"]["disruption"]["budgets"]
     during, after = datetime(2026, 12, 1, 2, 20, tzinfo=timezone.utc), datetime(2026, 12, 1, 3, 0, tzinfo=timezone.utc)
     reasons = ("Empty", "Underutilized", "Drifted")
@@ -153,8 +151,8 @@ def test_emptied_nodes_leave_together_after_a_window_while_the_window_itself_sta
     assert [allowed_disruptions(budgets, 10, reason, after) for reason in reasons] == [10, 1, 1]
 
 
-def test_the_standing_budgets_pass_the_crd_which_would_refuse_an_unknown_reason():
-    evaluation, _ = dev_run()
+def test_the_standing_budgets_pass_the_crd_which_would_refuse_an_unknown_reason(dev_run):
+    evaluation, _ = dev_run
     node_pool = as_object(evaluation.named(NODE_POOL, "event-node-pool"))
     assert validate(node_pool) == []
     node_pool["spec"]["disruption"]["budgets"][-2]["reasons"] = ["Emptiness"]
@@ -162,8 +160,8 @@ def test_the_standing_budgets_pass_the_crd_which_would_refuse_an_unknown_reason(
         "spec.disruption.budgets[3].reasons[0]: 'Emptiness' is not one of ['Underutilized', 'Empty', 'Drifted']"]
 
 
-def test_bottlerocket_gets_an_encrypted_os_and_data_volume_and_the_stack_tags():
-    evaluation, _ = rich_run()
+def test_bottlerocket_gets_an_encrypted_os_and_data_volume_and_the_stack_tags(rich_run):
+    evaluation, _ = rich_run
     spec = as_object(evaluation.named(NODE_CLASS, "spot-arm-node-class"))["spec"]
     assert spec["amiSelectorTerms"] == [{"alias": "bottlerocket@v1.30.0"}]
     assert [(d["deviceName"], d["ebs"]["volumeSize"], d["ebs"]["encrypted"]) for d in spec["blockDeviceMappings"]] \
@@ -172,8 +170,8 @@ def test_bottlerocket_gets_an_encrypted_os_and_data_volume_and_the_stack_tags():
     assert spec["metadataOptions"] == IMDS_V2_ONLY
 
 
-def test_overlapping_windows_each_keep_their_freeze_united_on_the_pool():
-    evaluation, _ = rich_run()
+def test_overlapping_windows_each_keep_their_freeze_united_on_the_pool(rich_run):
+    evaluation, _ = rich_run
     budgets = as_object(evaluation.named(NODE_POOL, "event-node-pool"))["spec"]["disruption"]["budgets"]
     # overlap-a 11:50-13:00 and overlap-b 12:20-14:00 KST touch, so they unite: 02:50-05:00 UTC.
     assert {"nodes": "0", "schedule": "50 2 * * *", "duration": "2h10m"} in budgets

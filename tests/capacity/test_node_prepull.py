@@ -3,26 +3,27 @@
 from prescale.capacity.prepull import prepull_pod_fields
 from prescale.model.config import PlaceholderConfig
 from prescale.model.native import static_node_pool_name
+from prescale.offline import Evaluation
 
 from policy.prescale_policies import restricted_pod_problems
-from tests.support.capacity import DAEMON_SET, as_object, native_run
+from tests.support.capacity import DAEMON_SET, as_object
 from tests.support.crd_validation import validate_kubernetes
 
 TINY = {"cpu": "5m", "memory": "16Mi"}
 
 
-def daemon_set(name: str) -> dict:
-    return as_object(native_run()[0].named(DAEMON_SET, f"{name}-prepull"))
+def daemon_set(evaluation: Evaluation, name: str) -> dict:
+    return as_object(evaluation.named(DAEMON_SET, f"{name}-prepull"))
 
 
-def test_only_windows_with_images_get_a_prepull_daemon_set():
-    evaluation, (deployed,) = native_run()
+def test_only_windows_with_images_get_a_prepull_daemon_set(native_run):
+    evaluation, (deployed,) = native_run
     assert sorted(deployed.prepulls) == ["lunch", "sale"]
     assert sorted(r.name for r in evaluation.of_type(DAEMON_SET)) == ["lunch-prepull", "sale-prepull"]
 
 
-def test_a_static_windows_images_are_pulled_on_its_own_node_pools_nodes_tolerating_the_pools_taints():
-    lunch = daemon_set("lunch")
+def test_a_static_windows_images_are_pulled_on_its_own_node_pools_nodes_tolerating_the_pools_taints(native_run):
+    lunch = daemon_set(native_run[0], "lunch")
     assert lunch["metadata"]["name"] == "prepull-lunch" and lunch["metadata"]["namespace"] == "prescale"
     assert lunch["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}
     spec = lunch["spec"]["template"]["spec"]
@@ -32,8 +33,8 @@ def test_a_static_windows_images_are_pulled_on_its_own_node_pools_nodes_tolerati
     assert lunch["spec"]["selector"]["matchLabels"] == lunch["spec"]["template"]["metadata"]["labels"]
 
 
-def test_the_pulls_are_the_placeholders_init_containers_with_tiny_requests():
-    sale = daemon_set("sale")
+def test_the_pulls_are_the_placeholders_init_containers_with_tiny_requests(native_run):
+    sale = daemon_set(native_run[0], "sale")
     spec = sale["spec"]["template"]["spec"]
     assert spec["nodeSelector"] == {"prescale.io/node-pool": "buffer"}  # every node of the buffer's pool
     placeholders = PlaceholderConfig()
@@ -45,8 +46,8 @@ def test_the_pulls_are_the_placeholders_init_containers_with_tiny_requests():
     assert [c["image"] for c in spec["initContainers"][1:]] == ["nginx:1.27", "busybox:1.37"]
 
 
-def test_prepull_pods_meet_restricted_and_the_kubernetes_schema():
+def test_prepull_pods_meet_restricted_and_the_kubernetes_schema(native_run):
     for name in ("lunch", "sale"):
-        obj = daemon_set(name)
+        obj = daemon_set(native_run[0], name)
         assert restricted_pod_problems(obj["spec"]["template"]["spec"]) == []
         validate_kubernetes(obj)

@@ -8,7 +8,6 @@ checks and the policy pack.
 from __future__ import annotations
 
 import copy
-from functools import cache
 
 import kubernetes_validate
 import pytest
@@ -35,13 +34,15 @@ WINDOWS = [
 ]
 
 
-@cache
+@pytest.fixture(scope="module")
 def prepulling():
+    """The stack above, its windows prepulling and pull secrets set, evaluated once: read-only, copy to change."""
     return run(stack_config([pool()], WINDOWS, placeholders={"imagePullSecrets": ["ghcr-credentials"]}))[0]
 
 
-@cache
+@pytest.fixture(scope="module")
 def without_prepull():
+    """The same windows without their images to pull, evaluated once: read-only, copy to change."""
     plain = [{key: value for key, value in w.items() if key != "prepullImages"} for w in WINDOWS]
     return run(stack_config([pool()], plain))[0]
 
@@ -50,8 +51,8 @@ def pod(evaluation, window_name: str) -> dict:
     return as_object(evaluation.named(DEPLOYMENT, f"{window_name}-placeholders"))["spec"]["template"]["spec"]
 
 
-def test_each_image_gets_an_init_container_after_the_one_that_copies_the_no_op():
-    spec = pod(prepulling(), "sale")
+def test_each_image_gets_an_init_container_after_the_one_that_copies_the_no_op(prepulling):
+    spec = pod(prepulling, "sale")
     mount = {"name": "prepull-tools", "mountPath": TOOLS_PATH}
     tools, *pulls = spec["initContainers"]
     assert {key: tools[key] for key in ("name", "image", "command", "volumeMounts")} == {
@@ -62,12 +63,12 @@ def test_each_image_gets_an_init_container_after_the_one_that_copies_the_no_op()
         assert "args" not in pull and pull["volumeMounts"] == [{**mount, "readOnly": True}]
     assert NO_OP.startswith(f"{TOOLS_PATH}/")
     assert spec["volumes"] == [{"name": "prepull-tools", "emptyDir": {"sizeLimit": "16Mi"}}]
-    assert [(c["name"], c["image"]) for c in pod(prepulling(), "batch")["initContainers"]] == \
+    assert [(c["name"], c["image"]) for c in pod(prepulling, "batch")["initContainers"]] == \
         [("prepull-tools", TOOL), ("prepull-0", WORKER)]
 
 
-def test_the_pause_container_starts_only_after_every_pull_so_ready_means_the_images_are_there():
-    spec = pod(prepulling(), "sale")
+def test_the_pause_container_starts_only_after_every_pull_so_ready_means_the_images_are_there(prepulling):
+    spec = pod(prepulling, "sale")
     # Plain init containers (no restartPolicy: Always, which would make them sidecars) run one by one to
     # completion before any container starts, and a pod is Ready only when its containers are.
     assert [c["name"] for c in spec["containers"]] == ["pause"]
@@ -85,17 +86,17 @@ def effective_requests(spec: dict) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("window_name", ["sale", "batch"])
-def test_the_pulls_change_neither_the_held_room_nor_the_pods_guaranteed_class(window_name):
-    spec, before = pod(prepulling(), window_name), pod(without_prepull(), window_name)
+def test_the_pulls_change_neither_the_held_room_nor_the_pods_guaranteed_class(prepulling, without_prepull, window_name):
+    spec, before = pod(prepulling, window_name), pod(without_prepull, window_name)
     assert effective_requests(spec) == effective_requests(before)
     pause = spec["containers"][0]["resources"]
     assert pause == before["containers"][0]["resources"] and pause["requests"] == pause["limits"]
     assert all(c["resources"] == pause for c in spec["initContainers"])  # requests = limits everywhere: Guaranteed
 
 
-def test_every_container_meets_restricted_with_a_read_only_root():
+def test_every_container_meets_restricted_with_a_read_only_root(prepulling):
     for window_name in ("sale", "batch"):
-        spec = pod(prepulling(), window_name)
+        spec = pod(prepulling, window_name)
         assert restricted_pod_problems(spec) == []
         assert [c["securityContext"] for c in spec["initContainers"] + spec["containers"]] == \
             [RESTRICTED] * (len(spec["initContainers"]) + 1)
@@ -103,29 +104,29 @@ def test_every_container_meets_restricted_with_a_read_only_root():
                                            "seccompProfile": {"type": "RuntimeDefault"}}
 
 
-def test_pull_secrets_go_on_every_placeholder_pod():
+def test_pull_secrets_go_on_every_placeholder_pod(prepulling, without_prepull):
     for window_name in ("sale", "batch", "plain"):
-        assert pod(prepulling(), window_name)["imagePullSecrets"] == [{"name": "ghcr-credentials"}]
-    assert "imagePullSecrets" not in pod(without_prepull(), "plain")
+        assert pod(prepulling, window_name)["imagePullSecrets"] == [{"name": "ghcr-credentials"}]
+    assert "imagePullSecrets" not in pod(without_prepull, "plain")
 
 
-def test_a_window_without_prepull_images_renders_as_before_and_no_name_moves():
-    plain, before = pod(prepulling(), "plain"), pod(without_prepull(), "plain")
+def test_a_window_without_prepull_images_renders_as_before_and_no_name_moves(prepulling, without_prepull):
+    plain, before = pod(prepulling, "plain"), pod(without_prepull, "plain")
     assert {key: value for key, value in plain.items() if key != "imagePullSecrets"} == before
     assert "initContainers" not in plain and "volumes" not in plain
-    assert sorted((r.type, r.name) for r in prepulling().resources) == \
-        sorted((r.type, r.name) for r in without_prepull().resources)
+    assert sorted((r.type, r.name) for r in prepulling.resources) == \
+        sorted((r.type, r.name) for r in without_prepull.resources)
 
 
-def test_the_deployments_pass_the_kubernetes_schema():
-    deployments = prepulling().of_type(DEPLOYMENT)
+def test_the_deployments_pass_the_kubernetes_schema(prepulling):
+    deployments = prepulling.of_type(DEPLOYMENT)
     assert len(deployments) == 3
     for deployment in deployments:
         kubernetes_validate.validate(as_object(deployment), KUBERNETES_VERSION, strict=True)
 
 
-def test_the_policy_pack_passes_the_pods_and_still_refuses_an_unsafe_init_container():
-    resources = prepulling().resources
+def test_the_policy_pack_passes_the_pods_and_still_refuses_an_unsafe_init_container(prepulling):
+    resources = prepulling.resources
     assert mandatory(violations(resources)) == []
     for index, (edit, expected) in enumerate([
             (lambda c: c["securityContext"].update(allowPrivilegeEscalation=True),

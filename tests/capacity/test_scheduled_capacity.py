@@ -3,6 +3,7 @@
 from datetime import UTC, datetime
 
 import pytest
+from prescale.offline import Evaluation
 
 from tests.capacity.test_failsafe import CRON_JOB
 from tests.support.capacity import (
@@ -14,10 +15,8 @@ from tests.support.capacity import (
     SCALED_OBJECT,
     as_object,
     dev_config,
-    dev_run,
     pool,
     resources_of_window,
-    rich_run,
     run,
     short,
     stack_config,
@@ -28,8 +27,8 @@ LABELS = {"app.kubernetes.io/name": "prescale-placeholder", "app.kubernetes.io/m
           "prescale.io/window": "lunch-rush", "prescale.io/node-pool": "event"}
 
 
-def test_dev_stack_lunch_rush_placeholders_one_node_sized_pod_per_node():
-    evaluation, _ = dev_run()
+def test_dev_stack_lunch_rush_placeholders_one_node_sized_pod_per_node(dev_run):
+    evaluation, _ = dev_run
     assert as_object(evaluation.named(DEPLOYMENT, "lunch-rush-placeholders")) == {
         "apiVersion": "apps/v1", "kind": "Deployment",
         "metadata": {"name": "prescale-lunch-rush", "namespace": "prescale", "labels": LABELS,
@@ -71,8 +70,8 @@ def test_dev_stack_lunch_rush_placeholders_one_node_sized_pod_per_node():
     }
 
 
-def test_dev_stack_lunch_rush_scaler_reaches_five_pods_ten_minutes_early_in_seoul():
-    evaluation, _ = dev_run()
+def test_dev_stack_lunch_rush_scaler_reaches_five_pods_ten_minutes_early_in_seoul(dev_run):
+    evaluation, _ = dev_run
     assert as_object(evaluation.named(SCALED_OBJECT, "lunch-rush-scaler")) == {
         "apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
         "metadata": {"name": "prescale-lunch-rush", "namespace": "prescale", "labels": LABELS},
@@ -109,7 +108,13 @@ def keda_writes(spec: dict, *, active: bool, replicas: int, last_active_seconds_
     return None
 
 
-@pytest.mark.parametrize("evaluation", [dev_run()[0], rich_run()[0]], ids=["dev", "rich"])
+@pytest.fixture
+def evaluation(request) -> Evaluation:
+    """The dev or the rich stack's capacity, by indirect parameter: the session's ``dev_run`` or ``rich_run``."""
+    return request.getfixturevalue({"dev": "dev_run", "rich": "rich_run"}[request.param])[0]
+
+
+@pytest.mark.parametrize("evaluation", ["dev", "rich"], indirect=True, ids=["dev", "rich"])
 def test_keda_itself_sets_every_window_to_its_full_count_and_back_to_zero(evaluation):
     """Idle-replica mode: no step of a window is left to the HPA and the external metrics API."""
     for scaler in evaluation.of_type(SCALED_OBJECT):
@@ -137,8 +142,8 @@ def test_the_executor_model_shows_what_plain_min_zero_left_to_the_hpa():
     assert keda_writes(spec, active=True, replicas=1, last_active_seconds_ago=0) is None
 
 
-def test_dev_stack_windows_triggers_and_sizes():
-    evaluation, _ = dev_run()
+def test_dev_stack_windows_triggers_and_sizes(dev_run):
+    evaluation, _ = dev_run
     triggers = {r.name: as_object(r)["spec"]["triggers"][0]["metadata"] for r in evaluation.of_type(SCALED_OBJECT)}
     assert triggers == {
         "lunch-rush-scaler": {"timezone": "Asia/Seoul", "start": "5 11 * * *", "end": "30 11 * * *",
@@ -154,8 +159,8 @@ def test_dev_stack_windows_triggers_and_sizes():
     assert "affinity" not in launch  # capacity pods may share nodes; they only spread over zones
 
 
-def test_shared_namespace_enforces_restricted_and_priority_class_is_negative_and_never_preempts():
-    evaluation, _ = dev_run()
+def test_shared_namespace_enforces_restricted_and_priority_class_is_negative_and_never_preempts(dev_run):
+    evaluation, _ = dev_run
     assert as_object(evaluation.named(NAMESPACE, "prescale-namespace"))["metadata"] == {
         "name": "prescale",
         "labels": {"app.kubernetes.io/name": "prescale-placeholder", "app.kubernetes.io/managed-by": "prescale",
@@ -169,7 +174,7 @@ def test_shared_namespace_enforces_restricted_and_priority_class_is_negative_and
         assert short(evaluation.of_type(shared)[0].provider) == "k8s-id"
 
 
-@pytest.mark.parametrize("evaluation, count", [(dev_run()[0], 3), (rich_run()[0], 6)], ids=["dev", "rich"])
+@pytest.mark.parametrize("evaluation, count", [("dev", 3), ("rich", 6)], indirect=["evaluation"], ids=["dev", "rich"])
 def test_every_placeholder_meets_the_restricted_pod_security_standard(evaluation, count):
     assert len(evaluation.of_type(DEPLOYMENT)) == count
     for deployment in evaluation.of_type(DEPLOYMENT):
@@ -185,8 +190,8 @@ def test_every_placeholder_meets_the_restricted_pod_security_standard(evaluation
             assert "ports" not in container
 
 
-def test_replicas_are_created_at_zero_and_then_left_to_keda():
-    evaluation, _ = dev_run()
+def test_replicas_are_created_at_zero_and_then_left_to_keda(dev_run):
+    evaluation, _ = dev_run
     assert sorted(d.name for d in evaluation.of_type(DEPLOYMENT)) == [
         "launch-2027-placeholders", "lunch-rush-placeholders", "morning-peak-placeholders"]
     for deployment in evaluation.of_type(DEPLOYMENT):
@@ -205,8 +210,8 @@ def test_a_pulumi_up_in_the_middle_of_a_window_declares_exactly_what_it_declares
         assert resources_of_window(during, name) == resources_of_window(after, name)
 
 
-def test_window_resources_hang_off_their_component_with_the_platform_provider_and_wait_for_keda():
-    evaluation, _ = dev_run()
+def test_window_resources_hang_off_their_component_with_the_platform_provider_and_wait_for_keda(dev_run):
+    evaluation, _ = dev_run
     component = evaluation.named("prescale:index:ScheduledCapacity", "lunch-rush")
     deployment = evaluation.named(DEPLOYMENT, "lunch-rush-placeholders")
     scaler = evaluation.named(SCALED_OBJECT, "lunch-rush-scaler")
@@ -216,9 +221,9 @@ def test_window_resources_hang_off_their_component_with_the_platform_provider_an
     assert sorted(map(short, scaler.dependencies)) == ["keda", "lunch-rush-placeholders", "prescale-namespace"]
 
 
-def test_every_failsafe_job_is_created_after_its_role_binding():
+def test_every_failsafe_job_is_created_after_its_role_binding(dev_run):
     # A run before its RoleBinding exists would be forbidden to scale the placeholders down.
-    evaluation, _ = dev_run()
+    evaluation, _ = dev_run
     jobs = {job.name.removesuffix("-failsafe-job"): job for job in evaluation.of_type(CRON_JOB)}
     assert sorted(jobs) == ["launch-2027", "lunch-rush", "morning-peak"]
     for name, job in jobs.items():
@@ -226,8 +231,8 @@ def test_every_failsafe_job_is_created_after_its_role_binding():
             [f"{name}-failsafe-account", f"{name}-failsafe-binding", "prescale-namespace"]
 
 
-def test_overlapping_windows_on_one_pool_add_up_each_on_distinct_nodes():
-    evaluation, _ = rich_run()
+def test_overlapping_windows_on_one_pool_add_up_each_on_distinct_nodes(rich_run):
+    evaluation, _ = rich_run
     specs = {name: as_object(evaluation.named(DEPLOYMENT, f"{name}-placeholders"))["spec"]["template"]
              for name in ("overlap-a", "overlap-b")}
     scalers = {name: as_object(evaluation.named(SCALED_OBJECT, f"{name}-scaler"))["spec"]
@@ -243,8 +248,8 @@ def test_overlapping_windows_on_one_pool_add_up_each_on_distinct_nodes():
                  "topologyKey": "kubernetes.io/hostname"}]
 
 
-def test_richer_windows_cross_midnight_weekdays_dst_zones_and_tainted_pools():
-    evaluation, _ = rich_run()
+def test_richer_windows_cross_midnight_weekdays_dst_zones_and_tainted_pools(rich_run):
+    evaluation, _ = rich_run
     triggers = {r.name: as_object(r)["spec"]["triggers"][0]["metadata"] for r in evaluation.of_type(SCALED_OBJECT)}
     assert triggers["weekday-open-scaler"] == {"timezone": "America/New_York", "start": "45 8 * * 1-5",
                                                "end": "0 17 * * 1-5", "desiredReplicas": "3"}
@@ -270,8 +275,8 @@ def test_an_ended_one_off_deploys_nothing_and_warns():
                for w in evaluation.warnings)
 
 
-def test_an_armed_one_off_warns_that_its_freeze_repeats_until_the_next_pulumi_up():
-    evaluation, _ = dev_run()
+def test_an_armed_one_off_warns_that_its_freeze_repeats_until_the_next_pulumi_up(dev_run):
+    evaluation, _ = dev_run
     assert [w for w in evaluation.warnings if w.startswith("event window 'launch-2027'")] == [
         "event window 'launch-2027': one-off event: its consolidation freeze on node pool 'event' (UTC budget "
         "'40 12 2 3 *' for 6h20m) has no year, so it freezes the pool again on the same date every year until a "
@@ -291,8 +296,8 @@ def test_a_one_off_more_than_a_year_ahead_is_deployed_only_once_it_cannot_fire_e
         == "50 8 1 6 *"
 
 
-def test_adding_removing_and_editing_windows_leaves_the_others_untouched():
-    before, _ = rich_run()
+def test_adding_removing_and_editing_windows_leaves_the_others_untouched(rich_run):
+    before, _ = rich_run
     edited = [dict(w, nodes=9) if w["name"] == "overlap-a" else w for w in RICH_WINDOWS if w["name"] != "weekend"]
     added = [window("flash-sale", "0 20 * * 3", "0 21 * * 3", nodes=4)]
     after, _ = run(stack_config(RICH_POOLS, added + list(reversed(edited)), tags={"team": "platform"}))

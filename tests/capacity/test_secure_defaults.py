@@ -20,15 +20,15 @@ from policy.prescale_policies import (
     untagged_delete_problems,
     wildcard_action_problems,
 )
-from tests.support.capacity import DAEMON_SET, POD_TEMPLATE, as_object, native_run
-from tests.support.platform import ACCOUNT, DEV_NOW, K8S_PROVIDER, PROJECT, dev_stack, is_secret, only
+from tests.support.capacity import DAEMON_SET, POD_TEMPLATE, as_object
+from tests.support.platform import ACCOUNT, DEV_NOW, K8S_PROVIDER, PROJECT, is_secret, only
 
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 CRON_JOB = "kubernetes:batch/v1:CronJob"
 
 
-def test_every_pod_prescale_declares_meets_restricted_as_the_namespace_enforces():
-    evaluation = dev_stack()
+def test_every_pod_prescale_declares_meets_restricted_as_the_namespace_enforces(dev_stack):
+    evaluation = dev_stack
     pods = [as_object(d)["spec"]["template"]["spec"] for d in evaluation.of_type(DEPLOYMENT)] + \
            [as_object(c)["spec"]["jobTemplate"]["spec"]["template"]["spec"] for c in evaluation.of_type(CRON_JOB)]
     assert len(pods) == 6  # 3 windows × (placeholders + failsafe)
@@ -43,8 +43,8 @@ def test_every_pod_prescale_declares_meets_restricted_as_the_namespace_enforces(
     assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
 
 
-def test_every_pod_of_static_and_buffer_windows_meets_restricted_and_their_drivers_run_on_the_system_nodes():
-    evaluation, _ = native_run()
+def test_every_pod_of_static_and_buffer_windows_meets_restricted_and_their_drivers_run_on_the_system_nodes(native_run):
+    evaluation, _ = native_run
     jobs = [as_object(c)["spec"]["jobTemplate"]["spec"]["template"]["spec"] for c in evaluation.of_type(CRON_JOB)]
     others = [as_object(d)["spec"]["template"]["spec"] for d in evaluation.of_type(DAEMON_SET)] + \
              [as_object(t)["template"]["spec"] for t in evaluation.of_type(POD_TEMPLATE)]
@@ -63,8 +63,8 @@ def test_every_pod_of_static_and_buffer_windows_meets_restricted_and_their_drive
         assert obj["metadata"]["namespace"] == "prescale"  # where "restricted" is enforced
 
 
-def test_placeholders_run_below_every_real_pod_and_preempt_nothing():
-    evaluation = dev_stack()
+def test_placeholders_run_below_every_real_pod_and_preempt_nothing(dev_stack):
+    evaluation = dev_stack
     assert placeholder_priority_problems([(r.type, r.name, as_object(r)) for r in evaluation.resources]) == []
     priority = as_object(evaluation.named("kubernetes:scheduling.k8s.io/v1:PriorityClass",
                                           "prescale-placeholder-priority"))
@@ -73,24 +73,24 @@ def test_placeholders_run_below_every_real_pod_and_preempt_nothing():
         assert as_object(deployment)["spec"]["template"]["spec"]["priorityClassName"] == "prescale-placeholder"
 
 
-def test_karpenter_nodes_require_imdsv2_with_one_hop_and_encrypt_every_volume():
-    node_class = as_object(only(dev_stack(), "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"))["spec"]
+def test_karpenter_nodes_require_imdsv2_with_one_hop_and_encrypt_every_volume(dev_stack):
+    node_class = as_object(only(dev_stack, "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"))["spec"]
     assert node_class_problems(node_class) == []
     assert node_class["metadataOptions"] == {"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled",
                                              "httpPutResponseHopLimit": 1, "httpTokens": "required"}
     assert [device["ebs"]["encrypted"] for device in node_class["blockDeviceMappings"]] == [True]
 
 
-def test_the_interruption_queue_is_encrypted_and_refuses_plain_http():
-    evaluation = dev_stack()
+def test_the_interruption_queue_is_encrypted_and_refuses_plain_http(dev_stack):
+    evaluation = dev_stack
     assert only(evaluation, "aws:sqs/queue:Queue").inputs["sqsManagedSseEnabled"] is True
     queue_policy = json.loads(only(evaluation, "aws:sqs/queuePolicy:QueuePolicy").inputs["policy"])
     assert {"Effect": "Deny", "Condition": {"Bool": {"aws:SecureTransport": "false"}}}.items() <= \
         next(s for s in queue_policy["Statement"] if s["Sid"] == "DenyHTTP").items()
 
 
-def test_no_iam_document_has_wildcard_actions_unscoped_passrole_or_untagged_deletes():
-    evaluation = dev_stack()
+def test_no_iam_document_has_wildcard_actions_unscoped_passrole_or_untagged_deletes(dev_stack):
+    evaluation = dev_stack
     documents = [document for r in evaluation.resources for document in policy_documents(r.type, as_object(r))]
     assert len(documents) == 5  # 3 roles' trust policies, the controller policy, the interruption queue policy
     for check in (wildcard_action_problems, pass_role_problems, untagged_delete_problems):
@@ -134,15 +134,15 @@ def eks_inputs(cluster: dict) -> dict:
     ({"endpointPublicAccess": False}, {"endpointPublicAccess": False, "publicAccessCidrs": None,
                                        "endpointPrivateAccess": True}),
 ], ids=["default: open, advisory", "limited", "private only"])
-def test_the_public_endpoint_is_limited_or_turned_off_from_config(cluster, expected):
-    inputs = eks_inputs(cluster) if cluster else {key: only(dev_stack(), "eks:index:Cluster").inputs.get(key)
+def test_the_public_endpoint_is_limited_or_turned_off_from_config(dev_stack, cluster, expected):
+    inputs = eks_inputs(cluster) if cluster else {key: only(dev_stack, "eks:index:Cluster").inputs.get(key)
                                                   for key in expected}
     assert inputs == expected
     problem = public_endpoint_problem(inputs["endpointPublicAccess"], inputs["publicAccessCidrs"])
     assert (problem is None) == bool(cluster)
 
 
-def test_the_kubeconfig_is_a_secret_output_and_a_secret_provider_input():
-    evaluation = dev_stack()
+def test_the_kubeconfig_is_a_secret_output_and_a_secret_provider_input(dev_stack):
+    evaluation = dev_stack
     assert evaluation.outputs["kubeconfig"] == "[secret]"
     assert is_secret(only(evaluation, K8S_PROVIDER).inputs["kubeconfig"])

@@ -37,15 +37,14 @@ from tests.support.capacity import (
     RICH_POOLS,
     RICH_WINDOWS,
     as_object,
-    every_kind_run,
-    native_run,
+    every_kind_config,
     pool,
-    rich_run,
+    rich_config,
     run,
     stack_config,
     window,
 )
-from tests.support.platform import dev_stack
+from tests.support.platform import dev_program
 from tests.support.urns import engine_urns, migrate, urn_type
 
 SNAPSHOT = TESTS / "data" / "stack_urns.json"
@@ -100,8 +99,8 @@ def rich(windows: list[dict] = RICH_WINDOWS, pools: list[dict] = RICH_POOLS) -> 
     return run(stack_config(pools, windows, tags={"team": "platform"}))[0]
 
 
-def test_adding_or_removing_a_window_touches_only_its_resources_and_its_pools_budgets():
-    before = rich_run()[0]
+def test_adding_or_removing_a_window_touches_only_its_resources_and_its_pools_budgets(rich_run):
+    before = rich_run[0]
     after = rich(RICH_WINDOWS + [window("flash-sale", "0 20 * * 3", "0 21 * * 3", "spot-arm", nodes=4)])
     added, removed, changed = changes(before, after)
     assert added == owned(after, "flash-sale", WINDOW_COMPONENTS) and len(added) == 8 and removed == set()
@@ -111,8 +110,8 @@ def test_adding_or_removing_a_window_touches_only_its_resources_and_its_pools_bu
     assert changes(after, before) == (set(), added, changed)
 
 
-def test_editing_a_window_changes_only_that_window_and_its_pools_budgets():
-    before = rich_run()[0]
+def test_editing_a_window_changes_only_that_window_and_its_pools_budgets(rich_run):
+    before = rich_run[0]
     after = rich([dict(w, nodes=9, end="30 13 * * *") if w["name"] == "overlap-a" else w for w in RICH_WINDOWS])
     added, removed, changed = changes(before, after)
     window_changed = changed - {(NODE_POOL, "event-node-pool")}
@@ -124,12 +123,12 @@ def test_editing_a_window_changes_only_that_window_and_its_pools_budgets():
     assert_only_budgets_changed(before, after, changed - window_changed, "event")
 
 
-def test_reordering_windows_and_pools_changes_nothing_at_all():
-    assert changes(rich_run()[0], rich(RICH_WINDOWS[::-1], RICH_POOLS[::-1])) == (set(), set(), set())
+def test_reordering_windows_and_pools_changes_nothing_at_all(rich_run):
+    assert changes(rich_run[0], rich(RICH_WINDOWS[::-1], RICH_POOLS[::-1])) == (set(), set(), set())
 
 
-def test_adding_a_pool_adds_only_its_node_pool_and_class():
-    before = rich_run()[0]
+def test_adding_a_pool_adds_only_its_node_pool_and_class(rich_run):
+    before = rich_run[0]
     after = rich(pools=RICH_POOLS + [pool("extra")])
     assert changes(before, after) == (owned(after, "extra", [POOL_COMPONENT]), set(), set())
     assert len(owned(after, "extra", [POOL_COMPONENT])) == 3  # component, EC2NodeClass, NodePool
@@ -137,18 +136,18 @@ def test_adding_a_pool_adds_only_its_node_pool_and_class():
     assert changes(after, before) == (set(), owned(after, "extra", [POOL_COMPONENT]), set())
 
 
-def test_editing_a_pools_limits_changes_only_its_node_pool():
+def test_editing_a_pools_limits_changes_only_its_node_pool(rich_run):
     edited = [dict(p, limits={"cpu": "3000", "memory": "9000Gi", "nodes": 120}) if p["name"] == "spot-arm" else p
               for p in RICH_POOLS]
-    assert changes(rich_run()[0], rich(pools=edited)) == (set(), set(), {(NODE_POOL, "spot-arm-node-pool")})
+    assert changes(rich_run[0], rich(pools=edited)) == (set(), set(), {(NODE_POOL, "spot-arm-node-pool")})
 
 
 def native(windows: list[dict] = NATIVE_WINDOWS, pools: list[dict] = NATIVE_POOLS) -> Evaluation:
     return run(stack_config(pools, windows))[0]
 
 
-def test_adding_a_static_window_touches_no_other_resource_at_all():
-    before = native_run()[0]
+def test_adding_a_static_window_touches_no_other_resource_at_all(native_run):
+    before = native_run[0]
     after = native([*NATIVE_WINDOWS, window("dinner", "0 18 * * *", "0 19 * * *", "static", nodes=2,
                                             prepullImages=["nginx:1.27"])])
     added, removed, changed = changes(before, after)
@@ -158,19 +157,19 @@ def test_adding_a_static_window_touches_no_other_resource_at_all():
     assert changes(after, before) == (set(), added, set())
 
 
-def test_adding_a_buffer_window_touches_only_its_resources_and_its_pools_budgets():
-    before = native_run()[0]
+def test_adding_a_buffer_window_touches_only_its_resources_and_its_pools_budgets(native_run):
+    before = native_run[0]
     after = native([*NATIVE_WINDOWS, window("brunch", "0 10 * * 6", "0 11 * * 6", "buffer", nodes=1)])
     added, removed, changed = changes(before, after)
     assert added == owned(after, "brunch", NATIVE_COMPONENTS) and removed == set()
     assert_only_budgets_changed(before, after, changed, "buffer")
 
 
-def test_a_pool_that_changes_strategy_gets_new_node_pools_under_new_names():
+def test_a_pool_that_changes_strategy_gets_new_node_pools_under_new_names(native_run):
     """A NodePool cannot switch between static and dynamic (the CRD's transition rule): every NodePool's name is
     either always static or always dynamic, so the switch is a delete and a create, never an update."""
     dynamic = [dict(p, strategy="placeholders") if p["name"] == "static" else p for p in NATIVE_POOLS]
-    static, placeholders = native_run()[0], native(pools=dynamic)
+    static, placeholders = native_run[0], native(pools=dynamic)
 
     def node_pools(evaluation: Evaluation) -> dict[str, bool]:
         return {o["metadata"]["name"]: "replicas" in o["spec"] for o in map(as_object, evaluation.of_type(NODE_POOL))}
@@ -184,19 +183,21 @@ def test_a_pool_that_changes_strategy_gets_new_node_pools_under_new_names():
 
 # --- code changes: every URN an existing stack holds is taken over ------------------------------------------
 
-# Each recorded stack, evaluated as the snapshot's note says.
+# Each recorded stack, evaluated as the snapshot's note says (afresh by `record`; the tests take the same evaluations
+# from the session fixtures dev_stack, rich_run and every_kind_run).
 SNAPSHOT_STACKS: dict[str, Callable[[], Evaluation]] = {
-    "dev": dev_stack, "rich": lambda: rich_run()[0], "every-kind": lambda: every_kind_run()[0]}
+    "dev": dev_program, "rich": lambda: run(rich_config())[0], "every-kind": lambda: run(every_kind_config())[0]}
 # The types the code registers that no recorded stack held: each is a create on the next `pulumi up`, by design.
 ADDED_SINCE_THE_SNAPSHOT = [CAPACITY_COMPONENT]
 
 
-NOTE = ("The URN (as the Pulumi engine forms it: tests/support/urns.py) of every resource each stack registered "
-        "with the code at commit {commit}; ADDED_SINCE_THE_SNAPSHOT in tests/capacity/test_stable_names.py lists "
-        "the types the code registered since. dev: __main__.py with Pulumi.dev.yaml at 2026-11-30T12:00Z "
-        "(tests.support.platform.dev_stack); rich and every-kind: deploy_capacity on a stand-in platform "
-        "(tests.support.capacity.rich_run, every_kind_run). Written by python -m tests.capacity.test_stable_names; "
-        "record again only once no deployed stack may still hold these URNs: the aliases they prove stay until then.")
+NOTE = ("The URN (as the Pulumi engine forms it: tests/support/urns.py) of every resource each stack registered with "
+        "the code at commit {commit}; ADDED_SINCE_THE_SNAPSHOT in tests/capacity/test_stable_names.py lists the types "
+        "the code registered since. dev: __main__.py with Pulumi.dev.yaml at 2026-11-30T12:00Z "
+        "(tests.support.platform.dev_program); rich and every-kind: deploy_capacity on a stand-in platform "
+        "(tests.support.capacity.rich_config, every_kind_config). Written by python -m "
+        "tests.capacity.test_stable_names; record again only once no deployed stack may still hold these URNs: the "
+        "aliases they prove stay until then.")
 
 
 def recorded(stack: str) -> frozenset[str]:
@@ -204,14 +205,16 @@ def recorded(stack: str) -> frozenset[str]:
 
 
 @pytest.mark.parametrize("stack", SNAPSHOT_STACKS)
-def test_every_urn_an_existing_stack_holds_is_taken_over_by_its_urn_or_an_alias(stack):
-    migration = migrate(recorded(stack), SNAPSHOT_STACKS[stack]())
+def test_every_urn_an_existing_stack_holds_is_taken_over_by_its_urn_or_an_alias(
+        stack, dev_stack, rich_run, every_kind_run):
+    held = {"dev": dev_stack, "rich": rich_run[0], "every-kind": every_kind_run[0]}  # SNAPSHOT_STACKS, once a session
+    migration = migrate(recorded(stack), held[stack])
     assert (migration.deleted, migration.problems) == ([], [])
     assert sorted(urn_type(urn) for urn in migration.created) == ADDED_SINCE_THE_SNAPSHOT
 
 
-def test_dropping_any_one_alias_deletes_its_resource_and_everything_under_it():
-    evaluation, old = every_kind_run()[0], recorded("every-kind")
+def test_dropping_any_one_alias_deletes_its_resource_and_everything_under_it(every_kind_run):
+    evaluation, old = every_kind_run[0], recorded("every-kind")
     urns = engine_urns(evaluation)
     old_urn = {new: previous for previous, new in migrate(old, evaluation).taken.items()}
     (component,) = evaluation.of_type(CAPACITY_COMPONENT)

@@ -22,7 +22,6 @@ from tests.support.capacity import (
     NOW,
     as_object,
     native_config,
-    native_run,
     run,
     short,
     stack_config,
@@ -41,8 +40,8 @@ def static_node_pools(evaluation) -> dict[str, dict]:
     return {p["metadata"]["name"]: p for p in pools if "replicas" in p["spec"]}
 
 
-def test_each_static_window_gets_its_own_node_pool_and_its_pool_none_of_its_own():
-    evaluation, (deployed,) = native_run()
+def test_each_static_window_gets_its_own_node_pool_and_its_pool_none_of_its_own(native_run):
+    evaluation, (deployed,) = native_run
     names = {p["metadata"]["name"] for p in map(as_object, evaluation.of_type(NODE_POOL))}
     assert static_node_pools(evaluation).keys() == {LUNCH_POOL, static_node_pool_name("static-reserved", "launch")}
     assert names == {*static_node_pools(evaluation), "prescale-buffer"}  # none named after a static pool
@@ -52,8 +51,8 @@ def test_each_static_window_gets_its_own_node_pool_and_its_pool_none_of_its_own(
     assert as_object(evaluation.named(NODE_CLASS, "static-node-class"))["metadata"]["name"] == "prescale-static"
 
 
-def test_a_static_window_node_pool_is_its_pools_template_at_the_windows_count():
-    evaluation, (deployed,) = native_run()
+def test_a_static_window_node_pool_is_its_pools_template_at_the_windows_count(native_run):
+    evaluation, (deployed,) = native_run
     plan = deployed.plan.window("lunch")
     node_pool = as_object(evaluation.named(NODE_POOL, "lunch-static-node-pool"))
     assert node_pool == {
@@ -86,8 +85,8 @@ def test_a_static_window_node_pool_is_its_pools_template_at_the_windows_count():
     assert plan.freeze is not None and (plan.freeze.schedule, plan.freeze.duration) == ("50 2 * * *", "1h10m")
 
 
-def test_pulumi_leaves_the_count_to_the_driver_and_the_node_pool_waits_for_its_pools_node_class():
-    evaluation, _ = native_run()
+def test_pulumi_leaves_the_count_to_the_driver_and_the_node_pool_waits_for_its_pools_node_class(native_run):
+    evaluation, _ = native_run
     node_pool = evaluation.named(NODE_POOL, "lunch-static-node-pool")
     assert node_pool.ignore_changes == ["spec.replicas"]
     assert short(node_pool.parent) == "lunch"
@@ -101,8 +100,8 @@ def test_a_node_pool_created_mid_window_starts_at_the_windows_count():
     assert static_node_pools(evaluation)[LUNCH_POOL]["spec"]["replicas"] == 3
 
 
-def test_a_reserving_one_off_narrows_its_node_pool_to_the_reserved_type_and_zones():
-    evaluation, (deployed,) = native_run()
+def test_a_reserving_one_off_narrows_its_node_pool_to_the_reserved_type_and_zones(native_run):
+    evaluation, (deployed,) = native_run
     launch = deployed.plan.window("launch")
     assert launch.reservation is not None and launch.reservation.held
     template = as_object(evaluation.named(NODE_POOL, "launch-static-node-pool"))["spec"]["template"]["spec"]
@@ -118,9 +117,9 @@ def test_a_reserving_one_off_narrows_its_node_pool_to_the_reserved_type_and_zone
     assert all(set(term) == {"id"} for term in node_class["capacityReservationSelectorTerms"])
 
 
-def test_a_static_pools_reservations_hold_no_drift_and_say_its_node_pool_empties_at_the_end():
+def test_a_static_pools_reservations_hold_no_drift_and_say_its_node_pool_empties_at_the_end(native_run):
     """Its window's NodePool goes to 0 at the end (the driver), so there is no node to keep from drift."""
-    _, (deployed,) = native_run()
+    _, (deployed,) = native_run
     reservation = deployed.plan.window("launch").reservation
     assert reservation is not None and reservation.static and not reservation.holds_drift
     assert deployed.plan.pools["static-reserved"].drift_holds == []
@@ -130,17 +129,17 @@ def test_a_static_pools_reservations_hold_no_drift_and_say_its_node_pool_empties
     assert "lift the hold" not in ended and "back at 0 nodes" in ended
 
 
-def test_adding_a_static_window_names_its_node_pool_from_pool_and_window_only():
+def test_adding_a_static_window_names_its_node_pool_from_pool_and_window_only(native_run):
     more = [*NATIVE_WINDOWS, window("dinner", "0 18 * * *", "0 19 * * *", "static", nodes=2)]
     after = static_node_pools(run(native_config(windows=more))[0])
-    assert after.keys() == {*static_node_pools(native_run()[0]), static_node_pool_name("static", "dinner")}
-    assert after[LUNCH_POOL] == static_node_pools(native_run()[0])[LUNCH_POOL]
+    assert after.keys() == {*static_node_pools(native_run[0]), static_node_pool_name("static", "dinner")}
+    assert after[LUNCH_POOL] == static_node_pools(native_run[0])[LUNCH_POOL]
 
 
-def test_every_static_node_pool_passes_the_crd_and_its_static_rules_refuse_what_it_may_not_have():
-    for node_pool in static_node_pools(native_run()[0]).values():
+def test_every_static_node_pool_passes_the_crd_and_its_static_rules_refuse_what_it_may_not_have(native_run):
+    for node_pool in static_node_pools(native_run[0]).values():
         assert validate(node_pool) == [], node_pool["metadata"]["name"]
-    node_pool = copy.deepcopy(static_node_pools(native_run()[0])[LUNCH_POOL])
+    node_pool = copy.deepcopy(static_node_pools(native_run[0])[LUNCH_POOL])
     node_pool["spec"]["weight"] = 10
     node_pool["spec"]["limits"]["cpu"] = "100"
     problems = validate(node_pool)

@@ -3,12 +3,12 @@
 import yaml
 
 from prescale_cli.manifests import write_manifests
-from tests.support.capacity import native_run
 from tests.support.crd_validation import CRD_FILES, validate
 
 
-def test_static_node_pools_and_buffers_keep_the_count_their_crds_need_and_the_readme_says_to_ignore_it(tmp_path):
-    written = write_manifests(native_run()[0], tmp_path, "native")
+def test_static_node_pools_and_buffers_keep_the_count_their_crds_need_and_the_readme_says_to_ignore_it(
+        native_run, tmp_path):
+    written = write_manifests(native_run[0], tmp_path, "native")
     documents = [yaml.safe_load(path.read_text()) for path in written.files]
     counted = [d for d in documents if d["kind"] in ("NodePool", "CapacityBuffer") and "replicas" in d["spec"]]
     assert sorted((d["kind"], d["spec"]["replicas"]) for d in counted) == [

@@ -23,7 +23,6 @@ from prescale_cli.output import Output
 from prescale_cli.wire import SECRET, plain
 from tests.support.cli import NOW, REAL_PROGRAM, ROOT, SMALL_PROGRAM, make_project
 from tests.support.crd_validation import CRD_FILES, validate
-from tests.support.platform import dev_stack
 
 DEV_STACK = (ROOT / "Pulumi.dev.yaml").read_text()
 
@@ -93,8 +92,8 @@ def test_json_lists_exactly_what_the_program_registers(capsys, small_project, sm
     assert priority["parent"].endswith("test:index:Capacity::capacity")
 
 
-def test_dev_stack_json_matches_the_real_program_and_its_manifests_pass_the_crds(capsys, tmp_path):
-    expected = dev_stack()  # run_program(ROOT, "dev", NOW), evaluated once per session
+def test_dev_stack_json_matches_the_real_program_and_its_manifests_pass_the_crds(dev_stack, capsys, tmp_path):
+    expected = dev_stack  # run_program(ROOT, "dev", NOW), evaluated once per session
     code, out, err = plan(capsys, "--project", str(ROOT), "--stack", "dev", "--json", "--out", str(tmp_path))
     assert code == 0
     assert as_listed(json.loads(out)["resources"]) == registered(expected)
@@ -145,9 +144,9 @@ def test_out_beside_a_readme_of_the_directorys_own_lists_the_helm_releases_aside
     assert not (tmp_path / "README.prescale.md").exists()
 
 
-def test_out_leaves_replicas_to_keda_on_exactly_the_scaled_deployments(capsys, tmp_path):
+def test_out_leaves_replicas_to_keda_on_exactly_the_scaled_deployments(dev_stack, capsys, tmp_path):
     """Pulumi creates the placeholders at 0 and then ignores the field; a manifest cannot say "on create only"."""
-    evaluation = dev_stack()
+    evaluation = dev_stack
     assert plan(capsys, "--project", str(ROOT), "--stack", "dev", "--out", str(tmp_path))[0] == 0
     written = {(d["kind"], d["metadata"]["name"]): d
                for d in (yaml.safe_load(path.read_text()) for path in tmp_path.glob("*.yaml"))}

@@ -13,7 +13,6 @@ import shutil
 import subprocess
 import typing
 from datetime import UTC, datetime
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -57,10 +56,10 @@ def errors(validator: Draft202012Validator, document: dict) -> list[ValidationEr
     return list(validator.iter_errors(document))
 
 
-@cache
-def refusals(case: Path) -> list[ValidationError]:
-    """What the program's schema says of a bad-input corpus file, computed once."""
-    return errors(PROGRAM, stack_document(case))
+@pytest.fixture(scope="module")
+def refusals() -> dict[Path, list[ValidationError]]:
+    """What the program's schema says of each bad-input corpus file, computed once for this module (read-only)."""
+    return {case: errors(PROGRAM, stack_document(case)) for case in CORPUS}
 
 
 def key_path(error: ValidationError) -> str:
@@ -203,11 +202,11 @@ def test_the_pulumi_stack_file_keys_beside_config_are_allowed_and_others_flagged
 
 
 @pytest.mark.parametrize("case", CORPUS, ids=lambda path: path.stem)
-def test_where_the_schema_refuses_a_bad_stack_it_names_the_key_the_program_names(case):
+def test_where_the_schema_refuses_a_bad_stack_it_names_the_key_the_program_names(refusals, case):
     """Each broken stack file is either beyond what JSON Schema says (the program alone refuses it) or refused at
     the key the program names: never at another key, which would be a valid value refused."""
     expected = re.search(r"^# expect-path: (.*)$", case.read_text(), re.MULTILINE)[1]
-    for error in refusals(case):
+    for error in refusals[case]:
         where = key_path(error)
         if where:
             assert expected.startswith(where) or where.startswith(expected), (where, error.message)
@@ -215,8 +214,8 @@ def test_where_the_schema_refuses_a_bad_stack_it_names_the_key_the_program_names
             assert any(re.match(rf"{re.escape(key)}\b", expected) for key in keys_named(error)), error.message
 
 
-def test_the_schema_refuses_what_users_get_wrong_most_often():
-    refused = {case.stem for case in CORPUS if refusals(case)}
+def test_the_schema_refuses_what_users_get_wrong_most_often(refusals):
+    refused = {case.stem for case in CORPUS if refusals[case]}
     assert {"typo-top-level-key", "typo-in-key-without-namespace", "typo-nested-key", "colon-in-key-name",
             "missing-region", "string-for-number", "zero-nodes", "yaml-no-for-bool", "number-for-duration",
             "float-kubernetes-version", "map-where-list-belongs", "list-where-map-belongs", "malformed-quantity",

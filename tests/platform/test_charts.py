@@ -10,7 +10,6 @@ the user's values reach the rendered objects.
 """
 
 import json
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from prescale.offline import Evaluation, carries_wire_values, run_program
 
 from tests.support.crd_validation import KUBERNETES_VERSION, validate_kubernetes
 from tests.support.helm import CHARTS, helm_binary, render, unknown_values_keys
-from tests.support.platform import ACCOUNT, DEV_NOW, PROJECT, REGION, RELEASE, dev_stack, policy
+from tests.support.platform import ACCOUNT, DEV_NOW, PROJECT, REGION, RELEASE, policy
 
 RELEASES = ("prescale-karpenter-crd", "prescale-karpenter", "prescale-keda")
 # The kinds the program's values reach (the rest, RBAC and CRDs, the charts render alike for any values).
@@ -42,21 +41,21 @@ def existing_cluster_stack() -> Evaluation:
     return run_program(PROJECT, "existing", config=config)
 
 
-@cache
+@pytest.fixture(scope="module")
 def user_values_stack() -> Evaluation:
-    """A new cluster whose Karpenter and KEDA get the user's values over prescale's."""
+    """A new cluster whose Karpenter and KEDA get the user's values over prescale's, once: read-only, copy to change."""
     config = {"aws:region": REGION, "prescale:cluster": json.dumps({"name": "prescale-values"}),
               "prescale:karpenter": json.dumps({"values": KARPENTER_USER_VALUES}),
               "prescale:keda": json.dumps({"values": KEDA_USER_VALUES})}
     return run_program(PROJECT, "values", DEV_NOW, config=config)
 
 
-STACKS = {"dev": dev_stack, "existing-irsa": existing_cluster_stack, "user-values": user_values_stack}
-
-
-@pytest.fixture(scope="module", params=list(STACKS))
+@pytest.fixture(scope="module", params=["dev", "existing-irsa", "user-values"])
 def stack(request) -> Evaluation:
-    return STACKS[request.param]()
+    """The session's ``dev_stack``, an existing cluster with IRSA, and this module's ``user_values_stack``."""
+    if request.param == "existing-irsa":
+        return existing_cluster_stack()
+    return request.getfixturevalue({"dev": "dev_stack", "user-values": "user_values_stack"}[request.param])
 
 
 @pytest.fixture(scope="session")
@@ -203,9 +202,9 @@ def test_karpenters_replicas_fit_its_one_per_node_anti_affinity_on_the_system_no
         assert deployment["spec"]["replicas"] <= group["scalingConfig"]["minSize"]
 
 
-@cache
+@pytest.fixture(scope="module")
 def native_stack() -> Evaluation:
-    """A new cluster with a static and a buffer pool: prescale's Karpenter needs both alpha gates."""
+    """A new cluster with a static and a buffer pool: prescale's Karpenter needs both alpha gates (read-only)."""
     m7i = {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m7i.xlarge"]}
     pools = [{"name": "static", "strategy": "static", "limits": {"nodes": 10}, "requirements": [m7i]},
              {"name": "buffer", "strategy": "buffer", "limits": {"cpu": "100"}}]
@@ -226,17 +225,18 @@ def feature_gates(stack: Evaluation, helm: Path, work_dir: Path) -> dict[str, st
     return dict(gate.split("=") for gate in gates.split(","))
 
 
-def test_the_gates_static_and_buffer_pools_need_reach_karpenters_feature_gates_and_only_then(helm, tmp_path):
-    native = feature_gates(native_stack(), helm, tmp_path)
+def test_the_gates_static_and_buffer_pools_need_reach_karpenters_feature_gates_and_only_then(
+        native_stack, dev_stack, helm, tmp_path):
+    native = feature_gates(native_stack, helm, tmp_path)
     assert (native["StaticCapacity"], native["CapacityBuffer"]) == ("true", "true")
-    assert native_stack().named(RELEASE, "prescale-karpenter").inputs["values"]["settings"]["featureGates"] == \
+    assert native_stack.named(RELEASE, "prescale-karpenter").inputs["values"]["settings"]["featureGates"] == \
         {"staticCapacity": True, "capacityBuffer": True}
     # A stack of placeholder pools keeps the chart's defaults: every alpha gate off, as upstream ships them.
-    dev = feature_gates(dev_stack(), helm, tmp_path)
+    dev = feature_gates(dev_stack, helm, tmp_path)
     assert (dev["StaticCapacity"], dev["CapacityBuffer"]) == ("false", "false")
     assert {gate for gate, on in native.items() if on != dev[gate]} == {"StaticCapacity", "CapacityBuffer"}
     # The program registers the windows' static NodePool and CapacityBuffer on that Karpenter.
-    kinds = {r.type.rsplit(":", 1)[-1] for r in native_stack().resources if r.type.startswith("kubernetes:")}
+    kinds = {r.type.rsplit(":", 1)[-1] for r in native_stack.resources if r.type.startswith("kubernetes:")}
     assert {"NodePool", "CapacityBuffer", "PodTemplate", "CronJob"} <= kinds
 
 

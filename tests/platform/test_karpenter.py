@@ -13,7 +13,6 @@ from tests.support.platform import (
     REGION,
     RELEASE,
     SYSTEM_PLACEMENT,
-    dev_stack,
     only,
     policy,
     provider_urn,
@@ -68,8 +67,8 @@ def test_role_names_fit_iams_64_characters_for_the_longest_cluster_name():
     assert max(map(len, names)) <= 64
 
 
-def test_the_plans_node_class_names_the_role_pulumi_up_creates():
-    evaluation = dev_stack()
+def test_the_plans_node_class_names_the_role_pulumi_up_creates(dev_stack):
+    evaluation = dev_stack
     node_role = evaluation.named("aws:iam/role:Role", "prescale-karpenter-node").inputs["name"]
     assert node_role == "prescale-dev-karpenter-node"
     node_class = only(evaluation, "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass")

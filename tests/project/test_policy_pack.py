@@ -11,7 +11,6 @@ import copy
 import dataclasses
 import json
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
 import pulumi
@@ -19,22 +18,21 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 import pytest
 import yaml
-from prescale.offline import Registration, evaluate, run_program
+from prescale.offline import Evaluation, Registration, evaluate, run_program
 from pulumi_policy import EnforcementLevel
 
 from policy.prescale_policies import POLICIES
 from tests.platform.test_adoption import LUNCH, PROJECT
 from tests.platform.test_adoption import NOW as ADOPTION_NOW
 from tests.support import ROOT
-from tests.support.capacity import native_run
-from tests.support.platform import dev_stack, revealed
+from tests.support.platform import revealed
 from tests.support.policy import Violation, mandatory, violations
 
 POLICY_DIR = ROOT / "policy"
 
 
-def test_the_pack_passes_the_dev_stack_with_one_advisory_for_its_open_endpoint():
-    found = violations(dev_stack().resources)
+def test_the_pack_passes_the_dev_stack_with_one_advisory_for_its_open_endpoint(dev_stack):
+    found = violations(dev_stack.resources)
     assert mandatory(found) == []
     assert found == [Violation("eks-public-endpoint-limited", EnforcementLevel.ADVISORY,
                                "prescale-cluster-eks: the public API endpoint is open to 0.0.0.0/0; set "
@@ -60,10 +58,10 @@ def test_the_pack_directory_is_a_python_pack_with_production_levels_and_the_suit
 
 # --- insecure variants of the dev stack ---------------------------------------------------------------
 
-def edited(type_: str, name: str, edit: Callable[[dict[str, Any]], None]) -> list[Registration]:
+def edited(dev_stack: Evaluation, type_: str, name: str, edit: Callable[[dict[str, Any]], None]) -> list[Registration]:
     """The dev stack with one resource's inputs changed by ``edit`` (on a copy)."""
     resources = []
-    for registration in dev_stack().resources:
+    for registration in dev_stack.resources:
         if (registration.type, registration.name) == (type_, name):
             inputs = copy.deepcopy(registration.inputs)
             edit(inputs)
@@ -164,8 +162,8 @@ VARIANTS = {
 
 
 @pytest.mark.parametrize("target, edit, expected", VARIANTS.values(), ids=VARIANTS.keys())
-def test_an_insecure_variant_fails_with_a_mandatory_violation_naming_the_problem(target, edit, expected):
-    found = mandatory(violations(edited(*target, edit)))
+def test_an_insecure_variant_fails_with_a_mandatory_violation_naming_the_problem(dev_stack, target, edit, expected):
+    found = mandatory(violations(edited(dev_stack, *target, edit)))
     assert found and all(expected in v.message for v in found), found
 
 
@@ -174,10 +172,11 @@ def test_an_insecure_variant_fails_with_a_mandatory_violation_naming_the_problem
     (False, None, []),
     (True, ["10.0.0.0/8", "::/0"], ["prescale-cluster-eks: the public API endpoint is open to ::/0"]),
 ])
-def test_the_endpoint_rule_accepts_limited_or_private_endpoints(public, cidrs, expected):
+def test_the_endpoint_rule_accepts_limited_or_private_endpoints(dev_stack, public, cidrs, expected):
     def edit(inputs: dict) -> None:
         inputs.update(endpointPublicAccess=public, publicAccessCidrs=cidrs)
-    found = [v.message.split(";")[0] for v in violations(edited("eks:index:Cluster", "prescale-cluster-eks", edit))]
+    found = [v.message.split(";")[0]
+             for v in violations(edited(dev_stack, "eks:index:Cluster", "prescale-cluster-eks", edit))]
     assert found == expected
 
 
@@ -213,22 +212,22 @@ def test_what_users_add_is_judged_too():
 
 # --- placeholders on a NodePool prescale does not own ------------------------------------------------------
 
-@cache
+@pytest.fixture(scope="module")
 def existing_pool_stack() -> list[Registration]:
-    """Placeholders on a pool prescale does not own, evaluated once (read-only: copy it to change it)."""
+    """Placeholders on a pool prescale does not own, evaluated once for this module: read-only, copy to change."""
     wire = {"aws:region": "ap-northeast-2", "prescale:cluster": json.dumps({"name": "shop", "create": False}),
             "prescale:nodePools": json.dumps([{"name": "general-purpose", "existing": True}]),
             "prescale:eventWindows": json.dumps([{**LUNCH, "nodePool": "general-purpose"}])}
     return run_program(PROJECT, "adoption", ADOPTION_NOW, config=wire).resources
 
 
-def test_placeholders_on_an_existing_pool_pass_the_pack():
-    assert mandatory(violations(existing_pool_stack())) == []
+def test_placeholders_on_an_existing_pool_pass_the_pack(existing_pool_stack):
+    assert mandatory(violations(existing_pool_stack)) == []
 
 
 @pytest.mark.parametrize("annotation", [None, "30m"])
-def test_placeholders_on_an_existing_pool_without_do_not_disrupt_fail(annotation):
-    resources = copy.deepcopy(existing_pool_stack())
+def test_placeholders_on_an_existing_pool_without_do_not_disrupt_fail(existing_pool_stack, annotation):
+    resources = copy.deepcopy(existing_pool_stack)
     deployment = next(r for r in resources if r.type == "kubernetes:apps/v1:Deployment")
     metadata = deployment.inputs["spec"]["template"]["metadata"]
     metadata["annotations"] = {} if annotation is None else {"karpenter.sh/do-not-disrupt": annotation}
@@ -239,9 +238,10 @@ def test_placeholders_on_an_existing_pool_without_do_not_disrupt_fail(annotation
 
 # --- static and buffer windows -------------------------------------------------------------------------------
 
-def native_edited(type_: str, name: str, edit: Callable[[Registration], Registration]) -> list[Registration]:
+def native_edited(native: Evaluation, type_: str, name: str, edit: Callable[[Registration], Registration]
+                  ) -> list[Registration]:
     """The static and buffer stack's registrations with one of them changed by ``edit``."""
-    return [edit(r) if (r.type, r.name) == (type_, name) else r for r in native_run()[0].resources]
+    return [edit(r) if (r.type, r.name) == (type_, name) else r for r in native.resources]
 
 
 def inputs_edited(edit: Callable[[dict], None]) -> Callable[[Registration], Registration]:
@@ -252,9 +252,9 @@ def inputs_edited(edit: Callable[[dict], None]) -> Callable[[Registration], Regi
     return change
 
 
-def test_the_pack_passes_static_and_buffer_windows_and_their_snapshot_data_volume():
-    assert violations(native_run()[0].resources) == []
-    node_class = native_run()[0].named("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "buffer-node-class")
+def test_the_pack_passes_static_and_buffer_windows_and_their_snapshot_data_volume(native_run):
+    assert violations(native_run[0].resources) == []
+    node_class = native_run[0].named("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "buffer-node-class")
     assert "encrypted" not in node_class.inputs["spec"]["blockDeviceMappings"][1]["ebs"]  # the snapshot's own
 
 
@@ -292,6 +292,6 @@ NATIVE_VARIANTS = {
 
 
 @pytest.mark.parametrize("target, edit, policy, expected", NATIVE_VARIANTS.values(), ids=NATIVE_VARIANTS.keys())
-def test_a_native_variant_fails_the_rule_it_breaks(target, edit, policy, expected):
-    found = mandatory(violations(native_edited(*target, edit)))
+def test_a_native_variant_fails_the_rule_it_breaks(native_run, target, edit, policy, expected):
+    found = mandatory(violations(native_edited(native_run[0], *target, edit)))
     assert [v.policy for v in found] == [policy] and expected in found[0].message, found

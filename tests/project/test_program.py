@@ -8,14 +8,13 @@ from prescale.model.validation import ConfigError
 from prescale.offline import SECRET, OfflineMocks, is_secret, read_stack_file, revealed, run_program
 
 from tests.support import ROOT
-from tests.support.platform import dev_stack
 
 ROOT = ROOT
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 
 
-def test_dev_stack_evaluates_offline():
-    evaluation = dev_stack()  # run_program(ROOT, "dev", NOW), evaluated once per session
+def test_dev_stack_evaluates_offline(dev_stack):
+    evaluation = dev_stack  # run_program(ROOT, "dev", NOW), evaluated once per session
     assert evaluation.outputs["clusterName"] == "prescale-dev"
     assert evaluation.outputs["kubeconfig"] == "[secret]"
     assert (evaluation.outputs["karpenterVersion"], evaluation.outputs["kedaVersion"]) == ("1.14.1", "2.20.2")
@@ -33,8 +32,8 @@ def test_bad_stack_is_refused_before_any_resource_is_registered():
     assert mocks.registrations == []
 
 
-def test_dev_stack_registers_capacity_after_the_platform():
-    evaluation = dev_stack()  # run_program(ROOT, "dev", NOW), evaluated once per session
+def test_dev_stack_registers_capacity_after_the_platform(dev_stack):
+    evaluation = dev_stack  # run_program(ROOT, "dev", NOW), evaluated once per session
     assert evaluation.outputs["armedWindows"] == ["launch-2027", "lunch-rush", "morning-peak"]
     assert evaluation.outputs["nodePools"] == ["event"]
     karpenter = evaluation.named("kubernetes:helm.sh/v3:Release", "prescale-karpenter")
@@ -47,8 +46,8 @@ def test_dev_stack_registers_capacity_after_the_platform():
         assert keda.urn in scaled_object.dependencies
 
 
-def test_the_stack_holds_two_components_and_exports_what_they_offer():
-    evaluation = dev_stack()
+def test_the_stack_holds_two_components_and_exports_what_they_offer(dev_stack):
+    evaluation = dev_stack
     recorded = {r.urn for r in evaluation.resources}
     top = [r for r in evaluation.resources if r.parent not in recorded]
     assert sorted(r.type for r in top) == ["prescale:index:PlatformStack", "prescale:index:PrescaleCapacity"]

@@ -1,5 +1,7 @@
 """What the tests share: the repository's paths, stack configs, stand-in platforms, and checks against the real
-artefacts (CRDs, charts)."""
+artefacts (CRDs, charts).
+
+No fixtures here: the session fixtures built on these live in tests/conftest.py and tests/capacity/conftest.py."""
 
 from pathlib import Path
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
-from functools import cache
 from typing import Any
 
 import pulumi
@@ -131,27 +130,6 @@ def run(config: StackConfig, now: datetime = NOW) -> tuple[Evaluation, list[Depl
         built.append(deploy_capacity(config, stand_in_platform(), now))
 
     return evaluate(program), built
-
-
-@cache
-def dev_run() -> tuple[Evaluation, list[DeployedCapacity]]:
-    """The dev stack's capacity, evaluated once per test session (read-only)."""
-    return run(dev_config())
-
-
-@cache
-def rich_run() -> tuple[Evaluation, list[DeployedCapacity]]:
-    return run(rich_config())
-
-
-@cache
-def every_kind_run() -> tuple[Evaluation, list[DeployedCapacity]]:
-    return run(every_kind_config())
-
-
-@cache
-def native_run() -> tuple[Evaluation, list[DeployedCapacity]]:
-    return run(native_config())
 
 
 def stand_in_platform() -> Platform:

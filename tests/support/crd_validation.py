@@ -94,7 +94,8 @@ def apply_defaults(schema: Mapping[str, Any], value: Any) -> Any:
 
 @cache
 def schema_of(api_version: str, kind: str) -> dict[str, Any]:
-    """The served version's ``openAPIV3Schema`` from the saved CRD."""
+    """The served version's ``openAPIV3Schema`` from the saved CRD (memoised, like the compiled validators and CEL
+    programs below: pure lookups by their arguments, not test state; read-only)."""
     path = CRD_FILES[(api_version, kind)]
     crd = yaml.safe_load(path.read_text())
     version = api_version.split("/")[1]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from functools import cache
 from typing import Any
 
 import pulumi_kubernetes as k8s
@@ -54,7 +53,7 @@ def uses_provider(registration: Registration, provider: str) -> bool:
     return registration.provider.startswith(provider + "::")
 
 
-@cache
-def dev_stack() -> Evaluation:
-    """The whole dev stack (``__main__.py`` with ``Pulumi.dev.yaml``) at ``DEV_NOW``, evaluated once (read-only)."""
+def dev_program() -> Evaluation:
+    """The whole dev stack (``__main__.py`` with ``Pulumi.dev.yaml``) at ``DEV_NOW``, evaluated afresh (the
+    ``dev_stack`` session fixture holds one evaluation of it)."""
     return run_program(PROJECT, "dev", DEV_NOW)

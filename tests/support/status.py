@@ -17,7 +17,8 @@ LEAD_TIME_NOW = "2026-11-30T22:55Z"  # the recordings' instant: dev's morning-pe
 
 @cache
 def recorded(name: str) -> tuple[dict[str, Any], ...]:
-    """The items of ``tests/data/status/<name>.yaml``, a ``v1 List`` as ``kubectl get -o yaml`` writes it."""
+    """The items of ``tests/data/status/<name>.yaml``, a ``v1 List`` as ``kubectl get -o yaml`` writes it (memoised:
+    a file read once; read-only, so a test deep-copies the items it changes)."""
     return tuple(yaml.safe_load((STATUS_DATA / f"{name}.yaml").read_text())["items"])
 
 
