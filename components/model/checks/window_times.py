@@ -8,7 +8,6 @@ a consolidation freeze that cannot be one UTC budget are refused with the key at
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections import deque
 from datetime import datetime, timedelta
 from itertools import chain, pairwise
 from zoneinfo import ZoneInfo
@@ -156,9 +155,9 @@ def _event_before(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInfo, instan
     """The last event before ``instant`` within ``days`` (look-back doubling from a week: cheap when daily)."""
     lookback = 8
     while True:
-        last = deque(events(start_spec, end_spec, tz, instant - min(lookback, days) * DAY, instant), maxlen=1)
-        if last or lookback >= days:
-            return last[0] if last else None
+        earlier = events(start_spec, end_spec, tz, instant - min(lookback, days) * DAY, instant)
+        if earlier or lookback >= days:
+            return earlier[-1] if earlier else None
         lookback *= 2
 
 

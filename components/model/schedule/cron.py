@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from functools import cached_property, lru_cache
-from itertools import pairwise
+from itertools import chain, pairwise
 from zoneinfo import ZoneInfo
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -274,13 +274,15 @@ def matching_days(spec: CronSpec, first: date, last: date) -> Iterator[date]:
             continue
         low = first.day if (year, month) == (first.year, first.month) else 1
         high = last.day if (year, month) == (last.year, last.month) else calendar.monthrange(year, month)[1]
-        for day_of_month in _matching_days_of_month(spec, year, month, low, high):
+        for day_of_month in _days_admitted(spec.days_of_month, spec.days_of_week, spec.days_anded, year, month, low,
+                                           high):
             yield date(year, month, day_of_month)
 
 
-def _matching_days_of_month(spec: CronSpec, year: int, month: int, low: int, high: int) -> list[int]:
-    """The days ``low``-``high`` of a month the spec's day rule admits (the month itself is not checked)."""
-    anded, doms, dows = spec.days_anded, spec.days_of_month, spec.days_of_week
+def _days_admitted(doms: frozenset[int], dows: frozenset[int], anded: bool, year: int, month: int, low: int,
+                   high: int) -> list[int]:
+    """The days ``low``-``high`` of a month robfig's day rule (:meth:`CronSpec.days_match`) admits; the month
+    itself is not checked."""
     first_day_of_week = date(year, month, low).isoweekday() - low  # day-of-week of day d: (this + d) % 7
     return [day for day in range(low, high + 1)
             if ((day in doms and (first_day_of_week + day) % 7 in dows) if anded
@@ -303,16 +305,23 @@ def fire_timestamps(spec: CronSpec, tz: ZoneInfo, since: int, until: int) -> Ite
 
     Walks matching local dates (a day of margin on each side: a fall-back overlap can put an instant's wall
     date one day back) and, per date, the sorted times of day; about a microsecond per fire on days without a
-    clock change, far less when the month was walked before (:func:`_month_fires`). The chunks are ascending
-    and follow one another, so each is cut to ``[since, until)`` by bisection rather than fire by fire.
+    clock change, far less when the month was walked before (:func:`_month_fires`). Lazy chunk by chunk (a
+    search for the next fire stops at the first chunk that has one) and chained in C within a chunk, so reading
+    a year of fires costs no Python step per fire.
     """
+    return chain.from_iterable(_fire_slices(spec, tz, since, until))
+
+
+def _fire_slices(spec: CronSpec, tz: ZoneInfo, since: int, until: int) -> Iterator[Sequence[int]]:
+    """:func:`fire_timestamps` as slices of the chunks: they are ascending and follow one another, so each is
+    cut to ``[since, until)`` by bisection rather than fire by fire."""
     if since >= until:
         return
     first = _local_date(since, tz) - timedelta(days=1)
     last = _local_date(until, tz) + timedelta(days=1)
     for instants in _fire_chunks(spec, tz, first, last):
         end = bisect_left(instants, until)
-        yield from instants[bisect_left(instants, since, 0, end):end]
+        yield instants[bisect_left(instants, since, 0, end):end]
         if end < len(instants):
             return
 
@@ -340,30 +349,43 @@ def _month_fires(spec: CronSpec, tz: ZoneInfo, year: int, month: int) -> tuple[i
     """Every fire whose local date is in ``month``, day by day. Cached: each check of a window walks the same
     year of the same crons again (and windows share ends and zones), so most walks are lookups.
 
-    A month without a clock change is one comprehension over its matching days (what
-    :func:`day_fire_timestamps` does for each of them, in one go); one with a change goes day by day.
+    A month without a clock change adds the times of day to the instants of its matching days' midnights, both
+    of which windows of one zone and one day rule share (:func:`_month_midnights`, :func:`_month_days`); one
+    with a change goes day by day (:func:`day_fire_timestamps`).
     """
-    days = calendar.monthrange(year, month)[1]
-    offsets = _month_offsets(tz, year, month)
-    if offsets is None:
+    midnights = _month_midnights(tz, year, month)
+    if midnights is None:
+        days = calendar.monthrange(year, month)[1]
         return tuple(instant for day in matching_days(spec, date(year, month, 1), date(year, month, days))
                      for instant in day_fire_timestamps(spec, tz, day))
-    midnight = (date(year, month, 1).toordinal() - _EPOCH_ORDINAL - 1) * _DAY_SECONDS  # of day 0
     seconds = [minute * 60 for minute in spec.times]
-    return tuple(midnight + day * _DAY_SECONDS - offsets[day - 1] + second
-                 for day in _matching_days_of_month(spec, year, month, 1, days) for second in seconds)
+    return tuple(midnights[day - 1] + second
+                 for day in _month_days(spec.days_of_month, spec.days_of_week, spec.days_anded, year, month)
+                 for second in seconds)
 
 
 @lru_cache(maxsize=4096)
-def _month_offsets(tz: ZoneInfo, year: int, month: int) -> tuple[int, ...] | None:
-    """Each day's UTC offset (:func:`day_offsets`) in a month, or ``None`` if a clock change touches one."""
-    offsets = []
+def _month_days(days_of_month: frozenset[int], days_of_week: frozenset[int], anded: bool, year: int,
+                month: int) -> tuple[int, ...]:
+    """The days of a month a day rule admits (:func:`_days_admitted` of the whole month); cached: a stack's
+    windows have a few day rules between them."""
+    last = calendar.monthrange(year, month)[1]
+    return tuple(_days_admitted(days_of_month, days_of_week, anded, year, month, 1, last))
+
+
+@lru_cache(maxsize=4096)
+def _month_midnights(tz: ZoneInfo, year: int, month: int) -> tuple[int, ...] | None:
+    """Each day's local midnight in a month as epoch seconds, or ``None`` if a clock change touches a day
+    (:func:`day_offsets`: then a wall time may have no instant or two)."""
+    midnights = []
+    midnight = (date(year, month, 1).toordinal() - _EPOCH_ORDINAL) * _DAY_SECONDS  # of day 1, read as UTC
     for day in range(1, calendar.monthrange(year, month)[1] + 1):
         start_offset, end_offset = day_offsets(tz, date(year, month, day))
         if start_offset != end_offset:
             return None
-        offsets.append(start_offset)
-    return tuple(offsets)
+        midnights.append(midnight - start_offset)
+        midnight += _DAY_SECONDS
+    return tuple(midnights)
 
 
 def _search_limit(start: int, tz: ZoneInfo) -> int:
