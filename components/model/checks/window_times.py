@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from datetime import datetime, timedelta
-from itertools import chain, pairwise
+from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 from ..config import LOCAL_DATETIME, EventWindow, KedaConfig
@@ -134,7 +134,11 @@ def alternation_problem(start: str, end: str, timezone: str, since: datetime, da
     first = epoch_seconds(since)
     fires = events(start_spec, end_spec, tz, first, first + days * DAY)
     before = _event_before(start_spec, end_spec, tz, first, days)
-    stream = fires if before is None else chain((before,), fires)
+    stream = fires if before is None else [before, *fires]
+    kinds = [kind for _, kind in stream]
+    evens, odds = set(kinds[::2]), set(kinds[1::2])
+    if len(evens) <= 1 and len(odds) <= 1 and evens.isdisjoint(odds) and START | END not in evens | odds:
+        return None  # every other event a start, the others ends: nothing to report, and no event-by-event walk
     run: list[int] = []
     run_kind = opened = None
     for instant, kind in stream:

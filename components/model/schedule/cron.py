@@ -349,19 +349,20 @@ def _month_fires(spec: CronSpec, tz: ZoneInfo, year: int, month: int) -> tuple[i
     """Every fire whose local date is in ``month``, day by day. Cached: each check of a window walks the same
     year of the same crons again (and windows share ends and zones), so most walks are lookups.
 
-    A month without a clock change adds the times of day to the instants of its matching days' midnights, both
-    of which windows of one zone and one day rule share (:func:`_month_midnights`, :func:`_month_days`); one
-    with a change goes day by day (:func:`day_fire_timestamps`).
+    The times of day are added to the instants of the matching days' midnights, both of which windows of one
+    zone and one day rule share (:func:`_month_midnights`, :func:`_month_days`); a day a clock change touches
+    goes through :func:`day_fire_timestamps` instead.
     """
-    midnights = _month_midnights(tz, year, month)
-    if midnights is None:
-        days = calendar.monthrange(year, month)[1]
-        return tuple(instant for day in matching_days(spec, date(year, month, 1), date(year, month, days))
-                     for instant in day_fire_timestamps(spec, tz, day))
+    midnights, changed = _month_midnights(tz, year, month)
     seconds = [minute * 60 for minute in spec.times]
-    return tuple(midnights[day - 1] + second
-                 for day in _month_days(spec.days_of_month, spec.days_of_week, spec.days_anded, year, month)
-                 for second in seconds)
+    days = _month_days(spec.days_of_month, spec.days_of_week, spec.days_anded, year, month)
+    if not changed:
+        return tuple(midnights[day - 1] + second for day in days for second in seconds)
+    fires: list[int] = []
+    for day in days:
+        fires += (day_fire_timestamps(spec, tz, date(year, month, day)) if day in changed
+                  else [midnights[day - 1] + second for second in seconds])
+    return tuple(fires)
 
 
 @lru_cache(maxsize=4096)
@@ -374,18 +375,18 @@ def _month_days(days_of_month: frozenset[int], days_of_week: frozenset[int], and
 
 
 @lru_cache(maxsize=4096)
-def _month_midnights(tz: ZoneInfo, year: int, month: int) -> tuple[int, ...] | None:
-    """Each day's local midnight in a month as epoch seconds, or ``None`` if a clock change touches a day
-    (:func:`day_offsets`: then a wall time may have no instant or two)."""
-    midnights = []
+def _month_midnights(tz: ZoneInfo, year: int, month: int) -> tuple[tuple[int, ...], frozenset[int]]:
+    """Each day's local midnight in a month as epoch seconds, and the days a clock change touches
+    (:func:`day_offsets`: there a wall time may have no instant or two, and the midnight does not apply)."""
+    midnights, changed = [], set()
     midnight = (date(year, month, 1).toordinal() - _EPOCH_ORDINAL) * _DAY_SECONDS  # of day 1, read as UTC
     for day in range(1, calendar.monthrange(year, month)[1] + 1):
         start_offset, end_offset = day_offsets(tz, date(year, month, day))
-        if start_offset != end_offset:
-            return None
         midnights.append(midnight - start_offset)
+        if start_offset != end_offset:
+            changed.add(day)
         midnight += _DAY_SECONDS
-    return tuple(midnights)
+    return tuple(midnights), frozenset(changed)
 
 
 def _search_limit(start: int, tz: ZoneInfo) -> int:
