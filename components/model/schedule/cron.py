@@ -88,6 +88,11 @@ class CronSpec:
     dom_star: bool
     dow_star: bool
 
+    def __hash__(self) -> int:
+        """The expression's hash: equal specs have equal expressions, and the month cache hashes a spec per lookup
+        (the generated hash of all eight fields cost several times as much)."""
+        return hash(self.expr)
+
     @cached_property
     def times(self) -> tuple[int, ...]:
         """Fire times of day in minutes after midnight, ascending: every hour × every minute."""
