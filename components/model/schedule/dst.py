@@ -78,10 +78,13 @@ def _transition_between(tz: ZoneInfo, low: int, high: int) -> _Transition:
 
 
 def clock_changes(tz: ZoneInfo, since: int, until: int) -> list[int]:
-    """The instants of the offset changes in ``[since, until]`` (from the cached :func:`_transitions`)."""
+    """The instants of the offset changes in ``[since, until]``, from the cached :func:`_transitions` of whole
+    years: every window asks for a range of its own, and a year's changes are found once per zone."""
     first, last = (datetime.fromtimestamp(instant, tz).date() for instant in (since, until))
-    return [transition.instant for transition in _transitions(tz, first - timedelta(days=1), last + timedelta(days=1))
-            if since <= transition.instant <= until]
+    years = range((first - timedelta(days=1)).year, (last + timedelta(days=1)).year + 1)  # a change's day is ±1 day
+    return sorted({transition.instant for year in years
+                   for transition in _transitions(tz, date(year, 1, 1), date(year, 12, 31))
+                   if since <= transition.instant <= until})
 
 
 def offset_at(tz: ZoneInfo, instant: int) -> int:
