@@ -20,7 +20,11 @@ from prescale.model.schedule.duration import parse_duration
 from prescale.model.schedule.freezes import Freeze, freeze_active, one_off_freeze, recurring_freeze
 from prescale.model.schedule.keda import (
     Occurrence,
+    _scan_intervals,
     cron_window_active,
+    interleaved,
+    keda_intervals,
+    keda_window,
     one_off_occurrence,
     one_off_problem,
     one_off_trigger,
@@ -449,3 +453,29 @@ def test_one_off_problem(start, end, now, fragment):
     occurrence = one_off_occurrence(start, end, "America/New_York", 45 * M)
     problem = one_off_problem(occurrence, now)
     assert problem is None if fragment is None else fragment in problem, problem
+
+
+@pytest.mark.parametrize(("first", "second", "expected"), [
+    ([1, 3, 5], [2, 4], True),
+    ([1, 3], [2, 4], True),
+    ([1, 3, 5], [2], False),  # two firsts in a row
+    ([1, 3], [2, 3], False),  # a first and a second at one instant
+    ([2, 4], [1, 3], False),  # the second comes first
+    ([], [], True),
+])
+def test_interleaved_needs_strict_alternation(first, second, expected):
+    assert interleaved(first, second) is expected
+
+
+@pytest.mark.parametrize(("start", "end", "zone"), [
+    ("0 9 * * *", "0 17 * * *", "Asia/Seoul"),  # alternating: read from sorted fire lists
+    ("0 18 * * 5", "0 6 * * 1", "America/New_York"),  # across the weekend, an end before the first start
+    ("0 9 * * 1-5", "0 17 * * *", "UTC"),  # ends in a row at weekends: the event-by-event walk
+    ("30 1 * * *", "0 3 * * *", "Europe/London"),  # DST moves the fires around the changes
+])
+def test_keda_intervals_match_the_event_by_event_walk(start, end, zone):
+    start_spec, end_spec, tz = keda_window(start, end, zone)
+    since, until = epoch_seconds(at(2026, 3, 1)), epoch_seconds(at(2027, 3, 1))
+    walked = _scan_intervals(start_spec, end_spec, tz, since - 8 * 86_400, since, until)
+    assert walked and walked[0][0] is not None
+    assert keda_intervals(start_spec, end_spec, tz, since, until) == walked

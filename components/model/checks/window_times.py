@@ -13,12 +13,12 @@ from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 from ..config import LOCAL_DATETIME, EventWindow, KedaConfig
-from ..schedule.cron import CronSpec, epoch_seconds, next_fire_timestamp, parse_cron
+from ..schedule.cron import CronSpec, epoch_seconds, fire_timestamps, next_fire_timestamp, parse_cron
 from ..schedule.dst import clock_changes, dst_problem, dst_problem_local
 from ..schedule.duration import format_duration
 from ..schedule.freezes import recurring_freeze
 from ..schedule.instants import show_instant
-from ..schedule.keda import DAY, END, START, events, keda_window, occurrence_instants
+from ..schedule.keda import DAY, END, START, events, interleaved, keda_window, occurrence_instants
 from ..schedule.shift import shift_cron
 from ..schedule.time_zones import load_zone
 
@@ -132,13 +132,15 @@ def alternation_problem(start: str, end: str, timezone: str, since: datetime, da
         return f"start and end are the same cron {end.strip()!r}, which KEDA refuses (kedacore/keda#2031)"
     start_spec, end_spec, tz = keda_window(start, end, timezone)
     first = epoch_seconds(since)
-    fires = events(start_spec, end_spec, tz, first, first + days * DAY)
     before = _event_before(start_spec, end_spec, tz, first, days)
+    if before is None or before[1] != START | END:  # first, without an event-by-event walk: do they alternate?
+        starts, ends = (list(fire_timestamps(spec, tz, first, first + days * DAY)) for spec in (start_spec, end_spec))
+        if before is not None:
+            (starts if before[1] == START else ends).insert(0, before[0])
+        if interleaved(starts, ends) or interleaved(ends, starts):
+            return None
+    fires = events(start_spec, end_spec, tz, first, first + days * DAY)
     stream = fires if before is None else [before, *fires]
-    kinds = [kind for _, kind in stream]
-    evens, odds = set(kinds[::2]), set(kinds[1::2])
-    if len(evens) <= 1 and len(odds) <= 1 and evens.isdisjoint(odds) and START | END not in evens | odds:
-        return None  # every other event a start, the others ends: nothing to report, and no event-by-event walk
     run: list[int] = []
     run_kind = opened = None
     for instant, kind in stream:

@@ -361,8 +361,11 @@ def _month_fires(spec: CronSpec, tz: ZoneInfo, year: int, month: int) -> tuple[i
     midnights, changed = _month_midnights(tz, year, month)
     seconds = [minute * 60 for minute in spec.times]
     days = _month_days(spec.days_of_month, spec.days_of_week, spec.days_anded, year, month)
+    if not changed and len(seconds) == 1:  # most crons here fire once a day: no inner loop
+        second = seconds[0]
+        return tuple([midnights[day - 1] + second for day in days])
     if not changed:
-        return tuple(midnights[day - 1] + second for day in days for second in seconds)
+        return tuple([midnights[day - 1] + second for day in days for second in seconds])
     fires: list[int] = []
     for day in days:
         fires += (day_fire_timestamps(spec, tz, date(year, month, day)) if day in changed

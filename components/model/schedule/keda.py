@@ -13,12 +13,12 @@ and the UTC offset, which is wrong across a DST change.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, repeat
 from typing import cast
 from zoneinfo import ZoneInfo
 
@@ -126,8 +126,12 @@ def keda_intervals(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInfo, since
 
     Active on ``[previous event, e)`` for every event ``e`` that includes an end; consecutive such events
     merge into one interval. The first interval may have opened before ``since``: the scan starts a week
-    earlier and doubles its look-back until it sees the opening (up to ``_MAX_OPEN``).
+    earlier and doubles its look-back until it sees the opening (up to ``_MAX_OPEN``). Most windows alternate (one
+    end after each start), and :func:`_alternating_intervals` reads theirs without an event-by-event walk.
     """
+    alternating = _alternating_intervals(start_spec, end_spec, tz, since, until)
+    if alternating is not None:
+        return alternating
     lookback = 8 * DAY
     while True:
         intervals = _scan_intervals(start_spec, end_spec, tz, since - lookback, since, until)
@@ -137,6 +141,37 @@ def keda_intervals(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInfo, since
             raise ValueError(f"KEDA keeps this window open since before {show_instant(since - lookback, tz)}: start "
                              "and end do not alternate")
         lookback *= 2
+
+
+def _alternating_intervals(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInfo, since: int,
+                           until: int) -> list[tuple[int, int]] | None:
+    """:func:`keda_intervals` when, from a week before ``since`` to the first start at or after ``until``, each start
+    is followed by exactly one end before the next start, never at the same instant (ends before the first start
+    close intervals that are over by ``since``): each interval is then a start and the end after it. ``None`` when
+    they do not alternate there (the event-by-event walk then decides) or no start follows ``until`` within
+    ``_MAX_OPEN``."""
+    scan_from = since - 8 * DAY
+    starts = list(fire_timestamps(start_spec, tz, scan_from, until))
+    following = next(fire_timestamps(start_spec, tz, until, until + _MAX_OPEN), None)
+    if not starts or following is None:
+        return None
+    starts.append(following)
+    ends = list(fire_timestamps(end_spec, tz, scan_from, following + 1))
+    before = bisect_left(ends, starts[0])  # ends closing what opened before ``scan_from``
+    if before and ends[before - 1] > since:
+        return None  # that interval reaches into ``[since, until)``: the walk looks further back for its opening
+    del ends[:before]
+    if not interleaved(starts, ends):
+        return None
+    first = bisect_right(ends, since)  # the intervals that close after ``since``
+    return list(zip(starts[first:-1], ends[first:], strict=True))
+
+
+def interleaved(first: list[int], second: list[int]) -> bool:
+    """Whether two ascending lists of fires strictly interleave, ``first[0] < second[0] < first[1] < …``, with
+    ``first`` the longer by at most one: checked by sorting and slicing in C, with no step per fire."""
+    merged = sorted(first + second)
+    return merged[::2] == first and merged[1::2] == second and set(first).isdisjoint(second)
 
 
 def _scan_intervals(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInfo, scan_from: int, since: int,
@@ -226,16 +261,14 @@ def occurrence_instants(start: str, end: str, timezone: str, lead: timedelta, si
     scale_up_spec = keda_window(shift_cron(start, -lead), end, timezone)[0] if lead else start_spec
     intervals = keda_intervals(scale_up_spec, end_spec, tz, epoch_seconds(since), ceil_epoch_seconds(until))
     if not lead:  # each interval opens at a start fire: the occurrence's start
-        return tuple((opened, opened, closed) for opened, closed in intervals)
+        return tuple([(opened, opened, closed) for opened, closed in intervals])
     if not intervals:
         return ()
-    starts = list(fire_timestamps(start_spec, tz, intervals[0][0], intervals[-1][1]))
-    occurrences = []
-    for opened, closed in intervals:
-        index = bisect_left(starts, opened)
-        begins = starts[index] if index < len(starts) and starts[index] < closed else opened
-        occurrences.append((opened, begins, closed))
-    return tuple(occurrences)
+    last_end = intervals[-1][1]
+    starts = [*fire_timestamps(start_spec, tz, intervals[0][0], last_end), last_end]  # ends the searches below
+    firsts = map(starts.__getitem__, map(bisect_left, repeat(starts), (opened for opened, _ in intervals)))
+    return tuple([(opened, begins if begins < closed else opened, closed)  # its first start, if any
+                  for (opened, closed), begins in zip(intervals, firsts, strict=True)])
 
 
 def one_off_occurrence(start_local: datetime, end_local: datetime, timezone: str,
