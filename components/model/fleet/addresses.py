@@ -127,29 +127,49 @@ def _cheapest(requirements: tuple[PoolRequirement, ...], cpu: str, memory: str, 
     """For placeholders of ``cpu`` and ``memory`` on these types: the most one node holds, the fewest addresses per
     placeholder (with the type and the placeholders on it), and the type holding the fewest for one placeholder.
     Shared by every window of a size (most windows of a stack share one)."""
-    size = parse_quantity(cpu), parse_quantity(memory)
-    room: list[tuple[InstanceType, int]] = []  # each type with room, and the placeholders a node of it holds
-    for instance in launchable(requirements).types:
-        fits = int(min(instance.allocatable_cpu // size[0], instance.allocatable_memory // size[1]))
-        if not prefixes:  # a pod beyond the interfaces' secondary addresses gets none
-            fits = min(fits, instance.network_interfaces * (instance.ipv4_per_interface - 1))
+    size_cpu, size_memory = parse_quantity(cpu), parse_quantity(memory)
+    room: list[tuple[_AddressTerms, int]] = []  # each type with room, and the placeholders a node of it holds
+    for terms in _address_terms(launchable(requirements).types, prefixes):
+        instance = terms.instance
+        fits = int(min(instance.allocatable_cpu // size_cpu, instance.allocatable_memory // size_memory))
+        if terms.addressed_pods is not None:  # a pod beyond the interfaces' secondary addresses gets none
+            fits = min(fits, terms.addressed_pods)
         if fits >= 1:
-            room.append((instance, 1 if one_per_node else fits))
+            room.append((terms, 1 if one_per_node else fits))
     if not room:
         return None
     # The fewest addresses per placeholder (then the first name, then the fewest on the node), compared as cross
     # products: exact like a Fraction per option, for a fraction of its cost (a pool allows hundreds of types).
     held, pods, packed = 0, 0, None
-    for instance, most in room:
-        step = PREFIX_ADDRESSES if prefixes else instance.ipv4_per_interface - 1
-        for option in {most, most - most % step} - {0}:
-            addresses = held_by_node(instance, option, prefixes)
-            if packed is None or (addresses * pods, instance.name, option) < (held * option, packed.name, pods):
-                held, pods, packed = addresses, option, instance
+    for terms, most in room:
+        instance = terms.instance
+        for option in (most, most - most % terms.step):  # full, or filled up to its last whole interface or prefix
+            if option:
+                addresses = held_by_node(instance, option, prefixes)
+                if packed is None or (addresses * pods, instance.name, option) < (held * option, packed.name, pods):
+                    held, pods, packed = addresses, option, instance
     assert packed is not None  # every type with room has an option
-    smallest = min((instance for instance, _ in room),
-                   key=lambda instance: (held_by_node(instance, 1, prefixes), instance.name))
+    smallest = min(room, key=lambda entry: entry[0].order_for_one)[0].instance
     return max(most for _, most in room), Fraction(held, pods), packed, pods, smallest
+
+
+@dataclass(frozen=True)
+class _AddressTerms:
+    """What of a type :func:`_cheapest` reads for every placeholder size, worked out once per pool."""
+
+    instance: InstanceType
+    addressed_pods: int | None  # the most pods its interfaces give addresses (None: prefixes, no such limit)
+    step: int  # pods per interface or prefix
+    order_for_one: tuple[int, str]  # the addresses it holds for one placeholder, then its name
+
+
+@cache
+def _address_terms(types: tuple[InstanceType, ...], prefixes: bool) -> tuple[_AddressTerms, ...]:
+    return tuple(_AddressTerms(instance,
+                               None if prefixes else instance.network_interfaces * (instance.ipv4_per_interface - 1),
+                               PREFIX_ADDRESSES if prefixes else instance.ipv4_per_interface - 1,
+                               (held_by_node(instance, 1, prefixes), instance.name))
+                 for instance in types)
 
 
 def _per_node(instance: InstanceType, prefixes: bool) -> str:

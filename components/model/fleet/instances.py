@@ -62,7 +62,7 @@ class InstanceType:
     def holds(self, cpu: Decimal, memory: Decimal) -> bool:
         return cpu <= self.allocatable_cpu and memory <= self.allocatable_memory
 
-    @property
+    @cached_property  # asked for each type of a pool for every pod size (:mod:`.least_launch`)
     def room(self) -> tuple[Decimal, Decimal]:
         """CPU cores and memory bytes left for pods beside typical DaemonSets (:data:`DAEMONSET_CPU`/``_MEMORY``)."""
         return self.allocatable_cpu - DAEMONSET_CPU, self.allocatable_memory - DAEMONSET_MEMORY

@@ -75,5 +75,5 @@ def pods_per_node(plan: PlaceholderPlan, room: tuple[Decimal, Decimal]) -> int:
     """How many of ``plan``'s pods one node with ``room`` (CPU cores, memory bytes) holds: at most one for
     ``nodes:`` windows."""
     (cpu, memory), (pod_cpu, pod_memory) = room, plan.requests
-    fit = min(int(cpu // pod_cpu), int(memory // pod_memory))
+    fit = int(min(cpu // pod_cpu, memory // pod_memory))
     return min(fit, 1) if plan.one_per_node else max(fit, 0)
