@@ -483,7 +483,7 @@ def run_program(project_dir: Path, stack: str, now: datetime | None = None,
     """
     wire = config if config is not None else read_stack_file(project_dir, stack)
     main = project_dir / "__main__.py"
-    code = compile(main.read_text(), str(main), "exec")
+    code = compile(main.read_bytes(), str(main), "exec")  # bytes: the source's own encoding (PEP 263), not the locale's
     region = wire.get("aws:region", "ap-northeast-2")
     previous = os.environ.get("PRESCALE_NOW")
     if now is not None:
