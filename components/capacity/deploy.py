@@ -142,25 +142,27 @@ class PrescaleCapacity(pulumi.ComponentResource):
             description="prescale placeholders: below every real pod, which preempts them; they preempt nothing.",
             opts=shared)
 
-        # Names as outputs, so every window's objects wait for the namespace and the class to exist.
+        # Names as outputs, so every window's objects wait for the namespace and the class to exist. Each read of
+        # `metadata.name` lifts a new Output that every consumer then awaits: read once, shared by every window.
+        namespace_name, priority_class_name = namespace.metadata.name, priority_class.metadata.name
         windows = {armed.window.name: ScheduledCapacity(armed.window.name, ScheduledCapacityArgs(
-            armed, plan.pools[armed.window.node_pool].pool, config.placeholders, namespace.metadata.name,
-            priority_class.metadata.name, platform), moved) for armed in plan.armed}
+            armed, plan.pools[armed.window.node_pool].pool, config.placeholders, namespace_name,
+            priority_class_name, platform), moved) for armed in plan.armed}
         failsafes = {name: Failsafe(name, FailsafeArgs(window, config.placeholders.failsafe_image, platform), moved)
                      for name, window in windows.items()}
         # Static and buffer windows never sat anywhere else: no alias.
         added = pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts else None)
         native = {native_plan.window.name: native_capacity(
-            native_plan, node_pools[native_plan.window.node_pool], config, namespace.metadata.name,
-            priority_class.metadata.name, platform, added) for native_plan in plan.native}
+            native_plan, node_pools[native_plan.window.node_pool], config, namespace_name,
+            priority_class_name, platform, added) for native_plan in plan.native}
         drivers = {native_plan.window.name: CapacityDriver(native_plan.window.name, CapacityDriverArgs(
-            native_plan, namespace.metadata.name, config.placeholders.failsafe_image, platform), added)
+            native_plan, namespace_name, config.placeholders.failsafe_image, platform), added)
             for native_plan in plan.native}
         prepulls = {native_plan.window.name: NodePrepull(native_plan.window.name, NodePrepullArgs(
             native_plan.window.name, native_plan.capacity.prepull, config.node_pool(native_plan.window.node_pool),
-            config.placeholders, namespace.metadata.name, platform), added)
+            config.placeholders, namespace_name, platform), added)
             for native_plan in plan.native if native_plan.capacity.prepull}
-        alerts = EventAlerts("alerts", EventAlertsArgs(plan, namespace.metadata.name, platform), moved) \
+        alerts = EventAlerts("alerts", EventAlertsArgs(plan, namespace_name, platform), moved) \
             if config.alerts.prometheus_rule else None
         self.deployed = DeployedCapacity(plan, namespace, priority_class, node_pools, windows, failsafes, alerts,
                                          reservations, native, drivers, prepulls)
