@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from datetime import datetime, timedelta
-from itertools import pairwise
+from itertools import compress, count, pairwise, repeat
+from operator import le, sub
 from zoneinfo import ZoneInfo
 
 from ..config import LOCAL_DATETIME, EventWindow, KedaConfig
@@ -193,7 +194,15 @@ def lead_problem(start: str, end: str, timezone: str, lead: timedelta, since: da
     lead_seconds = -(-lead // _SECOND)  # so that begins - lead_seconds is epoch_seconds(begins - lead)
     changes = clock_changes(tz, occurrences[0][1] - lead_seconds - DAY, occurrences[-1][1] + DAY) \
         if occurrences else []
-    for (_, _, previous_end), (_, begins, _) in pairwise(occurrences):
+    previous_ends = [ended for _, _, ended in occurrences[:-1]]
+    begins_after = [begins for _, begins, _ in occurrences[1:]]
+    # Far from a clock change the scale-up is the start minus the lead (mapped in C: a year of daily occurrences);
+    # only the occurrences that then reach the previous end, or have a change nearby, are walked one by one.
+    reaching = compress(count(), map(le, map(sub, begins_after, repeat(lead_seconds)), previous_ends))
+    near_change = (index for change in changes for index in range(
+        bisect_left(begins_after, change - DAY), bisect_right(begins_after, change + lead_seconds + DAY)))
+    for index in sorted({*reaching, *near_change}):
+        previous_end, begins = previous_ends[index], begins_after[index]
         scale_up = begins - lead_seconds
         if bisect_left(changes, scale_up - DAY) != bisect_right(changes, begins + DAY):
             # A clock change nearby: move the start on the wall clock (far from one, that is the subtraction).

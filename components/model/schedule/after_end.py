@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from datetime import datetime, timedelta
-from itertools import pairwise
-from math import ceil
+from itertools import compress, count, repeat
+from math import ceil, inf
+from operator import add, ge
 
 from ..config import EventWindow, NodePoolConfig
 from .cron import dated_cron, fire_timestamps, parse_cron
@@ -60,6 +61,7 @@ MIN_GRACE = timedelta(minutes=ceil((POLLING_INTERVAL_SECONDS + COOLDOWN_SECONDS)
 
 
 _YEAR = timedelta(days=366)
+_NEVER = inf  # the failsafe fire after the last: none
 
 
 def starting_deadline(window: EventWindow) -> timedelta:
@@ -121,24 +123,30 @@ def _reaches_next_window(window: EventWindow, cron: str, now: datetime) -> str |
     if len(occurrences) < 2:
         return None
     latest = starting_deadline(window)
-    # Every failsafe fire from the first end on (one pass; each end then finds its own fire by bisection).
-    fires = list(fire_timestamps(parse_cron(cron), load_zone(window.timezone),
-                                 occurrences[0][2], occurrences[-1][0]))
-    for (_, _, ended), (next_scale_up, _, _) in pairwise(occurrences):
-        index = bisect_left(fires, ended)  # a fire at the end instant itself counts
-        fire = fires[index] if index < len(fires) else None
-        if fire is None or fire + latest.total_seconds() >= next_scale_up:  # landing on the scale-up is too late
-            longest = timedelta(seconds=next_scale_up - ended) - latest - timedelta(minutes=1)
-            allowed = (f"a failsafeGrace from {format_duration(MIN_GRACE)} to {format_duration(longest)}"
-                       if longest >= MIN_GRACE else
-                       f"a next scale-up more than {format_duration(MIN_GRACE + latest)} after each end")
-            return (f"would run at {_show(fire, window)} (or up to {format_duration(latest)} later), not before the "
-                    f"next scale-up at {_show(next_scale_up, window)}, and remove the placeholders of an "
-                    f"open window; allowed: {allowed}")
-    return None
+    # Every failsafe fire from the first end on (one pass; each end then finds its own fire by bisection), and
+    # "never" after the last: it lands on no scale-up in time.
+    fires = [*fire_timestamps(parse_cron(cron), load_zone(window.timezone), occurrences[0][2], occurrences[-1][0]),
+             _NEVER]
+    ends = [ended for _, _, ended in occurrences[:-1]]
+    next_scale_ups = [scale_up for scale_up, _, _ in occurrences[1:]]
+    # Each end's fire (a fire at the end instant itself counts), as late as it may start; mapped in C: a year of
+    # daily occurrences per window.
+    runs = map(add, map(fires.__getitem__, map(bisect_left, repeat(fires), ends)), repeat(latest.total_seconds()))
+    late = next(compress(count(), map(ge, runs, next_scale_ups)), None)  # landing on the scale-up is too late
+    if late is None:
+        return None
+    ended, next_scale_up = ends[late], next_scale_ups[late]
+    fire = fires[bisect_left(fires, ended)]
+    longest = timedelta(seconds=next_scale_up - ended) - latest - timedelta(minutes=1)
+    allowed = (f"a failsafeGrace from {format_duration(MIN_GRACE)} to {format_duration(longest)}"
+               if longest >= MIN_GRACE else
+               f"a next scale-up more than {format_duration(MIN_GRACE + latest)} after each end")
+    return (f"would run at {_show(fire, window)} (or up to {format_duration(latest)} later), not before the "
+            f"next scale-up at {_show(next_scale_up, window)}, and remove the placeholders of an "
+            f"open window; allowed: {allowed}")
 
 
-def _show(instant: int | None, window: EventWindow) -> str:
-    if instant is None:
+def _show(instant: float, window: EventWindow) -> str:
+    if instant == _NEVER:
         return "never"
     return f"{datetime.fromtimestamp(instant, load_zone(window.timezone)):%a %Y-%m-%d %H:%M %Z}"

@@ -126,8 +126,9 @@ def dst_problem(expr: str, timezone: str, since: datetime, days: int = 366) -> s
         problem = _fire_in_transition(spec, tz, transition)
         if problem:
             return problem
-        fire = next_fire_timestamp(spec, tz, datetime.fromtimestamp(transition.instant - 1, UTC))
-        if transition.off_the_hour and fire is not None:
+        fire = next_fire_timestamp(spec, tz, datetime.fromtimestamp(transition.instant - 1, UTC)) \
+            if transition.off_the_hour else None  # only such a change can skip the first fire after it
+        if fire is not None:
             return (f"its first fire after the clock change in {tz.key} on {transition.low:%Y-%m-%d} "
                     f"({transition.describe()}) is at {show_instant(fire, tz)}: robfig/cron, which KEDA uses, walks "
                     "whole hours across a change of part of an hour and can skip that fire; pick another zone")

@@ -16,6 +16,8 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
+from itertools import repeat
+from operator import sub
 from typing import Literal, TypedDict, TypeVar
 from zoneinfo import ZoneInfo
 
@@ -64,13 +66,14 @@ def recurring_freeze(start: str, end: str, timezone: str, lead: timedelta, since
     schedule = shift_cron(start, -(lead + timedelta(seconds=largest)))
     fires = list(fire_timestamps(parse_cron(schedule), _UTC_ZONE, occurrences[0][0] - 2 * DAY,
                                  occurrences[-1][0] + 1))
-    needed = 0
-    for scale_up, _, ends in occurrences:
-        latest = bisect_right(fires, scale_up) - 1
-        if latest < 0:
-            raise ValueError(f"UTC schedule {schedule!r} does not fire before the scale-up at "
-                             f"{datetime.fromtimestamp(scale_up, UTC):%Y-%m-%d %H:%M} UTC")
-        needed = max(needed, ends - fires[latest])
+    # Each occurrence's budget fire is the last at or before its scale-up; they ascend, so if one has none the first
+    # has none. Mapped in C: a year of daily occurrences per window, hundreds of windows.
+    after_latest = list(map(bisect_right, repeat(fires), scale_ups))  # index of each occurrence's fire, plus one
+    if after_latest[0] == 0:
+        raise ValueError(f"UTC schedule {schedule!r} does not fire before the scale-up at "
+                         f"{datetime.fromtimestamp(scale_ups[0], UTC):%Y-%m-%d %H:%M} UTC")
+    latest_fires = map(fires.__getitem__, map(sub, after_latest, repeat(1)))
+    needed = max(map(sub, (ends for _, _, ends in occurrences), latest_fires))
     return Freeze(schedule, _freeze_duration(timedelta(seconds=needed)))
 
 
