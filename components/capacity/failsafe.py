@@ -52,7 +52,10 @@ class Failsafe(pulumi.ComponentResource):
             opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
         event = window.armed.window
         child = pulumi.ResourceOptions(parent=self)
-        metadata = {"name": failsafe_name(event.name), "namespace": window.namespace,
+        # One name for the account, its Role and binding, and the job, written as a string rather than read from
+        # their outputs (cheaper to register); each object depends on those it names explicitly.
+        named = failsafe_name(event.name)
+        metadata = {"name": named, "namespace": window.namespace,
                     "labels": {**FAILSAFE_LABELS, WINDOW_LABEL: event.name}}
         account = k8s.core.v1.ServiceAccount(f"{name}-failsafe-account", metadata=metadata,
                                              automount_service_account_token=False, opts=child)
@@ -60,17 +63,17 @@ class Failsafe(pulumi.ComponentResource):
                                 rules=role_rules(event, window.deployment_name), opts=child)
         binding = k8s.rbac.v1.RoleBinding(
             f"{name}-failsafe-binding", metadata=metadata,
-            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role.metadata.name},
-            subjects=[{"kind": "ServiceAccount", "name": account.metadata.name, "namespace": window.namespace}],
-            opts=child)
+            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": named},
+            subjects=[{"kind": "ServiceAccount", "name": named, "namespace": window.namespace}],
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[role, account]))
         schedule = window.armed.failsafe_schedule
         self.cron_job = k8s.batch.v1.CronJob(
             f"{name}-failsafe-job", metadata=metadata,
-            spec=cron_job_spec(event, schedule, window.namespace, window.deployment_name, account.metadata.name,
+            spec=cron_job_spec(event, schedule, window.namespace, window.deployment_name, named,
                                args.image, platform.system_placement),
-            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[binding])))
+            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[account, binding])))
         self.register_outputs({"schedule": schedule, "timeZone": event.timezone,
-                               "cronJobName": failsafe_name(event.name)})
+                               "cronJobName": named})
 
 
 def role_rules(window: EventWindow, deployment: str) -> list[dict[str, Any]]:
