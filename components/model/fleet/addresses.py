@@ -21,7 +21,7 @@ from functools import cache
 from ..config import EventWindow, NodePoolConfig
 from ..schedule.overlaps import boundaries
 from ..schedule.time_zones import load_zone
-from .instances import InstanceType, launchable
+from .instances import InstanceType, launchable, one_per_shape
 from .quantity import parse_quantity
 from .requirements import PoolRequirement, pool_requirements
 from .sizing import PlaceholderPlan
@@ -169,7 +169,7 @@ def _address_terms(types: tuple[InstanceType, ...], prefixes: bool) -> tuple[_Ad
                                None if prefixes else instance.network_interfaces * (instance.ipv4_per_interface - 1),
                                PREFIX_ADDRESSES if prefixes else instance.ipv4_per_interface - 1,
                                (held_by_node(instance, 1, prefixes), instance.name))
-                 for instance in types)
+                 for instance in one_per_shape(types))
 
 
 def _per_node(instance: InstanceType, prefixes: bool) -> str:

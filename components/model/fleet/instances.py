@@ -104,6 +104,21 @@ MATCHED_KEYS = frozenset({INSTANCE_TYPE, ARCH, *(f"{KARPENTER_DOMAIN}/instance-{
     "category", "family", "generation", "size", "cpu", "memory", "capability-flex"))})
 
 
+@cache
+def one_per_shape(types: tuple[InstanceType, ...]) -> tuple[InstanceType, ...]:
+    """Of ``types``, the first by name of each shape: the same allocatable room, capacity and interfaces.
+
+    The fleet's bounds (:mod:`.least_launch`, :mod:`.addresses`) read only these figures of a type and break their
+    ties by name, so their bound over these types is their bound over all of ``types``, for about a quarter of the
+    work: Karpenter's table repeats each shape across families and generations (``m5.large``, ``m6i.large``...).
+    """
+    firsts: dict[tuple[object, ...], InstanceType] = {}
+    for instance in sorted(types, key=lambda instance: instance.name):
+        firsts.setdefault((instance.allocatable_cpu, instance.allocatable_memory, instance.capacity,
+                           instance.network_interfaces, instance.ipv4_per_interface), instance)
+    return tuple(firsts.values())
+
+
 def narrows(requirement: PoolRequirement) -> bool:
     """Whether ``requirement`` narrows the instance table (its key is one of :data:`MATCHED_KEYS`)."""
     return table_key(requirement.key) in MATCHED_KEYS

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import cache
 
-from .instances import InstanceType
+from .instances import InstanceType, one_per_shape
 from .sizing import PlaceholderPlan, pods_per_node
 
 RESOURCES = ("cpu", "memory", "nodes")
@@ -50,7 +50,8 @@ def least_launch(plan: PlaceholderPlan, types: tuple[InstanceType, ...]) -> dict
 def _best_types(pod: PlaceholderPlan, types: tuple[InstanceType, ...]) -> tuple[tuple[InstanceType, int], ...] | None:
     """The types (with the pods each holds) that set the least CPU, memory and nodes for one pod of ``pod``'s size;
     windows of one size on one pool share them. Ties go to the name, so that the type named is stable."""
-    holding = [(instance, per_node) for instance in types if (per_node := pods_per_node(pod, instance.room))]
+    holding = [(instance, per_node) for instance in one_per_shape(types)
+               if (per_node := pods_per_node(pod, instance.room))]
     if not holding:
         return None
     return (min(holding, key=lambda held: (held[0].capacity[0] / held[1], held[0].name)),
