@@ -36,9 +36,8 @@ class WindowBufferArgs:
 class WindowBuffer(pulumi.ComponentResource):
     """One buffer window's PodTemplate and CapacityBuffer."""
 
-    pod_template: k8s.core.v1.PodTemplate
-    buffer: CapacityBuffer
-    buffer_name: str
+    # Attributes are annotated where they are set: the SDK evaluates a component class's annotations at every
+    # registration (docs/performance.md#how-the-program-stays-fast), and there is one of these per window.
 
     def __init__(self, name: str, args: WindowBufferArgs, opts: pulumi.ResourceOptions | None = None):
         window, platform = args.window, args.platform
@@ -48,13 +47,13 @@ class WindowBuffer(pulumi.ComponentResource):
         super().__init__("prescale:index:WindowBuffer", name, {}, pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
         labels = {**BUFFER_LABELS, WINDOW_LABEL: window.window.name, POOL_LABEL: window.window.node_pool}
-        self.buffer_name = capacity.buffer_name
-        self.pod_template = k8s.core.v1.PodTemplate(
+        self.buffer_name: str = capacity.buffer_name
+        self.pod_template: k8s.core.v1.PodTemplate = k8s.core.v1.PodTemplate(
             f"{name}-pod-template",
             metadata={"name": capacity.pod_template_name, "namespace": args.namespace, "labels": labels},
             template=placeholder_pod_template(window, args.pool, args.placeholders, args.priority_class_name, labels),
             opts=pulumi.ResourceOptions(parent=self))
-        self.buffer = CapacityBuffer(
+        self.buffer: CapacityBuffer = CapacityBuffer(
             f"{name}-buffer", {"name": capacity.buffer_name, "namespace": args.namespace, "labels": labels},
             {"podTemplateRef": {"name": capacity.pod_template_name}, "replicas": capacity.created_replicas},
             # The driver owns the count from creation on (docs/internals.md, `prescale.model.native`).

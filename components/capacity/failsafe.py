@@ -44,7 +44,8 @@ class Failsafe(pulumi.ComponentResource):
     order in which ``pulumi up`` creates or deletes it next to them does not matter.
     """
 
-    cron_job: k8s.batch.v1.CronJob
+    # Attributes are annotated where they are set: the SDK evaluates a component class's annotations at every
+    # registration (docs/performance.md#how-the-program-stays-fast), and there is one of these per window.
 
     def __init__(self, name: str, args: FailsafeArgs, opts: pulumi.ResourceOptions | None = None):
         window, platform = args.window, args.platform
@@ -67,7 +68,7 @@ class Failsafe(pulumi.ComponentResource):
             subjects=[{"kind": "ServiceAccount", "name": named, "namespace": window.namespace}],
             opts=pulumi.ResourceOptions(parent=self, depends_on=[role, account]))
         schedule = window.armed.failsafe_schedule
-        self.cron_job = k8s.batch.v1.CronJob(
+        self.cron_job: k8s.batch.v1.CronJob = k8s.batch.v1.CronJob(
             f"{name}-failsafe-job", metadata=metadata,
             spec=cron_job_spec(event, schedule, window.namespace, window.deployment_name, named,
                                args.image, platform.system_placement),

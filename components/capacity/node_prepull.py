@@ -38,13 +38,14 @@ class NodePrepullArgs:
 class NodePrepull(pulumi.ComponentResource):
     """One window's prepull DaemonSet."""
 
-    daemon_set: k8s.apps.v1.DaemonSet
+    # Attributes are annotated where they are set: the SDK evaluates a component class's annotations at every
+    # registration (docs/performance.md#how-the-program-stays-fast), and there is one of these per window.
 
     def __init__(self, name: str, args: NodePrepullArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("prescale:index:NodePrepull", name, {}, pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[args.platform.kubernetes_provider])))
         labels = {**PREPULL_LABELS, WINDOW_LABEL: args.window_name}
-        self.daemon_set = k8s.apps.v1.DaemonSet(
+        self.daemon_set: k8s.apps.v1.DaemonSet = k8s.apps.v1.DaemonSet(
             f"{name}-prepull",
             metadata={"name": args.prepull.name, "namespace": args.namespace, "labels": labels,
                       "annotations": {"pulumi.com/skipAwait": "true"}},

@@ -34,8 +34,8 @@ class WindowReservationsArgs:
 class WindowReservations(pulumi.ComponentResource):
     """The window's reservations, by zone; ``ids`` for the pool's EC2NodeClass to select."""
 
-    reservations: dict[str, aws.ec2.CapacityReservation]  # by zone
-    ids: list[pulumi.Output[str]]
+    # Attributes are annotated where they are set: the SDK evaluates a component class's annotations at every
+    # registration (docs/performance.md#how-the-program-stays-fast), and there is one of these per window.
 
     def __init__(self, name: str, args: WindowReservationsArgs, opts: pulumi.ResourceOptions | None = None):
         plan = args.plan
@@ -46,13 +46,13 @@ class WindowReservations(pulumi.ComponentResource):
         window = plan.window
         tags = {**args.tags, "Name": placeholder_name(window.name), POOL_LABEL: window.node_pool,
                 WINDOW_LABEL: window.name}
-        self.reservations = {share.zone: aws.ec2.CapacityReservation(
+        self.reservations: dict[str, aws.ec2.CapacityReservation] = {share.zone: aws.ec2.CapacityReservation(  # by zone
             f"{name}-reservation-{share.zone}",
             instance_type=plan.instance_type, instance_platform=LINUX, availability_zone=share.zone,
             instance_count=share.count, instance_match_criteria="targeted", tenancy="default",
             end_date_type="limited", end_date=end_date(plan), tags=tags,
             opts=pulumi.ResourceOptions(parent=self)) for share in plan.zones}
-        self.ids = [reservation.id for reservation in self.reservations.values()]
+        self.ids: list[pulumi.Output[str]] = [reservation.id for reservation in self.reservations.values()]
         self.register_outputs({"ids": self.ids, "endDate": end_date(plan)})
 
 

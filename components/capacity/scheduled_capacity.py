@@ -49,26 +49,23 @@ class ScheduledCapacityArgs:
 class ScheduledCapacity(pulumi.ComponentResource):
     """One window's placeholder Deployment and the KEDA ScaledObject that scales it on the window's cron."""
 
-    armed: ArmedWindow  # the window's crons, freeze and placeholder plan (e.g. for a failsafe scale-down)
-    deployment: k8s.apps.v1.Deployment
-    scaled_object: ScaledObject
-    deployment_name: str
-    namespace: pulumi.Input[str]
+    # Attributes are annotated where they are set: the SDK evaluates a component class's annotations at every
+    # registration (docs/performance.md#how-the-program-stays-fast), and there is one of these per window.
 
     def __init__(self, name: str, args: ScheduledCapacityArgs, opts: pulumi.ResourceOptions | None = None):
         armed, pool, namespace, platform = args.armed, args.pool, args.namespace, args.platform
         super().__init__("prescale:index:ScheduledCapacity", name, {}, pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
-        self.armed = armed
-        self.namespace = namespace
-        self.deployment_name = placeholder_name(armed.window.name)
+        self.armed: ArmedWindow = armed  # its crons, freeze and placeholder plan (e.g. for a failsafe scale-down)
+        self.namespace: pulumi.Input[str] = namespace
+        self.deployment_name: str = placeholder_name(armed.window.name)
         metadata: ObjectMeta = {"name": self.deployment_name, "namespace": namespace, "labels": labels(armed)}
-        self.deployment = k8s.apps.v1.Deployment(
+        self.deployment: k8s.apps.v1.Deployment = k8s.apps.v1.Deployment(
             f"{name}-placeholders",
             metadata={**metadata, "annotations": {"pulumi.com/skipAwait": "true"}},
             spec=deployment_spec(armed, pool, args.placeholders, args.priority_class_name),
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=["spec.replicas"]))
-        self.scaled_object = ScaledObject(
+        self.scaled_object: ScaledObject = ScaledObject(
             f"{name}-scaler", metadata, scaled_object_spec(armed, self.deployment_name),
             opts=pulumi.ResourceOptions(parent=self, depends_on=[*platform.keda_ready, self.deployment]))
         self.register_outputs({"deploymentName": self.deployment_name, "namespace": namespace,

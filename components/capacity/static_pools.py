@@ -39,8 +39,8 @@ class StaticNodePoolArgs:
 class StaticNodePool(pulumi.ComponentResource):
     """One static window's NodePool, at ``nodes`` nodes while its driver says so."""
 
-    node_pool: NodePool
-    node_pool_name: str
+    # Attributes are annotated where they are set: the SDK evaluates a component class's annotations at every
+    # registration (docs/performance.md#how-the-program-stays-fast), and there is one of these per window.
 
     def __init__(self, name: str, args: StaticNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
         window, platform = args.window, args.platform
@@ -49,8 +49,8 @@ class StaticNodePool(pulumi.ComponentResource):
             raise ValueError(f"event window {window.window.name!r} is not on a static pool")
         super().__init__("prescale:index:StaticNodePool", name, {}, pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
-        self.node_pool_name = capacity.node_pool_name
-        self.node_pool = NodePool(
+        self.node_pool_name: str = capacity.node_pool_name
+        self.node_pool: NodePool = NodePool(
             f"{name}-static-node-pool", {"name": capacity.node_pool_name},
             static_node_pool_spec(window, args.pool, args.node_class_name, platform.node_classes),
             # The driver owns the count from creation on (docs/internals.md, `prescale.model.native`).
