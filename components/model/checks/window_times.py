@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from datetime import datetime, timedelta
 from itertools import compress, count, pairwise, repeat
-from operator import le, sub
+from operator import itemgetter, le, sub
 from zoneinfo import ZoneInfo
 
 from ..config import LOCAL_DATETIME, EventWindow, KedaConfig
@@ -194,8 +194,8 @@ def lead_problem(start: str, end: str, timezone: str, lead: timedelta, since: da
     lead_seconds = -(-lead // _SECOND)  # so that begins - lead_seconds is epoch_seconds(begins - lead)
     changes = clock_changes(tz, occurrences[0][1] - lead_seconds - DAY, occurrences[-1][1] + DAY) \
         if occurrences else []
-    previous_ends = [ended for _, _, ended in occurrences[:-1]]
-    begins_after = [begins for _, begins, _ in occurrences[1:]]
+    previous_ends = list(map(itemgetter(2), occurrences[:-1]))
+    begins_after = list(map(itemgetter(1), occurrences[1:]))
     # Far from a clock change the scale-up is the start minus the lead (mapped in C: a year of daily occurrences);
     # only the occurrences that then reach the previous end, or have a change nearby, are walked one by one.
     reaching = compress(count(), map(le, map(sub, begins_after, repeat(lead_seconds)), previous_ends))

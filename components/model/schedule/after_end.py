@@ -13,7 +13,7 @@ from bisect import bisect_left
 from datetime import datetime, timedelta
 from itertools import compress, count, repeat
 from math import ceil, inf
-from operator import add, ge
+from operator import add, ge, itemgetter
 
 from ..config import EventWindow, NodePoolConfig
 from .cron import dated_cron, fire_timestamps, parse_cron
@@ -127,8 +127,8 @@ def _reaches_next_window(window: EventWindow, cron: str, now: datetime) -> str |
     # "never" after the last: it lands on no scale-up in time.
     fires = [*fire_timestamps(parse_cron(cron), load_zone(window.timezone), occurrences[0][2], occurrences[-1][0]),
              _NEVER]
-    ends = [ended for _, _, ended in occurrences[:-1]]
-    next_scale_ups = [scale_up for scale_up, _, _ in occurrences[1:]]
+    ends = list(map(itemgetter(2), occurrences[:-1]))
+    next_scale_ups = list(map(itemgetter(0), occurrences[1:]))
     # Each end's fire (a fire at the end instant itself counts), as late as it may start; mapped in C: a year of
     # daily occurrences per window.
     runs = map(add, map(fires.__getitem__, map(bisect_left, repeat(fires), ends)), repeat(latest.total_seconds()))

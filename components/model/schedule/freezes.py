@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from itertools import repeat
-from operator import sub
+from operator import itemgetter, sub
 from typing import Literal, TypedDict, TypeVar
 from zoneinfo import ZoneInfo
 
@@ -59,7 +59,7 @@ def recurring_freeze(start: str, end: str, timezone: str, lead: timedelta, since
     if not occurrences:
         raise ValueError(f"window {start!r} → {end!r} has no occurrence in the year from {since:%Y-%m-%d}")
     tz = load_zone(timezone)
-    scale_ups = [scale_up for scale_up, _, _ in occurrences]
+    scale_ups = list(map(itemgetter(0), occurrences))
     # The offset is the same from one clock change to the next: read it at the first scale-up after each.
     firsts = {0, *(bisect_left(scale_ups, change) for change in clock_changes(tz, scale_ups[0], scale_ups[-1]))}
     largest = max(offset_at(tz, scale_ups[index]) for index in firsts if index < len(scale_ups))
@@ -73,7 +73,7 @@ def recurring_freeze(start: str, end: str, timezone: str, lead: timedelta, since
         raise ValueError(f"UTC schedule {schedule!r} does not fire before the scale-up at "
                          f"{datetime.fromtimestamp(scale_ups[0], UTC):%Y-%m-%d %H:%M} UTC")
     latest_fires = map(fires.__getitem__, map(sub, after_latest, repeat(1)))
-    needed = max(map(sub, (ends for _, _, ends in occurrences), latest_fires))
+    needed = max(map(sub, map(itemgetter(2), occurrences), latest_fires))
     return Freeze(schedule, _freeze_duration(timedelta(seconds=needed)))
 
 

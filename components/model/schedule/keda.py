@@ -170,9 +170,9 @@ def _alternating_intervals(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInf
 
 def interleaved(first: list[int], second: list[int]) -> bool:
     """Whether two ascending lists of fires strictly interleave, ``first[0] < second[0] < first[1] < …``, with
-    ``first`` the longer by at most one: checked by sorting and slicing in C, with no step per fire."""
-    merged = sorted(first + second)
-    return merged[::2] == first and merged[1::2] == second and set(first).isdisjoint(second)
+    ``first`` the longer by at most one: each fire compared with the next of the other list, mapped in C."""
+    return (0 <= len(first) - len(second) <= 1 and all(map(lt, first, second))
+            and all(map(lt, second, first[1:])))
 
 
 def _scan_intervals(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInfo, scan_from: int, since: int,
