@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 from decimal import Decimal
+from functools import lru_cache
 
 # Go's units, in nanoseconds (time.unitMap). Also the alternatives of PATTERN: longer units first, so "ms" is not
 # read as "m" followed by a stray "s".
@@ -31,6 +32,7 @@ ALLOWED = ('a Go duration: numbers with a unit each, h, m, s, ms, us or ns, deci
            'or "1.5h")')
 
 
+@lru_cache(maxsize=1024)  # pure, and a window's lead time is read by each of its checks (`EventWindow.lead`)
 def parse_duration(text: str) -> timedelta:
     """The exact ``timedelta`` of Go duration ``text``; ``ValueError`` if it is not one, is negative, or is finer
     than ``timedelta``'s microsecond (which no setting here needs)."""

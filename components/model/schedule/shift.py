@@ -4,6 +4,7 @@ scale-up cron, and how a local time becomes a UTC freeze."""
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import lru_cache
 
 from .cron import FIELD_VALUES, CronSpec, parse_cron, render_field
 from .duration import format_duration
@@ -13,6 +14,7 @@ _MINUTES_PER_DAY = 1_440
 _SAFE_DAYS_OF_MONTH = range(1, 29)  # days every month has: shifting these by a day stays in the same month
 
 
+@lru_cache(maxsize=4096)  # pure; each window's checks, plan and components ask for its scale-up cron again
 def shift_cron(expr: str, delta: timedelta) -> str:
     """The same schedule moved by ``delta`` in wall-clock terms (negative: earlier), as one 5-field cron.
 
