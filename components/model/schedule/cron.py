@@ -382,6 +382,12 @@ def _month_days(days_of_month: frozenset[int], days_of_week: frozenset[int], and
     return tuple(_days_admitted(days_of_month, days_of_week, anded, year, month, 1, last))
 
 
+def clock_change_days(tz: ZoneInfo, year: int, month: int) -> frozenset[int]:
+    """The days of a month a clock change touches in ``tz`` (their :func:`day_offsets` differ), from the cache the
+    month's fires read."""
+    return _month_midnights(tz, year, month)[1]
+
+
 @lru_cache(maxsize=4096)
 def _month_midnights(tz: ZoneInfo, year: int, month: int) -> tuple[tuple[int, ...], frozenset[int]]:
     """Each day's local midnight in a month as epoch seconds, and the days a clock change touches

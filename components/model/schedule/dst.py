@@ -8,7 +8,15 @@ from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
-from .cron import CronSpec, day_offsets, epoch_seconds, next_fire_timestamp, parse_cron, wall_instants
+from .cron import (
+    CronSpec,
+    clock_change_days,
+    day_offsets,
+    epoch_seconds,
+    next_fire_timestamp,
+    parse_cron,
+    wall_instants,
+)
 from .instants import show_instant
 from .time_zones import load_zone
 
@@ -78,12 +86,11 @@ def _transition_between(tz: ZoneInfo, low: int, high: int) -> _Transition:
 
 
 def clock_changes(tz: ZoneInfo, since: int, until: int) -> list[int]:
-    """The instants of the offset changes in ``[since, until]``, from the cached :func:`_transitions` of whole
-    years: every window asks for a range of its own, and a year's changes are found once per zone."""
+    """The instants of the offset changes in ``[since, until]``: every window asks for a range of its own, and each
+    month's changes are found once per zone (:func:`_month_transitions`)."""
     first, last = (datetime.fromtimestamp(instant, tz).date() for instant in (since, until))
-    years = range((first - timedelta(days=1)).year, (last + timedelta(days=1)).year + 1)  # a change's day is ±1 day
-    return sorted({transition.instant for year in years
-                   for transition in _transitions(tz, date(year, 1, 1), date(year, 12, 31))
+    days = (first - timedelta(days=1), last + timedelta(days=1))  # a change's day is its instant's date ±1 day
+    return sorted({transition.instant for transition in _transitions(tz, *days)
                    if since <= transition.instant <= until})
 
 
@@ -93,23 +100,33 @@ def offset_at(tz: ZoneInfo, instant: int) -> int:
     return offset // timedelta(seconds=1)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=256)  # every cron of every window in a zone is checked over the same year
 def _transitions(tz: ZoneInfo, first: date, last: date) -> tuple[_Transition, ...]:
-    """Every offset change whose day lies in ``[first, last]``; found from the cached per-day offsets.
-
-    Cached: every cron of every window in a zone is checked over the same year.
-    """
-    found: dict[int, _Transition] = {}
-    day = first
-    while day <= last:
-        start_offset, end_offset = day_offsets(tz, day)
-        if start_offset != end_offset:
-            midnight = epoch_seconds(datetime.combine(day, time(0), UTC))
-            transition = _transition_between(tz, midnight - start_offset - _DAY // 2,
-                                             midnight + _DAY - end_offset + _DAY // 2)
-            found[transition.instant] = transition
-        day += timedelta(days=1)
+    """Every offset change whose day lies in ``[first, last]``, from the months' (:func:`_month_transitions`)."""
+    found: dict[int, _Transition] = {}  # a change at midnight shows on two days
+    for index in range(first.year * 12 + first.month - 1, last.year * 12 + last.month):
+        year, month = divmod(index, 12)
+        found |= {transition.instant: transition for day, transition in _month_transitions(tz, year, month + 1)
+                  if first <= day <= last}
     return tuple(sorted(found.values(), key=lambda transition: transition.instant))
+
+
+@lru_cache(maxsize=1024)
+def _month_transitions(tz: ZoneInfo, year: int, month: int) -> tuple[tuple[date, _Transition], ...]:
+    """The offset changes a month's days touch, each with the day that shows it.
+
+    Found from the days whose offsets differ (:func:`~prescale.model.schedule.cron.clock_change_days`, the cache the
+    month's fires read too), then to the second. Cached: every cron of every window in a zone asks for the same
+    months.
+    """
+    found = []
+    for day in sorted(clock_change_days(tz, year, month)):
+        on = date(year, month, day)
+        start_offset, end_offset = day_offsets(tz, on)
+        midnight = epoch_seconds(datetime.combine(on, time(0), UTC))
+        found.append((on, _transition_between(tz, midnight - start_offset - _DAY // 2,
+                                              midnight + _DAY - end_offset + _DAY // 2)))
+    return tuple(found)
 
 
 def dst_problem(expr: str, timezone: str, since: datetime, days: int = 366) -> str | None:
