@@ -72,7 +72,7 @@ class Failsafe(pulumi.ComponentResource):
             f"{name}-failsafe-job", metadata=metadata,
             spec=cron_job_spec(event, schedule, window.namespace, window.deployment_name, named,
                                args.image, platform.system_placement),
-            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[account, binding])))
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[account, binding]))
         self.register_outputs({"schedule": schedule, "timeZone": event.timezone,
                                "cronJobName": named})
 
