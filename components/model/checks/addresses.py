@@ -8,7 +8,7 @@ docs/capacity.md#addresses.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
@@ -23,7 +23,7 @@ from ..fleet.addresses import (
     selector_groups,
     usable_addresses,
 )
-from ..windows import address_demand, occupied_spans, plan_windows
+from ..windows import Span, address_demand, occupied_spans, plan_windows
 
 TIGHT = Fraction(1, 2)  # more than this share of the free addresses held at once is said
 
@@ -38,18 +38,22 @@ class AddressShortfall:
 
 
 def address_shortfall(pools: Sequence[str], subnets: Subnets, windows: Sequence[WindowAddresses], now: datetime, *,
-                      defaults_certain: bool, prefixes: bool = False) -> AddressShortfall | None:
+                      defaults_certain: bool, prefixes: bool = False,
+                      spans: Mapping[int, list[Span]] | None = None) -> AddressShortfall | None:
     """Whether the busiest moment of ``windows`` (on ``pools``, which share ``subnets``) in the year from ``now`` fits
     their free addresses.
 
     Refused when it certainly cannot: its addresses under the networking's defaults where those are certain
     (``defaults_certain``: a cluster prescale creates, with the VPC CNI as EKS installs it), else one per node and
     one per placeholder, the least any setting holds. Said when the defaults need more than half of them.
+    ``spans``: the windows' :func:`~prescale.model.windows.occupied_spans` by index where the caller has them (the
+    config checks do), else walked here.
     """
     free = subnets.total
     if sum(window.expected for window in windows) <= TIGHT * free:
         return None  # all of them at once fit: no sweep needed (the usual case)
-    spans = {window.index: occupied_spans(window.window, now) for window in windows}
+    known = spans or {}  # the caller's, where it has them
+    spans = {window.index: known.get(window.index) or occupied_spans(window.window, now) for window in windows}
     expected = busiest(windows, spans, lambda window: window.expected)
     if expected is None or expected.expected <= TIGHT * free:
         return None
@@ -95,10 +99,12 @@ def vpc_cidr_problems(config: StackConfig) -> list[str]:
     return []
 
 
-def planned_address_problems(config: StackConfig, now: datetime) -> list[str]:
+def planned_address_problems(config: StackConfig, now: datetime,
+                             spans: Mapping[int, list[Span]] | None = None) -> list[str]:
     """A VPC prescale creates must hold the busiest moment of the pools that launch into it (by the discovery tag):
     its private subnets' sizes are known before anything exists, and its VPC CNI runs with EKS's defaults. Every
-    window counts, armed now or later, as the plan holds it (planning is pure, and cheap beside validation).
+    window counts, armed now or later, as the plan holds it (planning is pure, and cheap beside validation);
+    ``spans``: each window's occupied spans by index, if the caller has them.
     """
     cluster = config.cluster
     pools = selector_groups(config.node_pools).get(None)
@@ -109,7 +115,7 @@ def planned_address_problems(config: StackConfig, now: datetime) -> list[str]:
     windows = address_demand(plan_windows(config, now), {pool.name: pool for pool in config.node_pools}, names,
                              prefixes=cluster.auto_mode)
     shortfall = address_shortfall(names, subnets, windows, now, defaults_certain=not cluster.auto_mode,
-                                  prefixes=cluster.auto_mode)
+                                  prefixes=cluster.auto_mode, spans=spans)
     if shortfall is None or not shortfall.refused:
         return []  # a tight fit is said at preview, with the same numbers
     return [f"{CONFIG_NAMESPACE}:cluster.vpcCidr: {cluster.vpc_cidr!r} with availabilityZones "
