@@ -36,8 +36,7 @@ class WindowBufferArgs:
 class WindowBuffer(pulumi.ComponentResource):
     """One buffer window's PodTemplate and CapacityBuffer."""
 
-    # Attributes are annotated where they are set: the SDK evaluates a component class's annotations at every
-    # registration (docs/performance.md#how-the-program-stays-fast), and there is one of these per window.
+    # Attributes are annotated in __init__, not here: docs/performance.md#how-the-program-stays-fast.
 
     def __init__(self, name: str, args: WindowBufferArgs, opts: pulumi.ResourceOptions | None = None):
         window, platform = args.window, args.platform

@@ -45,8 +45,7 @@ class CapacityDriver(pulumi.ComponentResource):
     edges, and a Job that finds no object yet retries within its deadline.
     """
 
-    # Attributes are annotated where they are set: the SDK evaluates a component class's annotations at every
-    # registration (docs/performance.md#how-the-program-stays-fast), and there is one of these per window.
+    # Attributes are annotated in __init__, not here: docs/performance.md#how-the-program-stays-fast.
 
     def __init__(self, name: str, args: CapacityDriverArgs, opts: pulumi.ResourceOptions | None = None):
         window, platform, namespace = args.window, args.platform, args.namespace

@@ -44,8 +44,7 @@ class Failsafe(pulumi.ComponentResource):
     order in which ``pulumi up`` creates or deletes it next to them does not matter.
     """
 
-    # Attributes are annotated where they are set: the SDK evaluates a component class's annotations at every
-    # registration (docs/performance.md#how-the-program-stays-fast), and there is one of these per window.
+    # Attributes are annotated in __init__, not here: docs/performance.md#how-the-program-stays-fast.
 
     def __init__(self, name: str, args: FailsafeArgs, opts: pulumi.ResourceOptions | None = None):
         window, platform = args.window, args.platform

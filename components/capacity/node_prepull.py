@@ -38,8 +38,7 @@ class NodePrepullArgs:
 class NodePrepull(pulumi.ComponentResource):
     """One window's prepull DaemonSet."""
 
-    # Attributes are annotated where they are set: the SDK evaluates a component class's annotations at every
-    # registration (docs/performance.md#how-the-program-stays-fast), and there is one of these per window.
+    # Attributes are annotated in __init__, not here: docs/performance.md#how-the-program-stays-fast.
 
     def __init__(self, name: str, args: NodePrepullArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("prescale:index:NodePrepull", name, {}, pulumi.ResourceOptions.merge(

@@ -34,8 +34,7 @@ class WindowReservationsArgs:
 class WindowReservations(pulumi.ComponentResource):
     """The window's reservations, by zone; ``ids`` for the pool's EC2NodeClass to select."""
 
-    # Attributes are annotated where they are set: the SDK evaluates a component class's annotations at every
-    # registration (docs/performance.md#how-the-program-stays-fast), and there is one of these per window.
+    # Attributes are annotated in __init__, not here: docs/performance.md#how-the-program-stays-fast.
 
     def __init__(self, name: str, args: WindowReservationsArgs, opts: pulumi.ResourceOptions | None = None):
         plan = args.plan

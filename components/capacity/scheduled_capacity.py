@@ -49,8 +49,7 @@ class ScheduledCapacityArgs:
 class ScheduledCapacity(pulumi.ComponentResource):
     """One window's placeholder Deployment and the KEDA ScaledObject that scales it on the window's cron."""
 
-    # Attributes are annotated where they are set: the SDK evaluates a component class's annotations at every
-    # registration (docs/performance.md#how-the-program-stays-fast), and there is one of these per window.
+    # Attributes are annotated in __init__, not here: docs/performance.md#how-the-program-stays-fast.
 
     def __init__(self, name: str, args: ScheduledCapacityArgs, opts: pulumi.ResourceOptions | None = None):
         armed, pool, namespace, platform = args.armed, args.pool, args.namespace, args.platform

@@ -39,8 +39,7 @@ class StaticNodePoolArgs:
 class StaticNodePool(pulumi.ComponentResource):
     """One static window's NodePool, at ``nodes`` nodes while its driver says so."""
 
-    # Attributes are annotated where they are set: the SDK evaluates a component class's annotations at every
-    # registration (docs/performance.md#how-the-program-stays-fast), and there is one of these per window.
+    # Attributes are annotated in __init__, not here: docs/performance.md#how-the-program-stays-fast.
 
     def __init__(self, name: str, args: StaticNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
         window, platform = args.window, args.platform
