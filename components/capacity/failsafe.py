@@ -52,8 +52,7 @@ class Failsafe(pulumi.ComponentResource):
             opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
         event = window.armed.window
         child = pulumi.ResourceOptions(parent=self)
-        # One name for the account, its Role and binding, and the job, written as a string rather than read from
-        # their outputs (cheaper to register); each object depends on those it names explicitly.
+        # One name for the account, its Role and binding, and the job; each object depends on those it names.
         named = failsafe_name(event.name)
         metadata = {"name": named, "namespace": window.namespace,
                     "labels": {**FAILSAFE_LABELS, WINDOW_LABEL: event.name}}
