@@ -267,14 +267,16 @@ def _local_date(seconds: int, tz: ZoneInfo) -> date:
     return datetime.fromtimestamp(seconds, tz).date()
 
 
+def calendar_months(first: date, last: date) -> Iterator[tuple[int, int]]:
+    """``(year, month)`` of every month from ``first``'s to ``last``'s, both included, in order."""
+    for index in range(first.year * 12 + first.month - 1, last.year * 12 + last.month):
+        year, month = divmod(index, 12)
+        yield year, month + 1
+
+
 def matching_days(spec: CronSpec, first: date, last: date) -> Iterator[date]:
     """Every date in ``[first, last]`` the spec's month and day rule admit, ascending; skips whole months."""
-    month_index = first.year * 12 + first.month - 1
-    last_index = last.year * 12 + last.month - 1
-    while month_index <= last_index:
-        year, month = divmod(month_index, 12)
-        month += 1
-        month_index += 1
+    for year, month in calendar_months(first, last):
         if month not in spec.months:
             continue
         low = first.day if (year, month) == (first.year, first.month) else 1
@@ -343,10 +345,9 @@ def _fire_chunks(spec: CronSpec, tz: ZoneInfo, first: date, last: date) -> Itera
     if len(spec.times) > _CACHED_TIMES_PER_DAY:  # a month of such a cron is too big to keep
         yield from (day_fire_timestamps(spec, tz, day) for day in matching_days(spec, first, last))
         return
-    for index in range(first.year * 12 + first.month - 1, last.year * 12 + last.month):
-        year, month = divmod(index, 12)
-        if month + 1 in spec.months:
-            yield _month_fires(spec, tz, year, month + 1)
+    for year, month in calendar_months(first, last):
+        if month in spec.months:
+            yield _month_fires(spec, tz, year, month)
 
 
 @lru_cache(maxsize=1024)

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 from .cron import (
     CronSpec,
+    calendar_months,
     clock_change_days,
     day_offsets,
     epoch_seconds,
@@ -104,9 +105,8 @@ def offset_at(tz: ZoneInfo, instant: int) -> int:
 def _transitions(tz: ZoneInfo, first: date, last: date) -> tuple[_Transition, ...]:
     """Every offset change whose day lies in ``[first, last]``, from the months' (:func:`_month_transitions`)."""
     found: dict[int, _Transition] = {}  # a change at midnight shows on two days
-    for index in range(first.year * 12 + first.month - 1, last.year * 12 + last.month):
-        year, month = divmod(index, 12)
-        found |= {transition.instant: transition for day, transition in _month_transitions(tz, year, month + 1)
+    for year, month in calendar_months(first, last):
+        found |= {transition.instant: transition for day, transition in _month_transitions(tz, year, month)
                   if first <= day <= last}
     return tuple(sorted(found.values(), key=lambda transition: transition.instant))
 

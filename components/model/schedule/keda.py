@@ -268,9 +268,7 @@ def occurrence_instants(start: str, end: str, timezone: str, lead: timedelta, si
     if not intervals:
         return ()
     starts = [*fire_timestamps(start_spec, tz, opens[0], closes[-1]), closes[-1]]  # ends the searches below
-    firsts = list(map(starts.__getitem__, map(bisect_left, repeat(starts), opens)))  # each one's first start, if any
-    if all(map(lt, firsts, closes)):  # every occurrence has its start (in any window the checks pass)
-        return tuple(zip(opens, firsts, closes, strict=True))
+    firsts = map(starts.__getitem__, map(bisect_left, repeat(starts), opens))  # each one's first start, if any
     return tuple([(opened, begins if begins < closed else opened, closed)
                   for opened, begins, closed in zip(opens, firsts, closes, strict=True)])
 
