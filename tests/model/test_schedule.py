@@ -15,7 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from prescale.model.checks.window_times import alternation_problem, lead_problem, never_fires_problem
 from prescale.model.schedule.cron import epoch_seconds, fire_timestamps, parse_cron
-from prescale.model.schedule.dst import dst_problem, dst_problem_local
+from prescale.model.schedule.dst import dst_problem, dst_problem_local, wall_shifted
 from prescale.model.schedule.duration import parse_duration
 from prescale.model.schedule.freezes import Freeze, freeze_active, one_off_freeze, recurring_freeze
 from prescale.model.schedule.keda import (
@@ -419,6 +419,20 @@ def test_dst_problem_local(moment, timezone_name, fragment):
 def test_dst_problem_local_wants_a_naive_local_time():
     with pytest.raises(ValueError, match="naive"):
         dst_problem_local(at(2026, 6, 1), "UTC")
+
+
+@settings(max_examples=40, deadline=None)
+@given(minute=st.integers(0, 59), hour=st.integers(0, 23), days=st.sampled_from(["*", "1-5", "0,6", "3"]),
+       delta=st.integers(-2 * 1440, 2 * 1440),
+       tz=st.sampled_from([NEW_YORK, BERLIN, ZoneInfo("Australia/Lord_Howe"), ZoneInfo("America/Santiago"), SEOUL]))
+def test_wall_shifted_instants_are_where_the_shifted_cron_fires(minute, hour, days, delta, tz):
+    expr = f"{minute} {hour} * * {days}"
+    moved = shift_cron(expr, delta * M)  # one time of day on weekdays: always one cron
+    assume(dst_problem(expr, tz.key, at(2026, 1, 1)) is None and dst_problem(moved, tz.key, at(2026, 1, 1)) is None)
+    fires = list(fire_timestamps(parse_cron(expr), tz, *YEAR))
+    inner = range(YEAR[0] + 3 * 86_400, YEAR[1] - 3 * 86_400)
+    assert [fire for fire in wall_shifted(fires, delta * M, tz) if fire in inner] == \
+        list(fire_timestamps(parse_cron(moved), tz, inner.start, inner.stop))
 
 
 @pytest.mark.parametrize("expr, never", [("0 0 30 2 *", True), ("0 0 31 4,6,9,11 *", True),

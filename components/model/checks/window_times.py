@@ -7,23 +7,20 @@ a consolidation freeze that cannot be one UTC budget are refused with the key at
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from datetime import datetime, timedelta
-from itertools import compress, count, pairwise, repeat
-from operator import itemgetter, le, sub
+from itertools import compress, count, pairwise
+from operator import itemgetter, le
 from zoneinfo import ZoneInfo
 
 from ..config import LOCAL_DATETIME, EventWindow, KedaConfig
 from ..schedule.cron import CronSpec, epoch_seconds, fire_timestamps, next_fire_timestamp, parse_cron
-from ..schedule.dst import clock_changes, dst_problem, dst_problem_local
+from ..schedule.dst import dst_problem, dst_problem_local, wall_shifted
 from ..schedule.duration import format_duration
 from ..schedule.freezes import recurring_freeze
 from ..schedule.instants import show_instant
 from ..schedule.keda import DAY, END, START, events, interleaved, keda_window, occurrence_instants
 from ..schedule.shift import shift_cron
 from ..schedule.time_zones import load_zone
-
-_SECOND = timedelta(seconds=1)
 
 
 def window_time_problems(path: str, window: EventWindow, now: datetime, freeze: bool = True) -> list[str]:
@@ -190,29 +187,17 @@ def lead_problem(start: str, end: str, timezone: str, lead: timedelta, since: da
                                           since + timedelta(days=days))
     except ValueError as error:
         return str(error)
+    if len(occurrences) < 2:
+        return None
     tz = load_zone(timezone)
-    lead_seconds = -(-lead // _SECOND)  # so that begins - lead_seconds is epoch_seconds(begins - lead)
-    changes = clock_changes(tz, occurrences[0][1] - lead_seconds - DAY, occurrences[-1][1] + DAY) \
-        if occurrences else []
     previous_ends = list(map(itemgetter(2), occurrences[:-1]))
     begins_after = list(map(itemgetter(1), occurrences[1:]))
-    # Far from a clock change the scale-up is the start minus the lead (mapped in C: a year of daily occurrences);
-    # only the occurrences that then reach the previous end, or have a change nearby, are walked one by one.
-    reaching = compress(count(), map(le, map(sub, begins_after, repeat(lead_seconds)), previous_ends))
-    near_change = (index for change in changes for index in range(
-        bisect_left(begins_after, change - DAY), bisect_right(begins_after, change + lead_seconds + DAY)))
-    for index in sorted({*reaching, *near_change}):
-        previous_end, begins = previous_ends[index], begins_after[index]
-        scale_up = begins - lead_seconds
-        if bisect_left(changes, scale_up - DAY) != bisect_right(changes, begins + DAY):
-            # A clock change nearby: move the start on the wall clock (far from one, that is the subtraction).
-            wall = datetime.fromtimestamp(begins, tz).replace(tzinfo=None) - lead
-            scale_up = epoch_seconds(wall.replace(tzinfo=tz))
-        if scale_up <= previous_end:
-            gap = min(later[1] - earlier[2] for earlier, later in pairwise(occurrences))
-            return (f"lead time {format_duration(lead)} moves the scale-up for {show_instant(begins, tz)} to "
-                    f"{show_instant(scale_up, tz)}, not after the previous occurrence's end "
-                    f"({show_instant(previous_end, tz)}): "
-                    f"KEDA would pair it with that earlier end; allowed: less than "
-                    f"{format_duration(timedelta(seconds=gap))}")
-    return None
+    scale_ups = wall_shifted(begins_after, -lead, tz)
+    late = next(compress(count(), map(le, scale_ups, previous_ends)), None)  # the first to reach the previous end
+    if late is None:
+        return None
+    gap = min(later[1] - earlier[2] for earlier, later in pairwise(occurrences))
+    return (f"lead time {format_duration(lead)} moves the scale-up for {show_instant(begins_after[late], tz)} to "
+            f"{show_instant(scale_ups[late], tz)}, not after the previous occurrence's end "
+            f"({show_instant(previous_ends[late], tz)}): KEDA would pair it with that earlier end; allowed: less "
+            f"than {format_duration(timedelta(seconds=gap))}")

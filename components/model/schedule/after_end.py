@@ -9,15 +9,15 @@ docs/guardrails.md#3-the-failsafe-when-keda-fails-at-a-windows-end.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from datetime import datetime, timedelta
 from itertools import compress, count, repeat
-from math import ceil, inf
+from math import ceil
 from operator import add, ge, itemgetter
+from zoneinfo import ZoneInfo
 
 from ..config import EventWindow, NodePoolConfig
-from .cron import dated_cron, fire_timestamps, parse_cron
-from .dst import dst_problem, dst_problem_local
+from .cron import dated_cron
+from .dst import dst_problem, dst_problem_local, wall_shifted
 from .duration import format_duration, parse_duration
 from .keda import occurrence_instants
 from .shift import shift_cron
@@ -61,7 +61,7 @@ MIN_GRACE = timedelta(minutes=ceil((POLLING_INTERVAL_SECONDS + COOLDOWN_SECONDS)
 
 
 _YEAR = timedelta(days=366)
-_NEVER = inf  # the failsafe fire after the last: none
+_SECOND = timedelta(seconds=1)
 
 
 def starting_deadline(window: EventWindow) -> timedelta:
@@ -111,42 +111,35 @@ def failsafe_problem(window: EventWindow, grace: timedelta, now: datetime) -> st
     if window.is_one_off:
         problem = dst_problem_local(window.local_end + grace, window.timezone)
     else:
-        problem = dst_problem(cron, window.timezone, now) or _reaches_next_window(window, cron, now)
+        problem = dst_problem(cron, window.timezone, now) or _reaches_next_window(window, grace, now)
     return f"the failsafe scale-down ({cron!r} in {window.timezone}): {problem}" if problem else None
 
 
-def _reaches_next_window(window: EventWindow, cron: str, now: datetime) -> str | None:
+def _reaches_next_window(window: EventWindow, grace: timedelta, now: datetime) -> str | None:
     """Whether a failsafe run, started as late as allowed, falls into the next occurrence of the window."""
     # (scale_up, start, end) in epoch seconds; the same year the freeze check walked, so a cache hit.
-    occurrences = occurrence_instants(window.start, window.end, window.timezone, window.lead, now,
-                                               now + _YEAR)
+    occurrences = occurrence_instants(window.start, window.end, window.timezone, window.lead, now, now + _YEAR)
     if len(occurrences) < 2:
         return None
+    tz = load_zone(window.timezone)
     latest = starting_deadline(window)
-    # Every failsafe fire from the first end on (one pass; each end then finds its own fire by bisection), and
-    # "never" after the last: it lands on no scale-up in time.
-    fires = [*fire_timestamps(parse_cron(cron), load_zone(window.timezone), occurrences[0][2], occurrences[-1][0]),
-             _NEVER]
     ends = list(map(itemgetter(2), occurrences[:-1]))
     next_scale_ups = list(map(itemgetter(0), occurrences[1:]))
-    # Each end's fire (a fire at the end instant itself counts), as late as it may start; mapped in C: a year of
-    # daily occurrences per window.
-    runs = map(add, map(fires.__getitem__, map(bisect_left, repeat(fires), ends)), repeat(latest.total_seconds()))
-    late = next(compress(count(), map(ge, runs, next_scale_ups)), None)  # landing on the scale-up is too late
+    # Each end's run is its wall time plus the grace (the failsafe cron is the end's moved by it): the latest start
+    # that may still happen must come before the next scale-up. Mapped in C: a year of daily occurrences per window.
+    runs = wall_shifted(ends, grace, tz)
+    late = next(compress(count(), map(ge, map(add, runs, repeat(latest // _SECOND)), next_scale_ups)), None)
     if late is None:
         return None
     ended, next_scale_up = ends[late], next_scale_ups[late]
-    fire = fires[bisect_left(fires, ended)]
     longest = timedelta(seconds=next_scale_up - ended) - latest - timedelta(minutes=1)
     allowed = (f"a failsafeGrace from {format_duration(MIN_GRACE)} to {format_duration(longest)}"
                if longest >= MIN_GRACE else
                f"a next scale-up more than {format_duration(MIN_GRACE + latest)} after each end")
-    return (f"would run at {_show(fire, window)} (or up to {format_duration(latest)} later), not before the "
-            f"next scale-up at {_show(next_scale_up, window)}, and remove the placeholders of an "
+    return (f"would run at {_show(runs[late], tz)} (or up to {format_duration(latest)} later), not before the "
+            f"next scale-up at {_show(next_scale_up, tz)}, and remove the placeholders of an "
             f"open window; allowed: {allowed}")
 
 
-def _show(instant: float, window: EventWindow) -> str:
-    if instant == _NEVER:
-        return "never"
-    return f"{datetime.fromtimestamp(instant, load_zone(window.timezone)):%a %Y-%m-%d %H:%M %Z}"
+def _show(instant: int, tz: ZoneInfo) -> str:
+    return f"{datetime.fromtimestamp(instant, tz):%a %Y-%m-%d %H:%M %Z}"

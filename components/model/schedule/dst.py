@@ -3,9 +3,12 @@ CronJob controller skip or repeat (robfig/cron walks wall-clock time)."""
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
+from itertools import repeat
+from operator import add
 from zoneinfo import ZoneInfo
 
 from .cron import (
@@ -99,6 +102,23 @@ def offset_at(tz: ZoneInfo, instant: int) -> int:
     offset = datetime.fromtimestamp(instant, tz).utcoffset()
     assert offset is not None, tz.key  # an aware datetime in a ZoneInfo always has one
     return offset // timedelta(seconds=1)
+
+
+def wall_shifted(instants: list[int], delta: timedelta, tz: ZoneInfo) -> list[int]:
+    """Each of the ascending ``instants`` moved by ``delta`` on ``tz``'s wall clock, as a cron moved by
+    :func:`~prescale.model.schedule.shift.shift_cron` fires: a scale-up is the start's wall time minus the lead, a
+    failsafe run the end's plus the grace. More than a day from a clock change that is adding the seconds (mapped in
+    C: a year of daily fires per window); nearer one it goes through the local time (the first of a repeated one)."""
+    seconds = delta // timedelta(seconds=1)
+    shifted = list(map(add, instants, repeat(seconds)))
+    if not instants:
+        return shifted
+    before, after = max(seconds, 0) + _DAY, _DAY - min(seconds, 0)  # how far an instant moved across a change may be
+    for change in clock_changes(tz, instants[0] - after, instants[-1] + before):
+        for index in range(bisect_left(instants, change - before), bisect_right(instants, change + after)):
+            wall = datetime.fromtimestamp(instants[index], tz).replace(tzinfo=None) + delta
+            shifted[index] = epoch_seconds(wall.replace(tzinfo=tz))
+    return shifted
 
 
 @lru_cache(maxsize=256)  # every cron of every window in a zone is checked over the same year
