@@ -16,12 +16,12 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from itertools import repeat
+from itertools import pairwise, repeat
 from operator import itemgetter, sub
 from typing import Literal, TypedDict, TypeVar
 from zoneinfo import ZoneInfo
 
-from .cron import dated_cron, epoch_seconds, fire_timestamps, next_fire_timestamp, parse_cron, render_field
+from .cron import CronSpec, dated_cron, epoch_seconds, fire_timestamps, next_fire_timestamp, parse_cron, render_field
 from .dst import clock_changes, offset_at
 from .duration import format_duration, parse_duration
 from .keda import DAY, Occurrence, occurrence_instants
@@ -32,6 +32,7 @@ from .time_zones import load_zone
 T = TypeVar("T", bound=Ordered)  # minutes of the day here, instants in the CLI's timeline
 
 _MINUTE = timedelta(minutes=1)
+_MINUTES_PER_DAY = 1_440
 _UTC_ZONE = ZoneInfo("UTC")  # Karpenter parses budgets with "TZ=UTC "
 
 
@@ -59,13 +60,22 @@ def recurring_freeze(start: str, end: str, timezone: str, lead: timedelta, since
     if not occurrences:
         raise ValueError(f"window {start!r} → {end!r} has no occurrence in the year from {since:%Y-%m-%d}")
     tz = load_zone(timezone)
-    scale_ups = list(map(itemgetter(0), occurrences))
+    scale_ups, ends = list(map(itemgetter(0), occurrences)), list(map(itemgetter(2), occurrences))
     # The offset is the same from one clock change to the next: read it at the first scale-up after each.
-    firsts = {0, *(bisect_left(scale_ups, change) for change in clock_changes(tz, scale_ups[0], scale_ups[-1]))}
-    largest = max(offset_at(tz, scale_ups[index]) for index in firsts if index < len(scale_ups))
+    bounds = sorted({0, *(bisect_left(scale_ups, change) for change in clock_changes(tz, scale_ups[0], scale_ups[-1]))}
+                    - {len(scale_ups)})
+    offsets = [offset_at(tz, scale_ups[index]) for index in bounds]
+    largest = max(offsets)
     schedule = shift_cron(start, -(lead + timedelta(seconds=largest)))
-    fires = list(fire_timestamps(parse_cron(schedule), _UTC_ZONE, occurrences[0][0] - 2 * DAY,
-                                 occurrences[-1][0] + 1))
+    spec = parse_cron(schedule)
+    if _fewest_seconds_apart(spec) > largest - min(offsets):
+        # Each scale-up's budget fire is its wall time read as UTC minus the largest offset, at most the offset
+        # spread earlier, and no other fire comes between them: the longest end - fire, period by period in C.
+        periods = zip(bounds, [*bounds[1:], len(scale_ups)], offsets, strict=True)
+        needed = largest + max(max(map(sub, ends[low:high], scale_ups[low:high])) - offset
+                               for low, high, offset in periods)
+        return Freeze(schedule, _freeze_duration(timedelta(seconds=needed)))
+    fires = list(fire_timestamps(spec, _UTC_ZONE, scale_ups[0] - 2 * DAY, scale_ups[-1] + 1))
     # Each occurrence's budget fire is the last at or before its scale-up; they ascend, so if one has none the first
     # has none. Mapped in C: a year of daily occurrences per window, hundreds of windows.
     after_latest = list(map(bisect_right, repeat(fires), scale_ups))  # index of each occurrence's fire, plus one
@@ -73,8 +83,14 @@ def recurring_freeze(start: str, end: str, timezone: str, lead: timedelta, since
         raise ValueError(f"UTC schedule {schedule!r} does not fire before the scale-up at "
                          f"{datetime.fromtimestamp(scale_ups[0], UTC):%Y-%m-%d %H:%M} UTC")
     latest_fires = map(fires.__getitem__, map(sub, after_latest, repeat(1)))
-    needed = max(map(sub, map(itemgetter(2), occurrences), latest_fires))
+    needed = max(map(sub, ends, latest_fires))
     return Freeze(schedule, _freeze_duration(timedelta(seconds=needed)))
+
+
+def _fewest_seconds_apart(spec: CronSpec) -> int:
+    """A lower bound on the seconds between two fires of ``spec``: its closest times of day, across midnight too."""
+    times = sorted(spec.times)
+    return 60 * min(b - a for a, b in pairwise([*times, times[0] + _MINUTES_PER_DAY]))
 
 
 def one_off_freeze(occurrence: Occurrence) -> Freeze:
