@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from itertools import chain, repeat
-from operator import itemgetter, lt
+from operator import lt
 from typing import cast
 from zoneinfo import ZoneInfo
 
@@ -122,31 +122,38 @@ def _pieces(since: int, until: int, horizon: int) -> Iterator[tuple[int, int]]:
 
 
 def keda_intervals(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInfo, since: int,
-                    until: int) -> list[tuple[int, int]]:
+                   until: int) -> list[tuple[int, int]]:
     """KEDA's active intervals ``[open, close)`` (epoch seconds) that intersect ``[since, until)``.
 
     Active on ``[previous event, e)`` for every event ``e`` that includes an end; consecutive such events
     merge into one interval. The first interval may have opened before ``since``: the scan starts a week
     earlier and doubles its look-back until it sees the opening (up to ``_MAX_OPEN``). Most windows alternate (one
-    end after each start), and :func:`_alternating_intervals` reads theirs without an event-by-event walk.
+    end after each start), and :func:`_alternating_bounds` reads theirs without an event-by-event walk.
     """
-    alternating = _alternating_intervals(start_spec, end_spec, tz, since, until)
+    return list(zip(*interval_bounds(start_spec, end_spec, tz, since, until), strict=True))
+
+
+def interval_bounds(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInfo, since: int,
+                    until: int) -> tuple[list[int], list[int]]:
+    """:func:`keda_intervals` as its opens and its closes: what a year of occurrences is built from."""
+    alternating = _alternating_bounds(start_spec, end_spec, tz, since, until)
     if alternating is not None:
         return alternating
     lookback = 8 * DAY
     while True:
         intervals = _scan_intervals(start_spec, end_spec, tz, since - lookback, since, until)
         if not intervals or intervals[0][0] is not None:
-            return cast(list[tuple[int, int]], intervals)
+            found = cast(list[tuple[int, int]], intervals)  # every interval's opening seen
+            return [opened for opened, _ in found], [closed for _, closed in found]
         if lookback >= _MAX_OPEN:
             raise ValueError(f"KEDA keeps this window open since before {show_instant(since - lookback, tz)}: start "
                              "and end do not alternate")
         lookback *= 2
 
 
-def _alternating_intervals(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInfo, since: int,
-                           until: int) -> list[tuple[int, int]] | None:
-    """:func:`keda_intervals` when, from a week before ``since`` to the first start at or after ``until``, each start
+def _alternating_bounds(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInfo, since: int,
+                        until: int) -> tuple[list[int], list[int]] | None:
+    """:func:`interval_bounds` when, from a week before ``since`` to the first start at or after ``until``, each start
     is followed by exactly one end before the next start, never at the same instant (ends before the first start
     close intervals that are over by ``since``): each interval is then a start and the end after it. ``None`` when
     they do not alternate there (the event-by-event walk then decides) or no start follows ``until`` within
@@ -165,7 +172,7 @@ def _alternating_intervals(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInf
     if not interleaved(starts, ends):
         return None
     first = bisect_right(ends, since)  # the intervals that close after ``since``
-    return list(zip(starts[first:-1], ends[first:], strict=True))
+    return starts[first:-1], ends[first:]
 
 
 def interleaved(first: list[int], second: list[int]) -> bool:
@@ -260,12 +267,10 @@ def occurrence_instants(start: str, end: str, timezone: str, lead: timedelta, si
     _check_lead(lead)
     start_spec, end_spec, tz = keda_window(start, end, timezone)
     scale_up_spec = keda_window(shift_cron(start, -lead), end, timezone)[0] if lead else start_spec
-    intervals = keda_intervals(scale_up_spec, end_spec, tz, epoch_seconds(since), ceil_epoch_seconds(until))
-    # Zipped and mapped in C: a year of daily occurrences per window.
-    opens, closes = list(map(itemgetter(0), intervals)), list(map(itemgetter(1), intervals))
+    opens, closes = interval_bounds(scale_up_spec, end_spec, tz, epoch_seconds(since), ceil_epoch_seconds(until))
     if not lead:  # each interval opens at a start fire: the occurrence's start
         return tuple(zip(opens, opens, closes, strict=True))
-    if not intervals:
+    if not opens:
         return ()
     starts = [*fire_timestamps(start_spec, tz, opens[0], closes[-1]), closes[-1]]  # ends the searches below
     firsts = map(starts.__getitem__, map(bisect_left, repeat(starts), opens))  # each one's first start, if any
