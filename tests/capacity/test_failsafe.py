@@ -192,3 +192,12 @@ def test_a_guard_whose_latest_start_lands_exactly_on_the_next_scale_up_is_refuse
 def test_a_gap_too_short_for_any_guard_says_how_far_apart_occurrences_must_be():
     problem = failsafe_problem(window(start="0 * * * *", end="50 * * * *", lead_time="5m"), timedelta(minutes=2), NOW)
     assert problem.endswith("allowed: a next scale-up more than 7m after each end"), problem
+
+
+def test_a_run_across_a_clock_change_is_at_its_wall_time():
+    """The night clocks spring forward (2027-03-14 in New York), 23:00 + 4h is 03:00, three real hours later:
+    5 minutes late it still comes before the 03:30 scale-up. Four real hours would land at 04:00."""
+    overnight = window(start="30 3 * * *", end="0 23 * * *", timezone="America/New_York")
+    assert failsafe_problem(overnight, timedelta(hours=4), NOW) is None
+    problem = failsafe_problem(overnight, timedelta(hours=4, minutes=30), NOW)  # 03:30 + 5m: every night
+    assert "not before the next scale-up at" in problem, problem
