@@ -32,7 +32,6 @@ from .time_zones import load_zone
 T = TypeVar("T", bound=Ordered)  # minutes of the day here, instants in the CLI's timeline
 
 _MINUTE = timedelta(minutes=1)
-_MINUTES_PER_DAY = 1_440
 _UTC_ZONE = ZoneInfo("UTC")  # Karpenter parses budgets with "TZ=UTC "
 
 
@@ -89,8 +88,8 @@ def recurring_freeze(start: str, end: str, timezone: str, lead: timedelta, since
 
 def _fewest_seconds_apart(spec: CronSpec) -> int:
     """A lower bound on the seconds between two fires of ``spec``: its closest times of day, across midnight too."""
-    times = sorted(spec.times)
-    return 60 * min(b - a for a, b in pairwise([*times, times[0] + _MINUTES_PER_DAY]))
+    seconds = sorted(60 * minute for minute in spec.times)
+    return min(b - a for a, b in pairwise([*seconds, seconds[0] + DAY]))
 
 
 def one_off_freeze(occurrence: Occurrence) -> Freeze:
