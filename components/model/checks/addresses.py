@@ -52,8 +52,9 @@ def address_shortfall(pools: Sequence[str], subnets: Subnets, windows: Sequence[
     free = subnets.total
     if sum(window.expected for window in windows) <= TIGHT * free:
         return None  # all of them at once fit: no sweep needed (the usual case)
-    known = spans or {}  # the caller's, where it has them
-    spans = {window.index: known.get(window.index) or occupied_spans(window.window, now) for window in windows}
+    given = spans or {}  # the caller's, where it has them
+    spans = {window.index: given[window.index] if window.index in given else occupied_spans(window.window, now)
+             for window in windows}
     expected = busiest(windows, spans, lambda window: window.expected)
     if expected is None or expected.expected <= TIGHT * free:
         return None
