@@ -39,7 +39,8 @@ class CapacityDriverArgs:
 
 
 class CapacityDriver(pulumi.ComponentResource):
-    """One window's driver: its ServiceAccount, roles and bindings, and the scale-up and scale-down CronJobs.
+    """One window's driver: its ServiceAccount, roles and bindings, and the scale-up, scale-down and failsafe
+    CronJobs.
 
     It names the window's object instead of depending on it, as the failsafe does: it acts only at the window's
     edges, and a Job that finds no object yet retries within its deadline.
@@ -80,12 +81,14 @@ class CapacityDriver(pulumi.ComponentResource):
             return pulumi.Output.all(namespace, account.metadata.name).apply(lambda names: cron_job_spec(
                 run, capacity, driver.timezone, names[0], names[1], args.image, platform, labels))
 
-        # by CronJob name: scale-up, then scale-down
+        # by CronJob name: scale-up, scale-down, then the failsafe
+        runs = (("scale-up", driver.up), ("scale-down", driver.down), ("failsafe", driver.failsafe))
         self.cron_jobs: dict[str, k8s.batch.v1.CronJob] = {run.name: k8s.batch.v1.CronJob(
             f"{name}-{edge}", metadata={"name": run.name, "namespace": namespace, "labels": labels},
-            spec=spec(run), opts=after_rights) for edge, run in (("scale-up", driver.up), ("scale-down", driver.down))}
+            spec=spec(run), opts=after_rights) for edge, run in runs}
         self.register_outputs({"timeZone": driver.timezone, "scaleUp": driver.up.schedule,
-                               "scaleDown": driver.down.schedule, "cronJobNames": list(self.cron_jobs)})
+                               "scaleDown": driver.down.schedule, "failsafe": driver.failsafe.schedule,
+                               "cronJobNames": list(self.cron_jobs)})
 
 
 def cron_job_spec(run: DriverRun, capacity: NativeCapacity, timezone: str, namespace: str, service_account: str,
@@ -98,8 +101,8 @@ def cron_job_spec(run: DriverRun, capacity: NativeCapacity, timezone: str, names
 
 
 def commands(run: DriverRun, capacity: NativeCapacity, namespace: str) -> dict[str, list[str]]:
-    """Container name → kubectl arguments: set the count; for a one-off's scale-down, also delete the scale-up
-    CronJob (independent containers, so one failing never stops the other)."""
+    """Container name → kubectl arguments: set the count; for a one-off's scale-down and failsafe, also delete the
+    scale-up CronJob (independent containers, so one failing never stops the other)."""
     calls = {"set-count": set_count(capacity, run.replicas, namespace)}
     if run.disarms is not None:
         calls["disarm-scale-up"] = ["delete", f"cronjobs.batch/{run.disarms}", f"--namespace={namespace}",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import ClassVar
 
 from .config import EventWindow, NodePoolConfig
@@ -47,9 +47,15 @@ def static_node_pool_name(pool_name: str, window_name: str) -> str:
 
 
 def driver_names(window_name: str) -> tuple[str, str]:
-    """The driver's two CronJobs: within a CronJob's 52 characters for a 40-character window name
-    (``prescale.names.failsafe_name`` explains the limit)."""
+    """The driver's scale-up and scale-down CronJobs: within a CronJob's 52 characters for a 40-character window
+    name (``prescale.names.failsafe_name`` explains the limit)."""
     return f"scale-up-{window_name}", f"scale-down-{window_name}"
+
+
+def driver_failsafe_name(window_name: str) -> str:
+    """The driver's failsafe CronJob: named as a placeholder window's failsafe (which a window of another strategy
+    never has), so that one name means "the run that sets 0 after the window" whatever the strategy."""
+    return f"failsafe-{window_name}"
 
 
 def driver_account_name(window_name: str) -> str:
@@ -99,17 +105,18 @@ class BufferedCapacity:
 NativeCapacity = StaticNodes | BufferedCapacity
 
 
-def plan_native(window: EventWindow, pool: NodePoolConfig, placeholders: PlaceholderPlan,
+def plan_native(window: EventWindow, pool: NodePoolConfig, placeholders: PlaceholderPlan, grace: timedelta,
                 now: datetime) -> NativeCapacity:
-    """What ``window`` on ``pool`` (strategy static or buffer, validated) deploys at ``now``."""
-    names = driver_names(window.name)
+    """What ``window`` on ``pool`` (strategy static or buffer, validated) deploys at ``now``; ``grace``:
+    ``placeholders.failsafeGrace``, how long after its scale-down the driver's failsafe sets 0 again."""
+    names = (*driver_names(window.name), driver_failsafe_name(window.name))
     if pool.strategy == "static":
         assert window.nodes is not None  # the config checks refuse capacity windows on static pools
         node_pool = static_node_pool_name(pool.name, window.name)
-        driver = driver_schedule(window, window.nodes, "end", names, now)
+        driver = driver_schedule(window, window.nodes, "end", names, grace, now)
         return StaticNodes(node_pool, window.nodes, driver, driver.created_replicas(now),
                            _prepull(window, (NODEPOOL_LABEL, node_pool)))
-    driver = driver_schedule(window, placeholders.pods, "start", names, now)
+    driver = driver_schedule(window, placeholders.pods, "start", names, grace, now)
     return BufferedCapacity(window_object_name(window.name), window_object_name(window.name), placeholders.pods,
                             driver, driver.created_replicas(now), _prepull(window, (POOL_LABEL, pool.name)))
 

@@ -122,7 +122,8 @@ def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datet
     else:  # the config checks proved the freeze can be written
         budget = recurring_freeze(window.start, window.end, window.timezone, window.lead, now) if freeze else None
     if pool is not None and pool.strategy != "placeholders":
-        return NativeWindow(window, plan_native(window, pool, plan, now), budget, plan, occurrence, reservation)
+        native = plan_native(window, pool, plan, parse_duration(placeholders.failsafe_grace), now)
+        return NativeWindow(window, native, budget, plan, occurrence, reservation)
     start, end = one_off_trigger(occurrence) if occurrence else (shift_cron(window.start, -window.lead), window.end)
     failsafe = failsafe_schedule(window, parse_duration(placeholders.failsafe_grace))
     return ArmedWindow(window, start, end, budget, plan, failsafe, occurrence, reservation)

@@ -35,12 +35,12 @@ def calls(job: dict) -> dict[str, list[str]]:
     return {container["name"]: container["args"] for container in pod(job)["containers"]}
 
 
-def test_each_window_has_a_scale_up_and_a_scale_down_bounded_as_its_plan_says(native_run):
+def test_each_window_has_a_scale_up_a_scale_down_and_a_failsafe_bounded_as_its_plan_says(native_run):
     evaluation, (deployed,) = native_run
     assert sorted(deployed.drivers) == ["flash", "launch", "lunch", "sale"]
     for plan in deployed.plan.native:
         driver = plan.capacity.driver
-        for edge, run in (("scale-up", driver.up), ("scale-down", driver.down)):
+        for edge, run in (("scale-up", driver.up), ("scale-down", driver.down), ("failsafe", driver.failsafe)):
             job = cron_job(evaluation, f"{plan.window.name}-{edge}")
             assert job["metadata"] == {"name": run.name, "namespace": "prescale", "labels": {
                 "app.kubernetes.io/name": "prescale-driver", "app.kubernetes.io/managed-by": "prescale",
@@ -52,7 +52,8 @@ def test_each_window_has_a_scale_up_and_a_scale_down_bounded_as_its_plan_says(na
             assert (job_spec["activeDeadlineSeconds"], job_spec["backoffLimit"], pod(job)["restartPolicy"]) == \
                 (run.active_deadline_seconds, run.backoff_limit, "OnFailure")
     lunch = deployed.plan.window("lunch").capacity.driver
-    assert (lunch.timezone, lunch.up.schedule, lunch.down.schedule) == ("Asia/Seoul", "50 11 * * *", "0 13 * * *")
+    assert (lunch.timezone, lunch.up.schedule, lunch.down.schedule, lunch.failsafe.schedule) == (
+        "Asia/Seoul", "50 11 * * *", "0 13 * * *", "15 13 * * *")  # the failsafe: the end + failsafeGrace (15m)
 
 
 def test_a_static_window_scales_its_node_pool_and_a_buffer_patches_its_count(native_run):
@@ -74,6 +75,21 @@ def test_a_one_offs_scale_down_also_deletes_its_scale_up_which_would_fire_again_
         "delete", "cronjobs.batch/scale-up-flash", "--namespace=prescale", "--ignore-not-found", "--wait=false"]
     assert list(calls(cron_job(evaluation, "flash-scale-up"))) == ["set-count"]
     assert list(calls(cron_job(evaluation, "sale-scale-down"))) == ["set-count"]  # recurring: nothing to disarm
+
+
+def test_the_failsafe_sets_zero_again_and_a_one_offs_disarms_its_scale_up_too(native_run):
+    """Even when the scale-down never ran (its CronJob created after its edge, its Job failed), the failsafe
+    sets 0 and a one-off's scale-up cannot fire next year."""
+    evaluation, _ = native_run
+    lunch = static_node_pool_name("static", "lunch")
+    assert calls(cron_job(evaluation, "lunch-failsafe")) == {
+        "set-count": ["scale", f"nodepools.karpenter.sh/{lunch}", "--replicas=0"]}
+    flash = calls(cron_job(evaluation, "flash-failsafe"))
+    assert flash["disarm-scale-up"] == [
+        "delete", "cronjobs.batch/scale-up-flash", "--namespace=prescale", "--ignore-not-found", "--wait=false"]
+    assert cron_job(evaluation, "flash-failsafe")["metadata"]["name"] == "failsafe-flash"
+    (patch,) = calls(cron_job(evaluation, "sale-failsafe")).values()
+    assert json.loads(patch[4].removeprefix("--patch=")) == {"spec": {"replicas": 0}}
 
 
 def held_by(evaluation, account: str, namespace: str, roles: list[dict] | None = None) -> set[Request]:

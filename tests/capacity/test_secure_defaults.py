@@ -48,7 +48,7 @@ def test_every_pod_of_static_and_buffer_windows_meets_restricted_and_their_drive
     jobs = [as_object(c)["spec"]["jobTemplate"]["spec"]["template"]["spec"] for c in evaluation.of_type(CRON_JOB)]
     others = [as_object(d)["spec"]["template"]["spec"] for d in evaluation.of_type(DAEMON_SET)] + \
              [as_object(t)["template"]["spec"] for t in evaluation.of_type(POD_TEMPLATE)]
-    assert (len(jobs), len(others)) == (8, 4)  # 4 windows × 2 driver runs; 2 prepulls, 2 buffers' templates
+    assert (len(jobs), len(others)) == (12, 4)  # 4 windows × 3 driver runs (up, down, failsafe); 2 prepulls, 2 buffers' templates
     for spec in jobs + others:
         assert restricted_pod_problems(spec) == []
         assert spec["securityContext"]["runAsNonRoot"] is True and spec["securityContext"]["runAsUser"] > 0

@@ -6,13 +6,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from prescale.model.config import EventWindow
-from prescale.model.native import driver_names
+from prescale.model.native import driver_failsafe_name, driver_names
 from prescale.model.schedule.drivers import (
+    CREATION_LEAD,
     MIN_HALF,
     RETRY_CAP,
     SAFETY,
     DriverSchedule,
     driver_schedule,
+    failsafe_bounds,
     halves,
     retries_within,
     run_bounds,
@@ -23,6 +25,7 @@ from tests.support.cronjob_controller import CALL, POD_START, Cluster, mismatche
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 N = 4
+GRACE = timedelta(minutes=15)
 ON_TIME = POD_START + CALL  # how long after its edge a run's write lands, normally
 MINUTE = 60
 
@@ -44,7 +47,8 @@ CASES = [(kind, until) for kind in WINDOWS for until in ("end", "start")]
 
 def _driver(kind: str, until: str) -> DriverSchedule:
     window = WINDOWS[kind]
-    return driver_schedule(window, N, until, driver_names(window.name), NOW)  # type: ignore[arg-type]
+    names = (*driver_names(window.name), driver_failsafe_name(window.name))
+    return driver_schedule(window, N, until, names, GRACE, NOW)  # type: ignore[arg-type]
 
 
 def _spans(kind: str, until: str) -> list[tuple[int, int]]:
@@ -62,16 +66,15 @@ CALM = Cluster()  # nothing goes wrong
 
 
 def _simulate(kind: str, until: str, cluster: Cluster = CALM, created: int | None = None,
-              cron_jobs_created: int | None = None):
+              cron_jobs_created: int | None = None, initial: int | None = None):
     """The object's count over the simulated span, with the two CronJobs and the object created at ``created`` (by
     default the span's start), the CronJobs possibly later (a slow `pulumi up`)."""
     driver, (since, days) = _driver(kind, until), SPANS[kind]
     start = seconds(since) if created is None else created
     end = seconds(since + timedelta(days=days))
     jobs_at = start if cron_jobs_created is None else cron_jobs_created
-    writes = [write for run in (driver.up, driver.down)
-              for write in run_cron_job(run, driver.timezone, jobs_at, end, cluster)]
-    initial = driver.created_replicas(datetime.fromtimestamp(start, UTC))
+    writes = [write for run in driver.runs for write in run_cron_job(run, driver.timezone, jobs_at, end, cluster)]
+    initial = driver.created_replicas(datetime.fromtimestamp(start, UTC)) if initial is None else initial
     spans = _spans(kind, until)
     expected = lambda moment: N if any(a <= moment < b for a, b in spans) else 0  # noqa: E731
     steps = timeline(initial, start, writes)
@@ -204,3 +207,105 @@ def test_a_buffer_lead_time_shorter_than_the_least_half_is_refused():
     fits = WINDOWS["daily"].model_copy(update={"lead_time": "3m"})
     (deadline, active, _), _ = run_bounds(fits, "start", NOW)
     assert (deadline, active) == (60, 60)
+
+
+@pytest.mark.parametrize(("kind", "until"), CASES)
+def test_a_slow_pulumi_up_that_creates_the_cron_jobs_after_the_scale_down_ends_at_zero_by_the_failsafe(kind, until):
+    """Planned 5 minutes before the scale-down, its CronJobs exist only 2 minutes after it: the scale-down never runs
+    that fire (a new CronJob runs none from before its creation), and the failsafe sets 0 at its edge + the grace."""
+    (_, off), *_ = _spans(kind, until)
+    planned = off - 5 * MINUTE
+    steps, wrong, _ = _simulate(kind, until, created=planned, cron_jobs_created=off + 2 * MINUTE)
+    assert steps[0] == (planned, N)
+    assert _late(wrong) == [(off, off + int(GRACE.total_seconds()) + ON_TIME, N)], wrong
+
+
+@pytest.mark.parametrize(("kind", "until"), CASES)
+def test_the_failsafe_acts_before_the_next_scale_up_and_disarms_a_one_off(kind, until):
+    driver, window = _driver(kind, until), WINDOWS[kind]
+    (_, off), *later = _spans(kind, until)
+    failsafe = driver.failsafe
+    assert (failsafe.name, failsafe.replicas) == (f"failsafe-{window.name}", 0)
+    if later:  # its latest act (started at its deadline, retried to its Job's end) lands before the next scale-up
+        assert off + GRACE.total_seconds() + failsafe.latest_act <= later[0][0]
+        assert failsafe.disarms is None
+    else:
+        assert failsafe.disarms == driver.up.name == f"scale-up-{window.name}"
+        assert failsafe.starting_deadline_seconds == 7 * 86_400
+
+
+def test_a_failsafe_grace_reaching_the_next_scale_up_is_refused_by_the_bounds():
+    """Back-to-back hourly windows: a scale-down at :50 and the next scale-up at :00 leave no room for a failsafe
+    10 minutes after the end (the config checks refuse such a grace first, as for placeholders)."""
+    window = EventWindow(name="hourly", node_pool="event", timezone="UTC", start="0 * * * *", end="50 * * * *",
+                         lead_time="0m", nodes=N)
+    with pytest.raises(ValueError, match=r"from the failsafe at the end \+ 9m to the next scale-up"):
+        failsafe_bounds(window, "end", timedelta(minutes=9), NOW)
+    assert failsafe_bounds(window, "end", timedelta(minutes=2), NOW)[0] >= 60
+
+
+# --- converging from any state --------------------------------------------------------------------------------------
+# The bound the docs state (docs/capacity.md#drivers-the-cronjobs-of-a-window): whatever minute a `pulumi up` (or a
+# new pool) plans the objects at, and however its registration lands up to APPLY_DELAY later, the count equals the
+# window's at every instant except (a) N up to CREATION_LEAD before a scale-up (cost only), (b) N from a scale-down
+# the registration straddled to that edge + failsafeGrace, (c) the ON_TIME a run takes after each edge. An existing
+# object whose count is wrong (set by hand, or left by an outage past a run's deadline) is right from the driver's
+# next run on.
+APPLY_DELAY = 10 * MINUTE
+
+
+def _calm_writes(kind: str, until: str) -> list[tuple[int, int, int]]:
+    """(fire, write, count) of every run over the span with the CronJobs created before it; a CronJob created at c
+    makes exactly the writes of its fires after c (CALM: each write is its fire + ON_TIME)."""
+    driver, (since, days) = _driver(kind, until), SPANS[kind]
+    start, end = seconds(since) - DAY_SECONDS, seconds(since + timedelta(days=days))
+    writes = [(moment - ON_TIME, moment, count) for run in driver.runs
+              for moment, count in run_cron_job(run, driver.timezone, start, end, CALM)]
+    return sorted(writes)
+
+
+DAY_SECONDS = 86_400
+
+
+def _allowed(kind: str, until: str, planned: int, registered: int):
+    """Whether a mismatch (start, end, count) is within the stated bound."""
+    lead, grace = int(CREATION_LEAD.total_seconds()), int(GRACE.total_seconds())
+    spans = _spans(kind, until)
+
+    def allowed(entry: tuple[int, int, int]) -> bool:
+        start, end, count = entry
+        if end - start <= ON_TIME and any(start in edge for edge in ((a, b) for a, b in spans)):
+            return True
+        early = any(up - lead <= start and end <= up and planned >= up - lead for up, _ in spans)
+        straddled = any(planned < off <= registered and off <= start and end <= off + grace + ON_TIME
+                        for _, off in spans)
+        return count == N and (early or straddled)
+    return allowed
+
+
+@pytest.mark.parametrize(("kind", "until"), CASES)
+def test_every_minute_of_a_day_converges_within_the_stated_bound(kind, until):
+    """A `pulumi up` at every minute of the day around the first occurrence, registering at once or APPLY_DELAY
+    later, with new CronJobs; and an existing object at any count with the CronJobs in place."""
+    (scale_up, off), *_ = spans = _spans(kind, until)
+    calm = _calm_writes(kind, until)
+    driver, end = _driver(kind, until), max(b for _, b in spans) + DAY_SECONDS // 2
+    edges = [edge for span in spans for edge in span]
+    expected = lambda moment: N if any(a <= moment < b for a, b in spans) else 0  # noqa: E731
+    first = scale_up - DAY_SECONDS // 2
+    for planned in range(first, first + DAY_SECONDS, MINUTE):
+        for registered in (planned, planned + APPLY_DELAY):
+            writes = [(moment, count) for fire, moment, count in calm if fire > registered]
+            initial = driver.created_replicas(datetime.fromtimestamp(planned, UTC))
+            wrong = mismatches(timeline(initial, registered, writes), expected, edges, end)
+            assert all(map(_allowed(kind, until, planned, registered), wrong)), (planned, registered, wrong)
+        if planned % (97 * MINUTE) == 0:  # the shortcut is the controller model itself
+            full, _, _ = _simulate(kind, until, created=planned + APPLY_DELAY, initial=initial)
+            short = timeline(initial, planned + APPLY_DELAY,
+                             [(m, c) for fire, m, c in calm if fire > planned + APPLY_DELAY])
+            assert [step for step in full if step[0] < end] == [step for step in short if step[0] < end]
+        for count in (0, N, N + 3):  # an existing object set to any count at `planned`
+            writes = [(moment, c) for fire, moment, c in calm if moment > planned]
+            next_run = min((moment for moment, _ in writes), default=end)
+            wrong = mismatches(timeline(count, planned, writes), expected, edges, end)
+            assert all(start < next_run or end_ - start <= ON_TIME for start, end_, _ in wrong), (planned, wrong)

@@ -103,7 +103,7 @@ def capacity_config_problems(config: CapacityConfig, now: datetime, refused: Ref
             spans[index] = occupied_spans(window, now)  # now, while its occurrences are cached
             if window.node_pool in native:
                 problems += strategies.driver_problems(path, window, native[window.node_pool], now)
-            elif grace is not None:
+            if grace is not None:  # every strategy's window has a failsafe at its end + the grace (at the latest)
                 problems += _failsafe_problems(path, window, grace, now)
     problems += _expiry_problems(config, refused, spans, bool(auto_mode))
     problems += reservations.reservation_problems(config, refused, region)

@@ -1,8 +1,11 @@
-"""The driver of a static or buffer window: two CronJobs in the window's zone that set its object's count.
+"""The driver of a static or buffer window: CronJobs in the window's zone that set its object's count.
 
 KEDA cannot scale a NodePool or a CapacityBuffer, so each such window gets a ``batch/v1`` CronJob that sets N at
 scale-up and one that sets 0 at the end (a static NodePool) or at the event's start (a CapacityBuffer, which would
-refill as real pods take its room). Each run is bounded inside its half of the window: it may start as late as
+refill as real pods take its room), and a failsafe that sets 0 again ``failsafeGrace`` after that edge: a second,
+independent run, so a scale-down whose Job failed, whose deadline passed, or whose CronJob was created (by a slow
+`pulumi up`) after its edge still ends at 0 by then, and a one-off's scale-up is disarmed even if its scale-down
+never ran. Each run is bounded inside its half of the window: it may start as late as
 ``startingDeadlineSeconds`` and its Job retries until ``activeDeadlineSeconds``, and both together end a margin
 before the other run's edge, so the two can never race and the last writer is always the right one. A missed edge
 (a controller down across it, a failing Job) is so recovered as soon as the cause clears within its half, and an
@@ -59,7 +62,7 @@ class DriverRun:
     backoff_limit: int  # restarts, more than fit in active_deadline_seconds: the deadline ends a failing run
     concurrency_policy: str = CONCURRENCY_POLICY
     restart_policy: str = RESTART_POLICY
-    disarms: str | None = None  # a one-off's scale-down deletes this CronJob (its dated cron fires again next year)
+    disarms: str | None = None  # a one-off's scale-down and failsafe delete this CronJob (its dated cron repeats)
 
     @property
     def latest_act(self) -> int:
@@ -69,11 +72,18 @@ class DriverRun:
 
 @dataclass(frozen=True)
 class DriverSchedule:
-    """The two runs of one window's driver, in ``timezone``: ``up`` sets N, ``down`` sets 0."""
+    """The runs of one window's driver, in ``timezone``: ``up`` sets N, ``down`` sets 0, ``failsafe`` sets 0 again
+    ``failsafeGrace`` later (both in the half from the scale-down to the next scale-up)."""
 
     timezone: str
     up: DriverRun
     down: DriverRun
+    failsafe: DriverRun
+
+    @property
+    def runs(self) -> tuple[DriverRun, DriverRun, DriverRun]:
+        """Every CronJob of the driver, in the order they fire."""
+        return self.up, self.down, self.failsafe
 
     def replicas_at(self, moment: datetime) -> int:
         """The count the runs leave at ``moment`` (aware): the last one to fire wins."""
@@ -101,15 +111,42 @@ def driver_crons(window: EventWindow, until: Edge) -> tuple[str, str]:
     return shift_cron(window.start, -window.lead), window.end if until == "end" else window.start
 
 
-def driver_schedule(window: EventWindow, replicas: int, until: Edge, names: tuple[str, str],
-                    now: datetime) -> DriverSchedule:
-    """``window``'s driver: N (``replicas``) at scale-up, 0 at ``until``; ``names``: the two CronJobs'.
-    ``ValueError`` as :func:`run_bounds`."""
+def driver_schedule(window: EventWindow, replicas: int, until: Edge, names: tuple[str, str, str],
+                    grace: timedelta, now: datetime) -> DriverSchedule:
+    """``window``'s driver: N (``replicas``) at scale-up, 0 at ``until`` and again at ``until`` + ``grace``;
+    ``names``: the three CronJobs'. ``ValueError`` as :func:`run_bounds` and :func:`failsafe_bounds`."""
     up_cron, down_cron = driver_crons(window, until)
     up_bounds, down_bounds = run_bounds(window, until, now)
+    disarms = names[0] if window.is_one_off else None
     up = DriverRun(names[0], up_cron, replicas, *up_bounds)
-    down = DriverRun(names[1], down_cron, 0, *down_bounds, disarms=names[0] if window.is_one_off else None)
-    return DriverSchedule(window.timezone, up, down)
+    down = DriverRun(names[1], down_cron, 0, *down_bounds, disarms=disarms)
+    failsafe = DriverRun(names[2], failsafe_cron(window, until, grace), 0,
+                         *failsafe_bounds(window, until, grace, now), disarms=disarms)
+    return DriverSchedule(window.timezone, up, down, failsafe)
+
+
+def failsafe_cron(window: EventWindow, until: Edge, grace: timedelta) -> str:
+    """The failsafe's cron, read in ``window.timezone``: the scale-down's moved ``grace`` later (on the wall clock,
+    as the placeholders' failsafe). ``ValueError`` when that is not one cron."""
+    if window.is_one_off:
+        occurrence = window.one_off_occurrence()
+        return dated_cron((occurrence.end if until == "end" else occurrence.start) + grace)
+    return shift_cron(driver_crons(window, until)[1], grace)
+
+
+def failsafe_bounds(window: EventWindow, until: Edge, grace: timedelta, now: datetime) -> Bounds:
+    """The failsafe's bounds: like the scale-down's (:func:`_bounds`), over the shortest time from one of its fires to
+    the next scale-up, so that even its latest act never lands in the next occurrence. ``ValueError`` when that is
+    shorter than :data:`MIN_HALF` (the config checks refuse such a ``failsafeGrace`` first)."""
+    if window.is_one_off:
+        return _bounds(None, "")
+    zone = load_zone(window.timezone)
+    since, horizon = epoch_seconds(now), epoch_seconds(now + _YEAR)
+    fires = fire_timestamps(parse_cron(failsafe_cron(window, until, grace)), zone, since, horizon)
+    ups = list(fire_timestamps(parse_cron(driver_crons(window, until)[0]), zone, since, horizon + _MARGIN))
+    half = min((gap for fire in fires if (gap := _gap(fire, ups)) is not None), default=None)
+    return _bounds(half, f"from the failsafe at {'the end' if until == 'end' else 'the start'} + "
+                         f"{format_duration(grace)} to the next scale-up")
 
 
 def run_bounds(window: EventWindow, until: Edge, now: datetime) -> tuple[Bounds, Bounds]:
