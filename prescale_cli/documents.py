@@ -119,13 +119,15 @@ class DriverRun(Record):
 
 
 class Driver(Record):
-    """What a static or buffer window's two CronJobs set, and when they fire for this occurrence."""
+    """What a static or buffer window's CronJobs set, and when they fire for this occurrence."""
 
     kind: Literal["NodePool", "CapacityBuffer"]
     name: str = Field(description="The window's own static NodePool, or its CapacityBuffer in namespace prescale.")
     scale_up: DriverRun = Field(description="At the occurrence's scaleUp: sets the window's count.")
     scale_down: DriverRun = Field(description="Sets 0: at the end for a static NodePool, at the event's start for a "
                                               "CapacityBuffer (which would refill as the event's pods take its room).")
+    failsafe: DriverRun = Field(description="Sets 0 again failsafeGrace after the scale-down, whatever happened to "
+                                            "that run; a one-off's also deletes its scale-up CronJob.")
 
 
 class Occurrence(Record):

@@ -68,8 +68,9 @@ def _driver(entry: Entry) -> documents.Driver | None:
     if entry.native is None or entry.driver is None:
         return None
     kind, name = driven_object(entry.native)
-    up, down = entry.driver
-    return documents.Driver(kind=kind, name=name, scale_up=_run(up), scale_down=_run(down))
+    up, down, failsafe = entry.driver
+    return documents.Driver(kind=kind, name=name, scale_up=_run(up), scale_down=_run(down),
+                            failsafe=_run(failsafe))
 
 
 def _run(fire: DriverFire) -> documents.DriverRun:
@@ -203,10 +204,11 @@ def _show_drivers(timeline: Timeline, output: Output) -> None:
     driven = [entry for entry in timeline.entries if entry.native and entry.driver]
     if not driven:
         return
-    output.table(["Window", "Sets", "Count", "Local: scale-up run → scale-down run", "UTC: scale-up → scale-down"],
+    output.table(["Window", "Sets", "Count", "Local: scale-up run → scale-down run", "UTC: scale-up → scale-down",
+                  "Failsafe (UTC)"],
                  [_driver_row(entry) for entry in driven],
                  title="Driver runs (CronJobs in namespace prescale that set the count: 0 at the end, or for a "
-                       "CapacityBuffer at the event's start)")
+                       "CapacityBuffer at the event's start, and 0 again at that + failsafeGrace)")
     runs = {entry.window.name: entry.driver for entry in driven}
     output.table(["Window", "CronJob", "Cron (window's zone)", "Sets", "Starts up to", "Then retries for"],
                  [[window, fire.run.name, fire.run.schedule, str(fire.run.replicas),
@@ -220,12 +222,13 @@ def _show_drivers(timeline: Timeline, output: Output) -> None:
 def _driver_row(entry: Entry) -> list[str]:
     assert entry.native is not None and entry.driver is not None
     kind, name = driven_object(entry.native)
-    up, down = entry.driver
-    zones = dict.fromkeys(f"{fire.at:%Z}" for fire in entry.driver)
+    up, down, failsafe = entry.driver
+    zones = dict.fromkeys(f"{fire.at:%Z}" for fire in (up, down))
     local = (f"{up.at:%a %Y-%m-%d %H:%M} → {_clock(down.at, up.at)} {zones.popitem()[0]}" if len(zones) == 1 else
              f"{up.at:%a %Y-%m-%d %H:%M %Z} → {_clock(down.at, up.at)} {down.at:%Z}")
     return [entry.window.name, f"{kind} {name}", f"{up.run.replicas} → {down.run.replicas}", local,
-            f"{up.at_utc:%a %Y-%m-%d %H:%M} → {_clock(down.at_utc, up.at_utc)}"]
+            f"{up.at_utc:%a %Y-%m-%d %H:%M} → {_clock(down.at_utc, up.at_utc)}",
+            f"{_clock(failsafe.at_utc, up.at_utc)} (0 again)"]
 
 
 def local_times(occurrence: Occurrence) -> str:

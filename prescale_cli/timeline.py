@@ -61,7 +61,7 @@ class Entry:
     existing_pool: bool = False
     strategy: Strategy = "placeholders"  # its pool's
     native: NativeCapacity | None = None  # the static NodePool or CapacityBuffer its driver sets, once armed
-    driver: tuple[DriverFire, DriverFire] | None = None  # the driver's scale-up and scale-down for this occurrence
+    driver: tuple[DriverFire, DriverFire, DriverFire] | None = None  # its scale-up, scale-down, failsafe here
 
 
 @dataclass(frozen=True)
@@ -151,16 +151,18 @@ def _own_freeze(plan: WindowPlan, since: datetime, until: datetime) -> list[Inte
     return None
 
 
-def driver_fires(driver: DriverSchedule, occurrence: Occurrence) -> tuple[DriverFire, DriverFire]:
-    """When the driver's two CronJobs fire for ``occurrence``, read from their own crons in the window's zone: the
+def driver_fires(driver: DriverSchedule, occurrence: Occurrence) -> tuple[DriverFire, DriverFire, DriverFire]:
+    """When the driver's CronJobs fire for ``occurrence``, read from their own crons in the window's zone: the
     scale-up at the first fire from the occurrence's scale-up, the scale-down at its first fire after that (the
-    occurrence's end, or its start for a buffer)."""
+    occurrence's end, or its start for a buffer), the failsafe at its first fire after the scale-down."""
     zone = load_zone(driver.timezone)
     up = next_fire(parse_cron(driver.up.schedule), zone, occurrence.scale_up - timedelta(seconds=1))
     assert up is not None  # the occurrence comes from the same cron, shifted as the driver's
     down = next_fire(parse_cron(driver.down.schedule), zone, up)
     assert down is not None
-    return DriverFire(driver.up, up), DriverFire(driver.down, down)
+    failsafe = next_fire(parse_cron(driver.failsafe.schedule), zone, down)
+    assert failsafe is not None
+    return DriverFire(driver.up, up), DriverFire(driver.down, down), DriverFire(driver.failsafe, failsafe)
 
 
 def window_occurrences(plan: WindowPlan, since: datetime, until: datetime, now: datetime) -> list[Occurrence]:

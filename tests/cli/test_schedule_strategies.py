@@ -78,7 +78,11 @@ def test_a_static_windows_runs_fire_at_its_scale_up_and_end_in_its_zone_and_in_u
                     "startingDeadlineSeconds": 8940, "activeDeadlineSeconds": 3600},
         "scaleDown": {"cronJob": "scale-down-spring", "schedule": "0 5 * * 0", "replicas": 0,
                       "at": "2027-03-28T05:00:00+02:00", "atUtc": "2027-03-28T03:00:00Z",
-                      "startingDeadlineSeconds": 584940, "activeDeadlineSeconds": 3600}}
+                      "startingDeadlineSeconds": 584940, "activeDeadlineSeconds": 3600},
+        # failsafeGrace (15m) later, bounded to end before the next scale-up as the scale-down is
+        "failsafe": {"cronJob": "failsafe-spring", "schedule": "15 5 * * 0", "replicas": 0,
+                     "at": "2027-03-28T05:15:00+02:00", "atUtc": "2027-03-28T03:15:00Z",
+                     "startingDeadlineSeconds": 584940 - 900, "activeDeadlineSeconds": 3600}}
     # The driver's crons fire exactly at KEDA's instants of the same occurrence.
     assert (spring["driver"]["scaleUp"]["at"], spring["driver"]["scaleDown"]["at"]) == (spring["scaleUp"],
                                                                                        spring["end"])
@@ -107,7 +111,7 @@ def test_the_text_shows_each_strategy_and_every_run_in_local_time_and_utc(capsys
     assert any(row.startswith("lunch-dyn dynamic placeholders Sun 2027-03-28 11:50") for row in rows)
     spring = static_node_pool_name("fixed", "spring")
     assert (f"spring NodePool {spring} 2 → 0 Sun 2027-03-28 00:30 CET → 05:00 CEST "
-            "Sat 2027-03-27 23:30 → Sun 03-28 03:00") in rows
+            "Sat 2027-03-27 23:30 → Sun 03-28 03:00 Sun 03-28 03:15 (0 again)") in rows
     assert "spring scale-down-spring 0 5 * * 0 0 162h29m late 1h" in rows
 
 
@@ -171,7 +175,8 @@ def test_the_picture_ticks_each_driver_run_and_labels_the_strategy(project):
         axis = figure.axes[0]
         ticks = sorted(line.get_xdata()[0] for line in axis.lines if line.get_gid() == "driver:spring")
         assert ticks == [mdates.date2num(datetime.fromisoformat(at)) for at in ("2027-03-27T23:30Z",
-                                                                                 "2027-03-28T03:00Z")]
+                                                                                 "2027-03-28T03:00Z",
+                                                                                 "2027-03-28T03:15Z")]
         labels = [label.get_text() for label in axis.get_yticklabels()]
         assert any(label.startswith("sale  ·  buffer: 6 CPU/12Gi (2 virtual pods)") for label in labels)
         assert "driver CronJob run (sets the count)" in [text.get_text() for text in figure.legends[0].get_texts()]

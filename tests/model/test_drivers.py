@@ -245,7 +245,7 @@ def test_a_failsafe_grace_reaching_the_next_scale_up_is_refused_by_the_bounds():
 
 
 # --- converging from any state --------------------------------------------------------------------------------------
-# The bound the docs state (docs/capacity.md#drivers-the-cronjobs-of-a-window): whatever minute a `pulumi up` (or a
+# The bound the docs state (docs/capacity.md#the-failsafe-and-converging-from-any-state): whatever minute a `pulumi up` (or a
 # new pool) plans the objects at, and however its registration lands up to APPLY_DELAY later, the count equals the
 # window's at every instant except (a) N up to CREATION_LEAD before a scale-up (cost only), (b) N from a scale-down
 # the registration straddled to that edge + failsafeGrace, (c) the ON_TIME a run takes after each edge. An existing
