@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import pulumi
@@ -19,7 +20,8 @@ import pulumi_kubernetes as k8s
 from ..contract import Platform
 from ..model.fleet.labels import WINDOW_LABEL
 from ..model.native import NativeCapacity, StaticNodes, driver_account_name
-from ..model.schedule.drivers import DriverRun
+from ..model.schedule.drivers import ConvergeRun, DriverRun
+from ..model.schedule.instants import utc_iso
 from ..model.windows import NativeWindow
 from ..names import DRIVER_LABELS
 from .failsafe import kubectl_cron_job_spec, pod_spec
@@ -27,6 +29,8 @@ from .failsafe import kubectl_cron_job_spec, pod_spec
 KARPENTER_GROUP = "karpenter.sh"
 BUFFER_GROUP = "autoscaling.x-k8s.io"
 RBAC_GROUP = "rbac.authorization.k8s.io"
+CONVERGE_SINCE = "prescale.io/converge-since"  # the last driver run's fire before the plan's clock (UTC)
+CONVERGE_COUNT = "prescale.io/converge-count"
 Rule = dict[str, list[str]]
 
 
@@ -86,6 +90,17 @@ class CapacityDriver(pulumi.ComponentResource):
         self.cron_jobs: dict[str, k8s.batch.v1.CronJob] = {run.name: k8s.batch.v1.CronJob(
             f"{name}-{edge}", metadata={"name": run.name, "namespace": namespace, "labels": labels},
             spec=spec(run), opts=after_rights) for edge, run in runs}
+        # A `pulumi up` away from the edges sets the count at once; Pulumi never writes spec.replicas after creation.
+        self.converge: k8s.batch.v1.Job | None = None
+        if capacity.converge is not None:
+            converge = capacity.converge
+            self.converge = k8s.batch.v1.Job(
+                f"{name}-converge", metadata={"name": converge.name, "namespace": namespace, "labels": labels,
+                                              "annotations": {"pulumi.com/skipAwait": "true"}},
+                spec=pulumi.Output.all(namespace, account.metadata.name).apply(lambda names: converge_job_spec(
+                    converge, capacity, names[0], names[1], args.image, platform, labels)),
+                # A Job's template cannot change: a new half or count replaces it, under the same name.
+                opts=pulumi.ResourceOptions.merge(after_rights, pulumi.ResourceOptions(delete_before_replace=True)))
         self.register_outputs({"timeZone": driver.timezone, "scaleUp": driver.up.schedule,
                                "scaleDown": driver.down.schedule, "failsafe": driver.failsafe.schedule,
                                "cronJobNames": list(self.cron_jobs)})
@@ -98,6 +113,18 @@ def cron_job_spec(run: DriverRun, capacity: NativeCapacity, timezone: str, names
     return kubectl_cron_job_spec(run.schedule, timezone, run.starting_deadline_seconds, run.active_deadline_seconds,
                                  run.backoff_limit, labels, {**pod, "restartPolicy": run.restart_policy},
                                  run.concurrency_policy)
+
+
+def converge_job_spec(run: ConvergeRun, capacity: NativeCapacity, namespace: str, service_account: str, image: str,
+                      platform: Platform, labels: dict[str, str]) -> dict[str, Any]:
+    """``run`` as a Job: the runs' pod setting ``run.replicas`` once, its half and count in the template (so that a
+    new one replaces it), retried until its deadline, which ends before the driver's next run."""
+    pod = pod_spec({"set-count": set_count(capacity, run.replicas, namespace)}, service_account, image,
+                   platform.system_placement)
+    since = "none" if run.since is None else utc_iso(datetime.fromtimestamp(run.since, UTC))
+    return {"backoffLimit": run.backoff_limit, "activeDeadlineSeconds": run.active_deadline_seconds,
+            "template": {"metadata": {"labels": dict(labels), "annotations": {
+                CONVERGE_SINCE: since, CONVERGE_COUNT: str(run.replicas)}}, "spec": pod}}
 
 
 def commands(run: DriverRun, capacity: NativeCapacity, namespace: str) -> dict[str, list[str]]:

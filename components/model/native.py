@@ -25,7 +25,7 @@ from typing import ClassVar
 from .config import EventWindow, NodePoolConfig
 from .fleet.labels import NODEPOOL_LABEL, POOL_LABEL
 from .fleet.sizing import PlaceholderPlan
-from .schedule.drivers import DriverSchedule, driver_schedule
+from .schedule.drivers import ConvergeRun, DriverSchedule, driver_schedule
 
 LABEL_VALUE_LIMIT = 63  # a static NodePool's name is the value of its nodes' karpenter.sh/nodepool label
 _HASH_LENGTH = 8
@@ -58,6 +58,12 @@ def driver_failsafe_name(window_name: str) -> str:
     return f"failsafe-{window_name}"
 
 
+def converge_name(window_name: str) -> str:
+    """The Job a `pulumi up` registers to set the window's count at once (a Job's 63 characters, less the 6 its
+    pods append, hold a 40-character window name)."""
+    return f"converge-{window_name}"
+
+
 def driver_account_name(window_name: str) -> str:
     """The driver's ServiceAccount and the Role or ClusterRole (prefixed ``prescale-``, cluster-wide) it is bound to."""
     return f"driver-{window_name}"
@@ -86,6 +92,7 @@ class StaticNodes:
     nodes: int  # spec.replicas at scale-up, and its limits.nodes
     driver: DriverSchedule
     created_replicas: int  # spec.replicas a `pulumi up` at the plan's `now` creates it with (then ignored)
+    converge: ConvergeRun | None = None  # the Job that sets the count at the plan's `now`, away from the edges
     prepull: Prepull | None = None
 
 
@@ -99,6 +106,7 @@ class BufferedCapacity:
     pods: int  # spec.replicas at scale-up: the window's placeholders, as virtual pods
     driver: DriverSchedule
     created_replicas: int  # spec.replicas a `pulumi up` at the plan's `now` creates it with (then ignored)
+    converge: ConvergeRun | None = None  # the Job that sets the count at the plan's `now`, away from the edges
     prepull: Prepull | None = None
 
 
@@ -115,10 +123,12 @@ def plan_native(window: EventWindow, pool: NodePoolConfig, placeholders: Placeho
         node_pool = static_node_pool_name(pool.name, window.name)
         driver = driver_schedule(window, window.nodes, "end", names, grace, now)
         return StaticNodes(node_pool, window.nodes, driver, driver.created_replicas(now),
+                           driver.converge(converge_name(window.name), now),
                            _prepull(window, (NODEPOOL_LABEL, node_pool)))
     driver = driver_schedule(window, placeholders.pods, "start", names, grace, now)
     return BufferedCapacity(window_object_name(window.name), window_object_name(window.name), placeholders.pods,
-                            driver, driver.created_replicas(now), _prepull(window, (POOL_LABEL, pool.name)))
+                            driver, driver.created_replicas(now), driver.converge(converge_name(window.name), now),
+                            _prepull(window, (POOL_LABEL, pool.name)))
 
 
 def _prepull(window: EventWindow, label: tuple[str, str]) -> Prepull | None:

@@ -17,6 +17,7 @@ from tests.support.crd_validation import validate_kubernetes
 from tests.support.kubectl_requests import Request, granted, requests
 
 DRIVER = "prescale:index:CapacityDriver"
+JOB = "kubernetes:batch/v1:Job"
 RBAC = "kubernetes:rbac.authorization.k8s.io/v1"
 # The kinds whose objects a kubectl call names, as RBAC names their resources.
 RESOURCES = {"NodePool": "nodepools", "CapacityBuffer": "capacitybuffers", "CronJob": "cronjobs",
@@ -110,11 +111,13 @@ def held_by(evaluation, account: str, namespace: str, roles: list[dict] | None =
 
 
 def needed_by(evaluation) -> dict[tuple[str, str], set[Request]]:
-    """(namespace, ServiceAccount) → every request the kubectl calls of its CronJobs make."""
+    """(namespace, ServiceAccount) → every request the kubectl calls of its CronJobs and converge Jobs make."""
     needed: dict[tuple[str, str], set[Request]] = {}
-    for job in map(as_object, evaluation.of_type(CRON_JOB)):
-        namespace, spec = job["metadata"]["namespace"], pod(job)
-        for args in calls(job).values():
+    cron_jobs = [(job["metadata"]["namespace"], pod(job)) for job in map(as_object, evaluation.of_type(CRON_JOB))]
+    jobs = [(job["metadata"]["namespace"], job["spec"]["template"]["spec"])
+            for job in map(as_object, evaluation.of_type(JOB))]
+    for namespace, spec in cron_jobs + jobs:
+        for args in (container["args"] for container in spec["containers"]):
             needed.setdefault((namespace, spec["serviceAccountName"]), set()).update(requests(args, namespace))
     return needed
 
@@ -165,3 +168,34 @@ def test_driver_pods_are_the_failsafes_restricted_kubectl_pods_on_the_system_nod
     drivers = {r.urn for r in evaluation.of_type(DRIVER)}
     for resource in (r for r in evaluation.resources if r.parent in drivers):
         validate_kubernetes(as_object(resource))
+
+
+def test_a_pulumi_up_away_from_the_edges_sets_the_count_at_once_with_a_converge_job(native_run):
+    """The Job sets the count the plan expects now with the driver's account and pod; its half and count are in its
+    template, so a new half or a changed count replaces it (deleted first: same name), and Pulumi does not wait."""
+    evaluation, (deployed,) = native_run
+    lunch = deployed.plan.window("lunch").capacity
+    assert lunch.converge is not None
+    resource = evaluation.named(JOB, "lunch-converge")
+    job = as_object(resource)
+    assert job["metadata"] == {"name": "converge-lunch", "namespace": "prescale", "labels": {
+        "app.kubernetes.io/name": "prescale-driver", "app.kubernetes.io/managed-by": "prescale",
+        "prescale.io/window": "lunch"}, "annotations": {"pulumi.com/skipAwait": "true"}}
+    template = job["spec"]["template"]
+    assert template["metadata"]["annotations"] == {"prescale.io/converge-since": "2026-11-30T04:00:00Z",
+                                                   "prescale.io/converge-count": "0"}
+    assert [container["args"] for container in template["spec"]["containers"]] == [
+        ["scale", f"nodepools.karpenter.sh/{static_node_pool_name('static', 'lunch')}", "--replicas=0"]]
+    assert template["spec"]["serviceAccountName"] == "driver-lunch"
+    assert (job["spec"]["activeDeadlineSeconds"], job["spec"]["backoffLimit"]) == (
+        lunch.converge.active_deadline_seconds, lunch.converge.backoff_limit)
+    assert restricted_pod_problems(template["spec"]) == []
+
+
+def test_no_driver_service_account_mounts_its_token(native_run):
+    """Only the kubectl pods mount a token (their own `automountServiceAccountToken`); the accounts never do."""
+    evaluation, _ = native_run
+    accounts = [as_object(a) for a in evaluation.of_type("kubernetes:core/v1:ServiceAccount")
+                if a.name.endswith("-driver-account")]
+    assert len(accounts) == 4
+    assert all(account["automountServiceAccountToken"] is False for account in accounts)

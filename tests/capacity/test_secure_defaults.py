@@ -45,10 +45,12 @@ def test_every_pod_prescale_declares_meets_restricted_as_the_namespace_enforces(
 
 def test_every_pod_of_static_and_buffer_windows_meets_restricted_and_their_drivers_run_on_the_system_nodes(native_run):
     evaluation, _ = native_run
-    jobs = [as_object(c)["spec"]["jobTemplate"]["spec"]["template"]["spec"] for c in evaluation.of_type(CRON_JOB)]
+    jobs = [as_object(c)["spec"]["jobTemplate"]["spec"]["template"]["spec"] for c in evaluation.of_type(CRON_JOB)] + \
+           [as_object(j)["spec"]["template"]["spec"] for j in evaluation.of_type("kubernetes:batch/v1:Job")]
     others = [as_object(d)["spec"]["template"]["spec"] for d in evaluation.of_type(DAEMON_SET)] + \
              [as_object(t)["template"]["spec"] for t in evaluation.of_type(POD_TEMPLATE)]
-    assert (len(jobs), len(others)) == (12, 4)  # 4 windows × 3 driver runs (up, down, failsafe); 2 prepulls, 2 buffers' templates
+    # 4 windows × 3 driver runs (up, down, failsafe) and a converge Job; 2 prepulls, 2 buffers' templates
+    assert (len(jobs), len(others)) == (16, 4)
     for spec in jobs + others:
         assert restricted_pod_problems(spec) == []
         assert spec["securityContext"]["runAsNonRoot"] is True and spec["securityContext"]["runAsUser"] > 0

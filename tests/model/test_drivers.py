@@ -245,12 +245,13 @@ def test_a_failsafe_grace_reaching_the_next_scale_up_is_refused_by_the_bounds():
 
 
 # --- converging from any state --------------------------------------------------------------------------------------
-# The bound the docs state (docs/capacity.md#the-failsafe-and-converging-from-any-state): whatever minute a `pulumi up` (or a
-# new pool) plans the objects at, and however its registration lands up to APPLY_DELAY later, the count equals the
-# window's at every instant except (a) N up to CREATION_LEAD before a scale-up (cost only), (b) N from a scale-down
-# the registration straddled to that edge + failsafeGrace, (c) the ON_TIME a run takes after each edge. An existing
-# object whose count is wrong (set by hand, or left by an outage past a run's deadline) is right from the driver's
-# next run on.
+# The bound the docs state (docs/capacity.md#the-failsafe-and-converging-from-any-state): whatever minute a `pulumi
+# up` (or a new pool) plans the objects at, and however its registration lands up to APPLY_DELAY later, with new
+# CronJobs and the object new or at any count, the count equals the window's at every instant except (a) N up to
+# CREATION_LEAD before a scale-up (cost only), (b) N from a scale-down the registration straddled to that edge +
+# failsafeGrace, (c) the ON_TIME a run (or the converge Job) takes after each edge (or its registration), and (d) an
+# existing object at a wrong count registered within CREATION_LEAD + MIN_HALF of a run's next fire (no converge Job
+# then), which is right from that run on.
 APPLY_DELAY = 10 * MINUTE
 
 
@@ -274,7 +275,7 @@ def _allowed(kind: str, until: str, planned: int, registered: int):
 
     def allowed(entry: tuple[int, int, int]) -> bool:
         start, end, count = entry
-        if end - start <= ON_TIME and any(start in edge for edge in ((a, b) for a, b in spans)):
+        if end - start <= ON_TIME and (start == registered or any(start in span for span in spans)):
             return True
         early = any(up - lead <= start and end <= up and planned >= up - lead for up, _ in spans)
         straddled = any(planned < off <= registered and off <= start and end <= off + grace + ON_TIME
@@ -294,18 +295,43 @@ def test_every_minute_of_a_day_converges_within_the_stated_bound(kind, until):
     expected = lambda moment: N if any(a <= moment < b for a, b in spans) else 0  # noqa: E731
     first = scale_up - DAY_SECONDS // 2
     for planned in range(first, first + DAY_SECONDS, MINUTE):
+        converge = driver.converge("converge", datetime.fromtimestamp(planned, UTC))
+        initial = driver.created_replicas(datetime.fromtimestamp(planned, UTC))
         for registered in (planned, planned + APPLY_DELAY):
-            writes = [(moment, count) for fire, moment, count in calm if fire > registered]
-            initial = driver.created_replicas(datetime.fromtimestamp(planned, UTC))
-            wrong = mismatches(timeline(initial, registered, writes), expected, edges, end)
-            assert all(map(_allowed(kind, until, planned, registered), wrong)), (planned, registered, wrong)
+            runs = [(moment, count) for fire, moment, count in calm if fire > registered]
+            once = [(registered + ON_TIME, converge.replicas)] if converge else []
+            for start_count in {initial, 0, N, N + 3}:  # a new object, or an existing one at any count
+                wrong = mismatches(timeline(start_count, registered, runs + once), expected, edges, end)
+                if start_count != initial and converge is None:  # (d): right from the next run on
+                    next_run = min((moment for moment, _ in runs), default=end)
+                    wrong = [entry for entry in wrong if entry[0] >= next_run]
+                    assert next_run - registered <= CREATION_LEAD.total_seconds() + MIN_HALF.total_seconds() + ON_TIME
+                assert all(map(_allowed(kind, until, planned, registered), wrong)), (planned, registered, wrong)
         if planned % (97 * MINUTE) == 0:  # the shortcut is the controller model itself
             full, _, _ = _simulate(kind, until, created=planned + APPLY_DELAY, initial=initial)
             short = timeline(initial, planned + APPLY_DELAY,
                              [(m, c) for fire, m, c in calm if fire > planned + APPLY_DELAY])
             assert [step for step in full if step[0] < end] == [step for step in short if step[0] < end]
-        for count in (0, N, N + 3):  # an existing object set to any count at `planned`
-            writes = [(moment, c) for fire, moment, c in calm if moment > planned]
-            next_run = min((moment for moment, _ in writes), default=end)
-            wrong = mismatches(timeline(count, planned, writes), expected, edges, end)
-            assert all(start < next_run or end_ - start <= ON_TIME for start, end_, _ in wrong), (planned, wrong)
+
+
+@pytest.mark.parametrize(("kind", "until"), CASES)
+def test_the_converge_job_sets_the_count_the_runs_left_and_ends_before_the_next_run(kind, until):
+    driver = _driver(kind, until)
+    (scale_up, off), *_ = _spans(kind, until)
+    inside = driver.converge("converge-x", datetime.fromtimestamp((scale_up + off) // 2, UTC))
+    if until == "end":
+        assert inside is not None and (inside.name, inside.replicas, inside.since) == ("converge-x", N, scale_up)
+        assert (scale_up + off) // 2 + CREATION_LEAD.total_seconds() + inside.active_deadline_seconds + SAFETY <= off
+    else:  # a buffer's half before the event's start is its lead time (10m), shorter than a registration may take
+        assert inside is None
+    near = datetime.fromtimestamp(off - CREATION_LEAD.total_seconds(), UTC)
+    assert driver.converge("converge-x", near) is None  # the scale-down (or the object's count) does it
+    before = datetime.fromtimestamp(scale_up - 2 * 3600, UTC)
+    outside = driver.converge("converge-x", before)
+    if outside is not None:
+        assert outside.replicas == 0
+        assert epoch(before + CREATION_LEAD) + outside.active_deadline_seconds + SAFETY <= scale_up
+
+
+def epoch(moment: datetime) -> int:
+    return seconds(moment)

@@ -71,6 +71,19 @@ class DriverRun:
 
 
 @dataclass(frozen=True)
+class ConvergeRun:
+    """A Job (not a CronJob) that sets the count the driver's runs left at the plan's clock, once per half of the
+    window and count: it runs when the `pulumi up` registers it, retries for at most ``active_deadline_seconds``
+    (which end before the driver's next run), and a new half or count replaces it."""
+
+    name: str  # the Job's
+    replicas: int
+    since: int | None  # the last run's fire (epoch seconds) before the plan's clock; None before a one-off's first
+    active_deadline_seconds: int
+    backoff_limit: int
+
+
+@dataclass(frozen=True)
 class DriverSchedule:
     """The runs of one window's driver, in ``timezone``: ``up`` sets N, ``down`` sets 0, ``failsafe`` sets 0 again
     ``failsafeGrace`` later (both in the half from the scale-down to the next scale-up)."""
@@ -92,6 +105,24 @@ class DriverSchedule:
         up = _last_fire(parse_cron(self.up.schedule), zone, at)
         down = _last_fire(parse_cron(self.down.schedule), zone, at)
         return self.up.replicas if up is not None and (down is None or up > down) else self.down.replicas
+
+    def converge(self, name: str, now: datetime) -> ConvergeRun | None:
+        """The one-shot run a `pulumi up` at ``now`` registers to set the count an object created then would get
+        (:meth:`created_replicas`: an object set by hand, a ``nodes`` changed inside the window, a count a run
+        missed for good), or ``None`` within :data:`CREATION_LEAD` + :data:`MIN_HALF` of the next run that writes
+        another count: a registration that late could land after that edge and write the count from before it (that
+        run sets it anyway, and the failsafe if the registration straddles a scale-down). Named by ``name``; its
+        ``since`` (the last scale-up or scale-down at ``now``) and count make each half's run a new Job."""
+        zone, at = load_zone(self.timezone), epoch_seconds(now)
+        replicas = self.created_replicas(now)
+        other = next_fire_timestamp(parse_cron((self.down if replicas else self.up).schedule), zone, now)
+        room = (at + MAX_DEADLINE if other is None else other) - epoch_seconds(now + CREATION_LEAD) - SAFETY
+        if room < MIN_HALF.total_seconds() - SAFETY:
+            return None
+        last = max((fire for run in (self.up, self.down)
+                    if (fire := _last_fire(parse_cron(run.schedule), zone, at)) is not None), default=None)
+        active = min(MAX_ACTIVE, room)
+        return ConvergeRun(name, replicas, last, active, retries_within(active))
 
     def created_replicas(self, now: datetime) -> int:
         """The count an object created by a `pulumi up` at ``now`` starts with: N inside the window and within
