@@ -137,7 +137,7 @@ def _reaches_next_window(window: EventWindow, grace: timedelta, now: datetime) -
                if longest >= MIN_GRACE else
                f"a next scale-up more than {format_duration(MIN_GRACE + latest)} after each end")
     return (f"would run at {_show(runs[late], tz)} (or up to {format_duration(latest)} later), not before the "
-            f"next scale-up at {_show(next_scale_up, tz)}, and remove the placeholders of an "
+            f"next scale-up at {_show(next_scale_up, tz)}, and empty an "
             f"open window; allowed: {allowed}")
 
 
