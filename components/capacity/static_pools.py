@@ -1,8 +1,8 @@
 """Per window on a static pool: its own static NodePool, made from the pool's template, driven by its CronJobs.
 
-Created at the plan's ``created_replicas`` and then left to the driver (``ignore_changes``); only ``limits.nodes``,
-no weight, the window's freeze beside the standing budgets, and a name no dynamic NodePool ever has (the CRD's CEL
-rules). A reserving window narrows it to the reserved type and zones. What it holds and why:
+Created at the plan's ``created_replicas`` and then left to the driver (``ignore_changes``); only ``limits.nodes`` (N
+and a surge), no weight, the window's freeze beside the standing budgets, and a name no dynamic NodePool ever has
+(the CRD's CEL rules). A reserving window narrows it to the reserved type and zones. What it holds and why:
 docs/capacity.md#static-a-nodepool-per-window.
 """
 
@@ -60,7 +60,8 @@ class StaticNodePool(pulumi.ComponentResource):
 
 def static_node_pool_spec(window: NativeWindow, pool: NodePoolConfig, node_class_name: str,
                           node_classes: NodeClassFlavour) -> NodePoolSpec:
-    """The pool's template at ``created_replicas`` nodes, at most ``nodes``, with the window's freeze."""
+    """The pool's template at ``created_replicas`` nodes, at most ``node_limit`` with those terminating (the surge
+    that replaces a lost node at once), with the window's freeze."""
     capacity = window.capacity
     assert isinstance(capacity, StaticNodes)
     chosen = requirements(pool, node_classes)
@@ -69,7 +70,7 @@ def static_node_pool_spec(window: NativeWindow, pool: NodePoolConfig, node_class
     return {
         "template": node_claim_template(pool, node_class_name, chosen, node_classes),
         "replicas": capacity.created_replicas,
-        "limits": {"nodes": str(capacity.nodes)},
+        "limits": {"nodes": str(capacity.node_limit)},
         "disruption": {"consolidateAfter": STATIC_CONSOLIDATE_AFTER,
                        "budgets": budgets([window.freeze] if window.freeze else [], [])},
     }

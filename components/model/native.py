@@ -18,6 +18,7 @@ object names are decided here so that every renderer reads the same ones. Detail
 from __future__ import annotations
 
 import hashlib
+from math import ceil
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import ClassVar
@@ -89,7 +90,8 @@ class StaticNodes:
 
     strategy: ClassVar[str] = "static"
     node_pool_name: str
-    nodes: int  # spec.replicas at scale-up, and its limits.nodes
+    nodes: int  # spec.replicas at scale-up
+    node_limit: int  # its limits.nodes: N and a surge (:func:`static_node_limit`)
     driver: DriverSchedule
     created_replicas: int  # spec.replicas a `pulumi up` at the plan's `now` creates it with (then ignored)
     converge: ConvergeRun | None = None  # the Job that sets the count at the plan's `now`, away from the edges
@@ -122,13 +124,28 @@ def plan_native(window: EventWindow, pool: NodePoolConfig, placeholders: Placeho
         assert window.nodes is not None  # the config checks refuse capacity windows on static pools
         node_pool = static_node_pool_name(pool.name, window.name)
         driver = driver_schedule(window, window.nodes, "end", names, grace, now)
-        return StaticNodes(node_pool, window.nodes, driver, driver.created_replicas(now),
+        return StaticNodes(node_pool, window.nodes, static_node_limit(window.nodes, pool), driver,
+                           driver.created_replicas(now),
                            driver.converge(converge_name(window.name), now),
                            _prepull(window, (NODEPOOL_LABEL, node_pool)))
     driver = driver_schedule(window, placeholders.pods, "start", names, grace, now)
     return BufferedCapacity(window_object_name(window.name), window_object_name(window.name), placeholders.pods,
                             driver, driver.created_replicas(now), driver.converge(converge_name(window.name), now),
                             _prepull(window, (POOL_LABEL, pool.name)))
+
+
+def static_node_limit(nodes: int, pool: NodePoolConfig) -> int:
+    """A static window's ``limits.nodes``: its N and a surge of a quarter of N (a Deployment's default maxSurge), at
+    least one node, within the pool's own ``limits.nodes``. Karpenter counts nodes still terminating against the
+    limit (kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/state/statenodepool.go`` ``ReserveNodeCount``), so
+    with the limit at N a node lost mid-window (an interruption, a repair, an expiry) is replaced only once it is
+    gone, up to its ``terminationGracePeriod`` later; the surge replaces it at once. It never adds nodes: the
+    static controller creates only what brings the running ones up to ``replicas``
+    (``pkg/controllers/static/provisioning/controller.go``), and drift replacements still wait for the budgets,
+    which the window's freeze holds at 0."""
+    limit = nodes + max(1, ceil(nodes / 4))
+    cap = pool.limits.nodes if pool.limits is not None else None
+    return max(nodes, min(limit, cap)) if cap is not None else limit
 
 
 def _prepull(window: EventWindow, label: tuple[str, str]) -> Prepull | None:

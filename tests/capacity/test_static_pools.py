@@ -76,7 +76,7 @@ def test_a_static_window_node_pool_is_its_pools_template_at_the_windows_count(na
             },
             # Created at 0 outside the window; only limits.nodes, no weight, consolidation ignored (the CRD's rules).
             "replicas": 0,
-            "limits": {"nodes": "3"},
+            "limits": {"nodes": "4"},  # N and a surge of ceil(N/4): a lost node is replaced at once
             "disruption": {"consolidateAfter": "Never", "budgets": [
                 # 11:50-13:00 KST, the scale-up to the end: drift waits, as it does for placeholders.
                 {"nodes": "0", "schedule": "50 2 * * *", "duration": "1h10m"}, *STANDING]},

@@ -4,7 +4,7 @@ and the rules only these strategies have."""
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from prescale.model.config import GATE_VALUES, STRATEGY_GATES, CapacityConfig, StackConfig
+from prescale.model.config import GATE_VALUES, STRATEGY_GATES, CapacityConfig, NodePoolConfig, StackConfig
 from prescale.model.fleet.instances import pool_launchable
 from prescale.model.fleet.labels import NODEPOOL_LABEL, POOL_LABEL
 from prescale.model.fleet.quantity import parse_quantity
@@ -15,6 +15,7 @@ from prescale.model.native import (
     driver_account_name,
     driver_names,
     prepull_name,
+    static_node_limit,
     static_node_pool_name,
     window_object_name,
 )
@@ -185,3 +186,12 @@ def test_a_data_volume_on_a_bottlerocket_pool_is_accepted():
     volume = load_stack_config(raw, NOW).node_pools[0].data_volume
     assert volume is not None and (volume.snapshot_id, volume.volume_initialization_rate) == (
         "snap-0123456789abcdef0", 200)
+
+
+def test_a_static_windows_node_limit_adds_a_surge_within_the_pools_limit():
+    """Karpenter counts terminating nodes against limits.nodes: N alone would replace a lost node only once it is
+    gone (kubernetes-sigs/karpenter v1.14.1 pkg/controllers/state/statenodepool.go)."""
+    pool = NodePoolConfig(name="fixed", strategy="static", limits={"nodes": 40})
+    assert [static_node_limit(nodes, pool) for nodes in (1, 3, 4, 5, 20, 36, 40)] == [2, 4, 5, 7, 25, 40, 40]
+    unbounded = NodePoolConfig(name="fixed", strategy="static", limits={"cpu": "1000"})
+    assert static_node_limit(20, unbounded) == 25
