@@ -101,7 +101,7 @@ def test_every_object_of_static_and_buffer_windows_passes_its_upstream_crd_or_th
             validate_kubernetes(obj)
         kinds.add(obj["kind"])
     assert kinds == {"Namespace", "PriorityClass", "EC2NodeClass", "NodePool", "CapacityBuffer", "PodTemplate",
-                     "ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "CronJob",
+                     "ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "CronJob", "Job",
                      "DaemonSet"}
 
 

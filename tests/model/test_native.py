@@ -195,3 +195,16 @@ def test_a_static_windows_node_limit_adds_a_surge_within_the_pools_limit():
     assert [static_node_limit(nodes, pool) for nodes in (1, 3, 4, 5, 20, 36, 40)] == [2, 4, 5, 7, 25, 40, 40]
     unbounded = NodePoolConfig(name="fixed", strategy="static", limits={"cpu": "1000"})
     assert static_node_limit(20, unbounded) == 25
+
+
+def test_a_static_pool_not_pinned_to_one_zone_is_warned_with_the_fix():
+    """Karpenter does not spread a static NodePool's nodes over zones (kubernetes-sigs/karpenter v1.14.1
+    designs/static-capacity.md): one pool per zone is the way to have nodes in each."""
+    (warning,) = [w for w in plan(stack()).warnings if "no single topology.kubernetes.io/zone" in w]
+    assert warning.startswith("node pool 'event': strategy static") and "make one static pool per zone" in warning
+    two = [*M7I, {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["ap-northeast-2a",
+                                                                                   "ap-northeast-2c"]}]
+    assert any("no single" in w for w in plan(stack(requirements=two)).warnings)
+    one = [*M7I, {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["ap-northeast-2a"]}]
+    assert not any("no single" in w for w in plan(stack(requirements=one)).warnings)
+    assert not any("no single" in w for w in plan(stack("buffer", windows=[])).warnings)
