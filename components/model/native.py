@@ -18,9 +18,9 @@ object names are decided here so that every renderer reads the same ones. Detail
 from __future__ import annotations
 
 import hashlib
-from math import ceil
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from math import ceil
 from typing import ClassVar
 
 from .config import EventWindow, NodePoolConfig
