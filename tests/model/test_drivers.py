@@ -268,10 +268,9 @@ def _calm_writes(kind: str, until: str) -> list[tuple[int, int, int]]:
 DAY_SECONDS = 86_400
 
 
-def _allowed(kind: str, until: str, planned: int, registered: int):
+def _allowed(spans: list[tuple[int, int]], planned: int, registered: int):
     """Whether a mismatch (start, end, count) is within the stated bound."""
     lead, grace = int(CREATION_LEAD.total_seconds()), int(GRACE.total_seconds())
-    spans = _spans(kind, until)
 
     def allowed(entry: tuple[int, int, int]) -> bool:
         start, end, count = entry
@@ -306,7 +305,7 @@ def test_every_minute_of_a_day_converges_within_the_stated_bound(kind, until):
                     next_run = min((moment for moment, _ in runs), default=end)
                     wrong = [entry for entry in wrong if entry[0] >= next_run]
                     assert next_run - registered <= CREATION_LEAD.total_seconds() + MIN_HALF.total_seconds() + ON_TIME
-                assert all(map(_allowed(kind, until, planned, registered), wrong)), (planned, registered, wrong)
+                assert all(map(_allowed(spans, planned, registered), wrong)), (planned, registered, wrong)
         if planned % (97 * MINUTE) == 0:  # the shortcut is the controller model itself
             full, _, _ = _simulate(kind, until, created=planned + APPLY_DELAY, initial=initial)
             short = timeline(initial, planned + APPLY_DELAY,
