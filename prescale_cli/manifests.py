@@ -45,9 +45,15 @@ class RenderedObjects:
     readme: Path  # where the Helm releases are listed
 
 
+CONVERGE_JOB = "kubernetes:batch/v1:Job"  # the only Jobs prescale registers
+
+
 def is_kubernetes_object(resource: Registration) -> bool:
-    """A ``kubernetes:*`` custom resource that is an API object (not a provider, Helm release or component)."""
-    return resource.custom and resource.type.startswith("kubernetes:") and not resource.type.startswith(HELM_PREFIX)
+    """A ``kubernetes:*`` custom resource that is an API object (not a provider, Helm release or component), except
+    a driver's converge Job: it sets the count the plan expects at its clock, and a file applied later would write
+    a stale one (docs/capacity.md#the-failsafe-and-converging-from-any-state)."""
+    return resource.custom and resource.type.startswith("kubernetes:") and not resource.type.startswith(HELM_PREFIX) \
+        and resource.type != CONVERGE_JOB
 
 
 def manifest(resource: Registration) -> dict[str, Any]:

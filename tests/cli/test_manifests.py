@@ -22,5 +22,7 @@ def test_static_node_pools_and_buffers_keep_the_count_their_crds_need_and_the_re
     buffer = next(d for d in counted if d["kind"] == "CapacityBuffer")
     assert "spec: If podTemplateRef is set, replicas or limits must also be set" in validate(
         {**buffer, "spec": {"podTemplateRef": buffer["spec"]["podTemplateRef"]}})
+    # A converge Job applied later (GitOps) would write the count of the plan's clock: never written.
+    assert native_run[0].of_type("kubernetes:batch/v1:Job") and not [d for d in documents if d["kind"] == "Job"]
     readme = written.readme.read_text()
     assert "Static NodePools and CapacityBuffers" in readme and "ignore `/spec/replicas` on them" in readme
