@@ -242,6 +242,9 @@ def test_a_failsafe_grace_reaching_the_next_scale_up_is_refused_by_the_bounds():
     with pytest.raises(ValueError, match=r"from the failsafe at the end \+ 9m to the next scale-up"):
         failsafe_bounds(window, "end", timedelta(minutes=9), NOW)
     assert failsafe_bounds(window, "end", timedelta(minutes=2), NOW)[0] >= 60
+    # 15 minutes after :50 is :05, after the next scale-up at :00 (and 55 minutes before the one after it)
+    with pytest.raises(ValueError, match=r"to the next scale-up .* and that is 0s at the shortest"):
+        failsafe_bounds(window, "end", timedelta(minutes=15), NOW)
 
 
 # --- converging from any state --------------------------------------------------------------------------------------

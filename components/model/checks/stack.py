@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from ..config import CONFIG_NAMESPACE, CapacityConfig, EventWindow, KedaConfig, StackConfig
-from ..schedule import after_end
+from ..config import CONFIG_NAMESPACE, CapacityConfig, EventWindow, KedaConfig, NodePoolConfig, StackConfig
+from ..schedule import after_end, drivers
+from ..schedule.drivers import Edge
 from ..schedule.duration import format_duration, parse_duration
 from ..windows import Span, occupied_spans
 from . import limits, pools, reservations, strategies
@@ -102,8 +103,11 @@ def capacity_config_problems(config: CapacityConfig, now: datetime, refused: Ref
         if not time_problems:
             spans[index] = occupied_spans(window, now)  # now, while its occurrences are cached
             if window.node_pool in native:
-                problems += strategies.driver_problems(path, window, native[window.node_pool], now)
-            if grace is not None:  # every strategy's window has a failsafe at its end + the grace (at the latest)
+                driver = strategies.driver_problems(path, window, native[window.node_pool], now)
+                problems += driver
+                if grace is not None and not driver:  # every strategy's window has a failsafe
+                    problems += _driver_failsafe_problems(path, window, native[window.node_pool], grace, now)
+            elif grace is not None:
                 problems += _failsafe_problems(path, window, grace, now)
     problems += _expiry_problems(config, refused, spans, bool(auto_mode))
     problems += reservations.reservation_problems(config, refused, region)
@@ -165,6 +169,19 @@ def _failsafe_problems(path: str, window: EventWindow, grace: timedelta, now: da
         return []
     return [f"{path}.end: {window.end!r}: {problem} (prescale:placeholders.failsafeGrace is "
             f"{format_duration(grace)}; the failsafe is explained in docs/guardrails.md)"]
+
+
+def _driver_failsafe_problems(path: str, window: EventWindow, pool: NodePoolConfig, grace: timedelta,
+                              now: datetime) -> list[str]:
+    """A static or buffer window's failsafe must set 0 once after each scale-down, never in the next occurrence
+    (:func:`prescale.model.schedule.drivers.failsafe_problem`)."""
+    until: Edge = "end" if pool.strategy == "static" else "start"
+    problem = drivers.failsafe_problem(window, until, grace, now)
+    if problem is None:
+        return []
+    return [f"{path}.{until}: {getattr(window, until)!r}: on {pool.strategy} node pool {pool.name!r}, {problem} "
+            f"(prescale:placeholders.failsafeGrace is {format_duration(grace)}); allowed: a shorter failsafeGrace, "
+            "or more time between occurrences (docs/capacity.md#the-failsafe-and-converging-from-any-state)"]
 
 
 def _duplicate_names(config: CapacityConfig, refused: Refused) -> list[str]:

@@ -24,6 +24,7 @@ from zoneinfo import ZoneInfo
 
 from ..config import EventWindow
 from .cron import CronSpec, dated_cron, epoch_seconds, fire_timestamps, next_fire_timestamp, parse_cron
+from .dst import dst_problem, dst_problem_local
 from .duration import format_duration
 from .keda import DAY
 from .shift import shift_cron
@@ -160,24 +161,54 @@ def failsafe_cron(window: EventWindow, until: Edge, grace: timedelta) -> str:
     """The failsafe's cron, read in ``window.timezone``: the scale-down's moved ``grace`` later (on the wall clock,
     as the placeholders' failsafe). ``ValueError`` when that is not one cron."""
     if window.is_one_off:
-        occurrence = window.one_off_occurrence()
-        return dated_cron((occurrence.end if until == "end" else occurrence.start) + grace)
+        return dated_cron(_local_edge(window, until) + grace)
     return shift_cron(driver_crons(window, until)[1], grace)
 
 
+def _local_edge(window: EventWindow, until: Edge) -> datetime:
+    """A one-off's scale-down, as a naive local date-time."""
+    return window.local_end if until == "end" else window.local_start
+
+
 def failsafe_bounds(window: EventWindow, until: Edge, grace: timedelta, now: datetime) -> Bounds:
-    """The failsafe's bounds: like the scale-down's (:func:`_bounds`), over the shortest time from one of its fires to
-    the next scale-up, so that even its latest act never lands in the next occurrence. ``ValueError`` when that is
-    shorter than :data:`MIN_HALF` (the config checks refuse such a ``failsafeGrace`` first)."""
+    """The failsafe's bounds: like the scale-down's (:func:`_bounds`), over the shortest time from its fire after a
+    scale-down to the first scale-up after that scale-down, so that even its latest act never lands in the next
+    occurrence. ``ValueError`` when that is shorter than :data:`MIN_HALF` (negative when the failsafe would fire after
+    that scale-up), or when the failsafe is not one cron."""
+    what = (f"from the failsafe at {'the end' if until == 'end' else 'the start'} + {format_duration(grace)} to the "
+            "next scale-up")
     if window.is_one_off:
-        return _bounds(None, "")
+        failsafe_cron(window, until, grace)
+        return _bounds(None, what)
+    up_cron, down_cron = driver_crons(window, until)
     zone = load_zone(window.timezone)
     since, horizon = epoch_seconds(now), epoch_seconds(now + _YEAR)
-    fires = fire_timestamps(parse_cron(failsafe_cron(window, until, grace)), zone, since, horizon)
-    ups = list(fire_timestamps(parse_cron(driver_crons(window, until)[0]), zone, since, horizon + _MARGIN))
-    half = min((gap for fire in fires if (gap := _gap(fire, ups)) is not None), default=None)
-    return _bounds(half, f"from the failsafe at {'the end' if until == 'end' else 'the start'} + "
-                         f"{format_duration(grace)} to the next scale-up")
+    ups = list(fire_timestamps(parse_cron(up_cron), zone, since, horizon + _MARGIN))
+    fires = list(fire_timestamps(parse_cron(failsafe_cron(window, until, grace)), zone, since, horizon + _MARGIN))
+    halves = [up - fire for down in fire_timestamps(parse_cron(down_cron), zone, since, horizon)
+              if (up := _after(down, ups)) is not None and (fire := _after(down - 1, fires)) is not None]
+    return _bounds(min(halves, default=None), what)
+
+
+def failsafe_problem(window: EventWindow, until: Edge, grace: timedelta, now: datetime) -> str | None:
+    """Why the driver's failsafe of ``window`` (valid, its driver's halves too) cannot run once after each scale-down
+    and before the next scale-up, or ``None``: not one cron, in a DST gap or repeated hour, or too late."""
+    try:
+        cron = failsafe_cron(window, until, grace)
+        failsafe_bounds(window, until, grace, now)
+    except ValueError as error:  # says which failsafe
+        return str(error)
+    if window.is_one_off:
+        problem = dst_problem_local(_local_edge(window, until) + grace, window.timezone)
+    else:
+        problem = dst_problem(cron, window.timezone, now)
+    return f"the failsafe ({cron!r} in {window.timezone}): {problem}" if problem else None
+
+
+def _after(moment: int, fires: list[int]) -> int | None:
+    """The first of ``fires`` (sorted) after ``moment``."""
+    index = bisect_right(fires, moment)
+    return fires[index] if index < len(fires) else None
 
 
 def run_bounds(window: EventWindow, until: Edge, now: datetime) -> tuple[Bounds, Bounds]:
