@@ -10,8 +10,9 @@ never ran. Each run is bounded inside its half of the window: it may start as la
 before the other run's edge, so the two can never race and the last writer is always the right one. A missed edge
 (a controller down across it, a failing Job) is so recovered as soon as the cause clears within its half, and an
 object created mid-window starts at the count it must have (:meth:`DriverSchedule.created_replicas`), since a new
-CronJob never runs a schedule from before its creation. Pure: the components render the runs. Details:
-docs/internals.md (`prescale.model.schedule.drivers`).
+CronJob never runs a schedule from before its creation; a `pulumi up` away from the edges also registers a Job that
+sets that count at once on an existing object (:meth:`DriverSchedule.converge`). Pure: the components render the
+runs. Details: docs/internals.md (`prescale.model.schedule.drivers`).
 """
 
 from __future__ import annotations
@@ -73,13 +74,15 @@ class DriverRun:
 
 @dataclass(frozen=True)
 class ConvergeRun:
-    """A Job (not a CronJob) that sets the count the driver's runs left at the plan's clock, once per half of the
-    window and count: it runs when the `pulumi up` registers it, retries for at most ``active_deadline_seconds``
-    (which end before the driver's next run), and a new half or count replaces it."""
+    """A Job (not a CronJob) that sets the count an object created at the plan's clock would get, once per half of
+    the window and count: it runs when the `pulumi up` registers it, retries for at most ``active_deadline_seconds``
+    (which end before the driver's next run that writes another count), and a new half or count replaces it."""
 
     name: str  # the Job's
     replicas: int
-    since: int | None  # the last run's fire (epoch seconds) before the plan's clock; None before a one-off's first
+    # The last scale-up or scale-down fire (epoch seconds) before the plan's clock, the half's identity (a one-off's
+    # dated crons fire every year: before its occurrence, a year earlier); None if neither fired in two years.
+    since: int | None
     active_deadline_seconds: int
     backoff_limit: int
 
