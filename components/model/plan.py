@@ -93,19 +93,7 @@ class PoolPlan:
                          "holds, and nodes launched during an event (for preempted placeholders) boot the newest "
                          "AMI, possibly one released mid-event that nothing ran on yet. Pin a release "
                          "(al2023@vYYYYMMDD or bottlerocket@vX.Y.Z) to roll nodes only when you change it.")
-        return (*found, *self._zone_warnings(), *self._static_zone_warnings())
-
-    def _static_zone_warnings(self) -> tuple[str, ...]:
-        """A static pool not pinned to one zone: Karpenter does not spread a static NodePool's nodes over zones
-        (kubernetes-sigs/karpenter v1.14.1 ``designs/static-capacity.md``), so all of a window's may land in one."""
-        pinned = [requirement for requirement in self.pool.requirements
-                  if requirement.key == ZONE and requirement.operator == "In" and len(requirement.values) == 1]
-        if self.pool.strategy != "static" or pinned:
-            return ()
-        return (f"node pool {self.pool.name!r}: strategy static with no single {ZONE}: Karpenter does not spread a "
-                "static NodePool's nodes over zones, so all of a window's nodes may land in one zone (and one "
-                "zone's outage takes them all); for nodes in each zone, make one static pool per zone (requirements "
-                f"[{{key: {ZONE}, operator: In, values: [<zone>]}}]) and split each window's nodes between them",)
+        return (*found, *self._zone_warnings())
 
     def _zone_warnings(self) -> tuple[str, ...]:
         if self.region is None:

@@ -33,6 +33,7 @@ from tests.support.capacity import (
     M7I,
     NODE_CLASS,
     NODE_POOL,
+    ZONE_A,
     as_object,
     pool,
     stack_config,
@@ -366,7 +367,7 @@ def test_auto_modes_node_class_waits_for_the_check_too():
 
 def test_a_static_pools_window_node_pools_wait_for_its_check_too():
     mocks = FewAddresses(free=8)
-    static = pool(strategy="static", limits={"nodes": 40}, requirements=M7I)
+    static = pool(strategy="static", limits={"nodes": 40}, requirements=[*M7I, ZONE_A])
     with pytest.raises(ValueError, match="allowed: fewer nodes at once"):
         preview(mocks, [MORNING, LATE], pools=[static])
     assert NODE_POOL not in {r.type for r in mocks.registrations}

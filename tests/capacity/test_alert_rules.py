@@ -35,7 +35,8 @@ WINDOWS = [  # the pools interleave: the groups are still one per pool, in pool-
     window("tea", "0 15 * * *", "0 16 * * *", "warm", nodes=2),  # buffer
 ]
 M7I = {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m7i.xlarge"]}
-STATIC_POOL = {"name": "fixed", "strategy": "static", "limits": {"nodes": 20}, "requirements": [M7I]}
+STATIC_POOL = {"name": "fixed", "strategy": "static", "limits": {"nodes": 20}, "requirements": [
+    M7I, {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["ap-northeast-2a"]}]}
 NOON, BRUNCH, SUPPER = (static_node_pool_name("fixed", name) for name in ("noon", "brunch", "supper"))
 
 

@@ -68,6 +68,7 @@ def test_a_static_window_node_pool_is_its_pools_template_at_the_windows_count(na
                         {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]},
                         {"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]},
                         {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m7i.xlarge"]},
+                        {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["ap-northeast-2a"]},
                     ],
                     "expireAfter": "Never",
                     "terminationGracePeriod": "1h",
@@ -107,13 +108,14 @@ def test_a_reserving_one_off_narrows_its_node_pool_to_the_reserved_type_and_zone
     template = as_object(evaluation.named(NODE_POOL, "launch-static-node-pool"))["spec"]["template"]["spec"]
     assert template["requirements"][-2:] == [
         {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m7i.xlarge"]},
-        {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["ap-northeast-2a", "ap-northeast-2c"]}]
+        {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["ap-northeast-2a"]}]
     assert [r["key"] for r in template["requirements"]].count("node.kubernetes.io/instance-type") == 1
+    assert [r["key"] for r in template["requirements"]].count("topology.kubernetes.io/zone") == 1
     assert {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand", "reserved"]} in \
         template["requirements"]  # reserved first, on-demand beyond the reservation
     # The pool's node class selects the reservations the window holds.
     node_class = as_object(evaluation.named(NODE_CLASS, "static-reserved-node-class"))["spec"]
-    assert len(node_class["capacityReservationSelectorTerms"]) == 2
+    assert len(node_class["capacityReservationSelectorTerms"]) == 1  # one zone, one reservation
     assert all(set(term) == {"id"} for term in node_class["capacityReservationSelectorTerms"])
 
 
@@ -163,6 +165,6 @@ def test_on_auto_mode_a_static_window_node_pool_uses_auto_modes_node_class_and_l
     assert template["nodeClassRef"] == {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "prescale-static"}
     assert {r["key"] for r in template["requirements"]} == {
         "karpenter.sh/capacity-type", "eks.amazonaws.com/instance-category", "kubernetes.io/arch",
-        "node.kubernetes.io/instance-type"}
+        "node.kubernetes.io/instance-type", "topology.kubernetes.io/zone"}
     assert validate(node_pool) == []
     assert plan_capacity(config, NOW).pools["static"].strategy == "static"

@@ -23,13 +23,14 @@ from tests.cli.test_documents import assert_passes
 from tests.support.cli import make_project
 
 TYPES = '[{key: node.kubernetes.io/instance-type, operator: In, values: [m7i.xlarge, c7i.xlarge]}]'
+PINNED = TYPES[:-1] + ', {key: topology.kubernetes.io/zone, operator: In, values: [ap-northeast-2a]}]'
 STACK = f"""\
 config:
   aws:region: ap-northeast-2
   prescale:cluster: {{name: shop}}
   prescale:pricing: {{instanceTypes: {{"m7i.xlarge": 0.2016, "c7i.xlarge": 0.1785}}}}
   prescale:nodePools:
-    - {{name: fixed, strategy: static, limits: {{nodes: 20}}, requirements: {TYPES}}}
+    - {{name: fixed, strategy: static, limits: {{nodes: 20}}, requirements: {PINNED}}}
     - {{name: dynamic, limits: {{nodes: 20}}, requirements: {TYPES}}}
     - {{name: warm, strategy: buffer, instanceCategories: [c, m], limits: {{cpu: "256", memory: 1024Gi}}}}
   prescale:eventWindows:

@@ -27,7 +27,8 @@ config:
     - name: fixed
       strategy: static
       limits: {nodes: 10}
-      requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [m7i.xlarge]}]
+      requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [m7i.xlarge]},
+                     {key: topology.kubernetes.io/zone, operator: In, values: [ap-northeast-2a]}]
     - {name: warm, strategy: buffer, instanceCategories: [c, m], limits: {cpu: "64", memory: 256Gi}}
   prescale:eventWindows:
     - {name: lunch, nodePool: fixed, timezone: Asia/Seoul, start: "0 12 * * *", end: "0 13 * * *", nodes: 3}

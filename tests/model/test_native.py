@@ -26,12 +26,13 @@ from prescale.model.windows import ArmedWindow, IdleWindow, NativeWindow
 from tests.support.config import NOW, problems
 
 M7I = [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m7i.xlarge"]}]
+ZONE_A = {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["ap-northeast-2a"]}
 
 
 def stack(strategy: str = "static", windows: list | None = None, **pool) -> dict:
     return {"aws:region": "ap-northeast-2", "prescale:cluster": {"name": "shop"},
             "prescale:nodePools": [{"name": "event", "strategy": strategy, "limits": {"nodes": 40},
-                                    "requirements": M7I, **pool}],
+                                    "requirements": [*M7I, ZONE_A], **pool}],
             "prescale:eventWindows": windows if windows is not None else [
                 {"name": "lunch", "nodePool": "event", "timezone": "Asia/Seoul", "start": "0 12 * * *",
                  "end": "0 13 * * *", "nodes": 5, "prepullImages": ["nginx:1.27"]}]}
@@ -141,14 +142,14 @@ def test_static_pool_refusals_name_the_key_and_what_to_write():
     assert found == ["prescale:eventWindows[0].capacity: {cpu: '3', memory: '9Gi'} cannot go on static node pool "
                      "'event': a static NodePool holds a number of whole nodes, not pod requests; allowed: nodes: 5 "
                      "(nodes of nodeSize 1 CPU / 2Gi hold as much), or a pool with strategy placeholders or buffer"]
-    [small] = problems(stack(requirements=[], nodeSize={"cpu": "2", "memory": "4Gi"}))
+    [small] = problems(stack(requirements=[ZONE_A], nodeSize={"cpu": "2", "memory": "4Gi"}))
     assert small.startswith("prescale:nodePools[0].requirements: node pool 'event' has strategy static")
     assert "such as c1.medium" not in small and "allowed: requirements that leave only types" in small
 
 
 def test_every_type_a_static_pool_allows_must_hold_its_node_size():
     """The refusal's example of a type that holds it is really among the pool's, and the one it names is not."""
-    [small] = problems(stack(requirements=[], nodeSize={"cpu": "2", "memory": "4Gi"}))
+    [small] = problems(stack(requirements=[ZONE_A], nodeSize={"cpu": "2", "memory": "4Gi"}))
     types = {instance.name: instance for instance in pool_launchable(
         load_stack_config(stack("placeholders", requirements=[]), NOW).node_pools[0]).types}
     named = small.split("such as ")[1].split(" ")[0]
@@ -176,7 +177,7 @@ def test_own_karpenter_with_the_gate_listed_is_accepted_and_auto_mode_needs_no_g
     auto["prescale:nodePools"][0]["requirements"] = [{"key": "eks.amazonaws.com/instance-family",
                                                       "operator": "In", "values": ["m7i"]},
                                                      {"key": "eks.amazonaws.com/instance-size", "operator": "In",
-                                                      "values": ["xlarge"]}]
+                                                      "values": ["xlarge"]}, ZONE_A]
     assert load_stack_config(auto, NOW).node_pools[0].strategy == "static"
 
 
@@ -197,14 +198,14 @@ def test_a_static_windows_node_limit_adds_a_surge_within_the_pools_limit():
     assert static_node_limit(20, unbounded) == 25
 
 
-def test_a_static_pool_not_pinned_to_one_zone_is_warned_with_the_fix():
+def test_a_static_pool_not_pinned_to_one_zone_is_refused_with_the_fix():
     """Karpenter does not spread a static NodePool's nodes over zones (kubernetes-sigs/karpenter v1.14.1
     designs/static-capacity.md): one pool per zone is the way to have nodes in each."""
-    (warning,) = [w for w in plan(stack()).warnings if "no single topology.kubernetes.io/zone" in w]
-    assert warning.startswith("node pool 'event': strategy static") and "make one static pool per zone" in warning
-    two = [*M7I, {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["ap-northeast-2a",
-                                                                                   "ap-northeast-2c"]}]
-    assert any("no single" in w for w in plan(stack(requirements=two)).warnings)
-    one = [*M7I, {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["ap-northeast-2a"]}]
-    assert not any("no single" in w for w in plan(stack(requirements=one)).warnings)
-    assert not any("no single" in w for w in plan(stack("buffer", windows=[])).warnings)
+    two = {**ZONE_A, "values": ["ap-northeast-2a", "ap-northeast-2c"]}
+    for requirements in (M7I, [*M7I, two], [*M7I, {**ZONE_A, "operator": "NotIn"}]):
+        (problem,) = [p for p in problems(stack(requirements=requirements)) if "not pinned to one zone" in p]
+        assert problem.startswith("prescale:nodePools[0].requirements: node pool 'event' has strategy static")
+        assert "one static pool per zone" in problem
+    # the fix, applied, is accepted; a buffer pool spreads like any pool and needs no pin
+    assert plan(stack(requirements=[*M7I, ZONE_A])).window("lunch") is not None
+    assert plan(stack("buffer", requirements=M7I)).window("lunch") is not None

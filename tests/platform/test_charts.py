@@ -206,7 +206,8 @@ def test_karpenters_replicas_fit_its_one_per_node_anti_affinity_on_the_system_no
 def native_stack() -> Evaluation:
     """A new cluster with a static and a buffer pool: prescale's Karpenter needs both alpha gates (read-only)."""
     m7i = {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m7i.xlarge"]}
-    pools = [{"name": "static", "strategy": "static", "limits": {"nodes": 10}, "requirements": [m7i]},
+    pools = [{"name": "static", "strategy": "static", "limits": {"nodes": 10}, "requirements": [
+                  m7i, {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["ap-northeast-2a"]}]},
              {"name": "buffer", "strategy": "buffer", "limits": {"cpu": "100"}}]
     windows = [{"name": "lunch", "nodePool": "static", "timezone": "Asia/Seoul", "start": "0 12 * * *",
                 "end": "0 13 * * *", "nodes": 2},

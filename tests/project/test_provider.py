@@ -191,7 +191,8 @@ def test_construct_deploys_the_capacity_through_a_provider_of_its_own(monkeypatc
 def test_construct_deploys_a_static_pools_window_as_its_own_static_node_pool(monkeypatch):
     monkeypatch.setenv("PRESCALE_NOW", "2026-11-30T12:00:00+00:00")
     pools = [{**wire_inputs()["nodePools"][0], "strategy": "static", "requirements": [
-        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["c7i.large"]}]}]
+        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["c7i.large"]},
+        {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["ap-northeast-2a"]}]}]
     pools[0].pop("weight")  # a static NodePool takes no weight
     state: dict[str, Any] = {}
     evaluation = construct(wire_inputs(nodePools=pools), state)

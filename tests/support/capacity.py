@@ -99,10 +99,12 @@ def every_kind_config(now: datetime = NOW) -> StackConfig:
 # static pool whose one-off holds capacity reservations at NOW, and a Bottlerocket buffer pool (its data volume from a
 # snapshot) with a recurring capacity window pulling images and a one-off of whole nodes.
 M7I = [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m7i.xlarge"]}]
+# A static pool is pinned to one zone: Karpenter does not spread a static NodePool over zones.
+ZONE_A = {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["ap-northeast-2a"]}
 NATIVE_POOLS = [
-    pool("static", strategy="static", limits={"nodes": 40}, requirements=M7I,
+    pool("static", strategy="static", limits={"nodes": 40}, requirements=[*M7I, ZONE_A],
          taints=[{"key": "prescale.io/event", "value": "true", "effect": "NoSchedule"}]),
-    pool("static-reserved", strategy="static", limits={"nodes": 10}, requirements=M7I,
+    pool("static-reserved", strategy="static", limits={"nodes": 10}, requirements=[*M7I, ZONE_A],
          capacityTypes=["on-demand", "reserved"]),
     pool("buffer", strategy="buffer", amiAlias="bottlerocket@v1.30.0",
          dataVolume={"snapshotID": "snap-0123456789abcdef0", "volumeInitializationRate": 200},
@@ -111,7 +113,7 @@ NATIVE_POOLS = [
 NATIVE_WINDOWS = [
     window("lunch", "0 12 * * *", "0 13 * * *", "static", nodes=3, prepullImages=["nginx:1.27"]),
     window("launch", "2026-12-01T18:00", "2026-12-01T20:00", "static-reserved", nodes=4,
-           reserve={"instanceType": "m7i.xlarge", "availabilityZones": ["ap-northeast-2a", "ap-northeast-2c"]}),
+           reserve={"instanceType": "m7i.xlarge", "availabilityZones": ["ap-northeast-2a"]}),
     window("sale", "0 20 * * *", "0 22 * * *", "buffer", capacity={"cpu": "8", "memory": "16Gi"},
            prepullImages=["nginx:1.27", "busybox:1.37"]),
     window("flash", "2027-03-05T10:00", "2027-03-05T12:00", "buffer", nodes=2),

@@ -23,6 +23,7 @@ from ..config import (
     StackConfig,
 )
 from ..fleet.instances import InstanceType, pool_launchable
+from ..fleet.labels import ZONE
 from ..fleet.quantity import parse_quantity
 from ..schedule.drivers import run_bounds
 from .refused import Refused
@@ -49,6 +50,8 @@ def strategy_problems(config: CapacityConfig, refused: Refused) -> list[str]:
             problems.append(_capacity_on_static(index, window, pool, config))
     for name, (index, pool) in pools.items():
         path = f"{CONFIG_NAMESPACE}:nodePools[{index}]"
+        if pool.strategy == "static" and not _pinned_to_one_zone(pool):
+            problems.append(_unpinned_static(path, pool))
         if pool.strategy == "static" and name in windows_by_pool and "placeholders" not in refused.sections:
             problems += _small_types(path, pool, config)
         if pool.data_volume is not None and not pool.ami_alias.startswith("bottlerocket@"):
@@ -127,6 +130,23 @@ def _capacity_on_static(index: int, window: EventWindow, pool: NodePoolConfig, c
             f"{window.capacity.memory!r}}} cannot go on static node pool {pool.name!r}: a static NodePool holds a "
             f"number of whole nodes, not pod requests; allowed: nodes: {nodes} (nodes of nodeSize {size.cpu} CPU / "
             f"{size.memory} hold as much), or a pool with strategy placeholders or buffer")
+
+
+def _pinned_to_one_zone(pool: NodePoolConfig) -> bool:
+    return any(requirement.key == ZONE and requirement.operator == "In" and len(requirement.values) == 1
+               for requirement in pool.requirements)
+
+
+def _unpinned_static(path: str, pool: NodePoolConfig) -> str:
+    """A static pool that more than one zone could serve: Karpenter launches a static NodePool's nodes where its
+    cheapest offering is, with no spread over zones (kubernetes-sigs/karpenter v1.14.1 ``designs/static-capacity.md``
+    pins one NodePool per zone), so every node of a window could land in one zone and one zone's outage (or its
+    shortage of the type) takes them all."""
+    return (f"{path}.requirements: node pool {pool.name!r} has strategy static and is not pinned to one zone: "
+            "Karpenter does not spread a static NodePool's nodes over zones, so all of a window's nodes may land in "
+            "one zone, and one zone's outage or shortage takes them all; allowed: the requirement "
+            f"{{key: {ZONE}, operator: In, values: [<one zone>]}}, and for nodes in several zones one static pool "
+            "per zone with each window's nodes split between them")
 
 
 def _small_types(path: str, pool: NodePoolConfig, config: CapacityConfig) -> list[str]:
