@@ -108,6 +108,11 @@ class DataVolume(TypedDict):
     snapshotID: str
     ("The EBS snapshot of a Bottlerocket data volume that holds the images (built with upstream's "
      "bottlerocket-images-cache); the volume's encryption is the snapshot's (docs/readiness.md).")
+    size: NotRequired[str]
+    ("The data volume's size, at least the snapshot's (EC2 refuses a volume smaller than its snapshot, and "
+     "every launch then fails) and at most 16384Gi (gp3). Unset (recommended): the snapshot's own size, as "
+     'EC2 takes it when the EC2NodeClass gives none; set it only to give the images more room than the '
+     'snapshot.')
     volumeInitializationRate: NotRequired[int]
     ("EBS's provisioned rate for volume initialization, in MiB/s (100 to 300, the EC2NodeClass CRD's range):"
      " the snapshot's blocks arrive at that rate instead of lazily on first read, billed per GiB "

@@ -170,7 +170,8 @@ class MetadataOptions(TypedDict):
 
 
 class EbsVolume(TypedDict):
-    volumeSize: str  # "20Gi"; at least the snapshot's size
+    # "20Gi"; the CRD wants it or snapshotID: from a snapshot, unset takes the snapshot's size (never too small)
+    volumeSize: NotRequired[str]
     volumeType: Literal["standard", "io1", "io2", "gp2", "sc1", "st1", "gp3"]
     encrypted: NotRequired[bool]  # not with snapshotID: a volume made from a snapshot has the snapshot's encryption
     deleteOnTermination: bool

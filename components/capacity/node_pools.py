@@ -166,11 +166,14 @@ def block_devices(pool: NodePoolConfig) -> list[BlockDeviceMapping]:
 
 
 def _from_snapshot(volume: EbsVolume, data: DataVolumeConfig) -> EbsVolume:
-    """The data volume made from the snapshot: its size (at least the snapshot's, which upstream's
-    bottlerocket-images-cache makes 50 GiB by default) and type, and no ``encrypted``, which EC2 refuses beside a
-    snapshot (the volume is as encrypted as the snapshot: docs/readiness.md)."""
-    made: EbsVolume = {"volumeSize": volume["volumeSize"], "volumeType": volume["volumeType"],
-                       "deleteOnTermination": volume["deleteOnTermination"], "snapshotID": data.snapshot_id}
+    """The data volume made from the snapshot: the snapshot's size unless ``dataVolume.size`` says more (EC2 refuses a
+    volume smaller than its snapshot, and with no size takes the snapshot's: aws/karpenter-provider-aws v1.14.1
+    ``pkg/providers/launchtemplate/launchtemplate.go`` sends none when unset), its type, and no ``encrypted``, which
+    EC2 refuses beside a snapshot (the volume is as encrypted as the snapshot: docs/readiness.md)."""
+    made: EbsVolume = {"volumeType": volume["volumeType"], "deleteOnTermination": volume["deleteOnTermination"],
+                       "snapshotID": data.snapshot_id}
+    if data.size is not None:
+        made["volumeSize"] = data.size
     if data.volume_initialization_rate is not None:
         made["volumeInitializationRate"] = data.volume_initialization_rate
     return made

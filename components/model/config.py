@@ -697,6 +697,13 @@ class DataVolumeConfig(Model):
         alias="snapshotID", description=(
             "The EBS snapshot of a Bottlerocket data volume that holds the images (built with upstream's "
             "bottlerocket-images-cache); the volume's encryption is the snapshot's (docs/readiness.md)."))
+    size: Annotated[StrictStr, _shaped(
+        r"(?:[1-9][0-9]{0,3}|1[0-5][0-9]{3}|16[0-2][0-9]{2}|163[0-7][0-9]|1638[0-4])Gi",
+        'a whole number of GiB from 1Gi to 16384Gi (gp3\'s range), like "80Gi"')] | None = Field(
+        default=None, description=(
+            "The data volume's size, at least the snapshot's (EC2 refuses a volume smaller than its snapshot, and "
+            "every launch then fails) and at most 16384Gi (gp3). Unset (recommended): the snapshot's own size, as EC2 "
+            "takes it when the EC2NodeClass gives none; set it only to give the images more room than the snapshot."))
     volume_initialization_rate: StrictInt | None = Field(default=None, ge=100, le=300, description=(
         "EBS's provisioned rate for volume initialization, in MiB/s (100 to 300, the EC2NodeClass CRD's range): the "
         "snapshot's blocks arrive at that rate instead of lazily on first read, billed per GiB initialized. Unset: "

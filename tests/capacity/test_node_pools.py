@@ -3,7 +3,7 @@
 from datetime import datetime, timezone
 
 import pytest
-from prescale.capacity.node_pools import EventNodePool, EventNodePoolArgs, node_pool_spec
+from prescale.capacity.node_pools import EventNodePool, EventNodePoolArgs, block_devices, node_pool_spec
 from prescale.model.config import NodePoolConfig
 from prescale.model.plan import plan_capacity
 from prescale.model.schedule.freezes import MAX_BUDGETS
@@ -251,3 +251,28 @@ def test_no_node_pool_spec_is_rendered_for_a_pool_without_limits():
     theirs = NodePoolConfig.model_validate({"name": "theirs", "existing": True})
     with pytest.raises(ValueError, match="'theirs' has no limits"):
         node_pool_spec(theirs, "default", [])
+
+
+def test_a_data_volume_from_a_snapshot_takes_the_snapshots_size_unless_given_more():
+    """EC2 refuses a volume smaller than its snapshot, so a fixed 50Gi failed every launch from a larger snapshot;
+    with no size EC2 takes the snapshot's (aws/karpenter-provider-aws v1.14.1 launchtemplate.go sends none)."""
+    snapshot = {"snapshotID": "snap-0123456789abcdef0"}
+    for data, size in (({**snapshot}, None), ({**snapshot, "size": "120Gi"}, "120Gi")):
+        pool = NodePoolConfig(name="cache", amiAlias="bottlerocket@v1.30.0", limits={"cpu": "64"}, dataVolume=data)
+        os_volume, data_volume = block_devices(pool)
+        assert data_volume["deviceName"] == "/dev/xvdb" and data_volume["ebs"].get("volumeSize") == size
+        assert data_volume["ebs"]["snapshotID"] == "snap-0123456789abcdef0" and "encrypted" not in data_volume["ebs"]
+        assert os_volume["ebs"]["volumeSize"] == "4Gi"
+        node_class = {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "cache"},
+                      "spec": {"role": "node", "amiSelectorTerms": [{"alias": "bottlerocket@v1.30.0"}],
+                               "subnetSelectorTerms": [{"tags": {"k": "v"}}],
+                               "securityGroupSelectorTerms": [{"tags": {"k": "v"}}],
+                               "blockDeviceMappings": [os_volume, data_volume]}}
+        assert validate(node_class) == []  # the CRD's rule: snapshotID or volumeSize
+
+
+@pytest.mark.parametrize("size", ["0Gi", "16385Gi", "50G", "50", "1.5Gi"])
+def test_a_data_volume_size_outside_gp3s_whole_gib_is_refused(size):
+    with pytest.raises(ValueError, match="from 1Gi to 16384Gi"):
+        NodePoolConfig(name="cache", amiAlias="bottlerocket@v1.30.0", limits={"cpu": "64"},
+                       dataVolume={"snapshotID": "snap-0123456789abcdef0", "size": size})
