@@ -15,6 +15,11 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from ..contract import SystemPlacement
+from ..model.checks.helm_values import (
+    KARPENTER_CONTROLLER_REPLICAS,
+    KARPENTER_CONTROLLER_RESOURCES,
+    KARPENTER_DNS_POLICY,
+)
 from ..model.config import GATE_VALUES, FeatureGate, KarpenterConfig
 from .helm import merged_values, pinned_release
 from .iam import cluster_role_name, eks_node_role, policy_json
@@ -29,9 +34,6 @@ from .karpenter_policy import (
 
 CHART_REPOSITORY = "oci://public.ecr.aws/karpenter"
 RELEASE_NAME = "karpenter"
-# Requests equal limits (Guaranteed QoS), as upstream's install sets them.
-CONTROLLER_RESOURCES = {"cpu": "1", "memory": "1Gi"}
-CONTROLLER_REPLICAS = 2
 # Role names are `<cluster>-<purpose>`: EC2NodeClass.spec.role names the node role, and the IRSA annotation
 # of Karpenter's service account the controller role.
 NODE_ROLE_PURPOSE = "karpenter-node"
@@ -207,9 +209,11 @@ def controller_values(*, cluster_name: pulumi.Input[str], queue_name: pulumi.Inp
     return {
         "settings": settings,
         "serviceAccount": service_account,
-        "replicas": CONTROLLER_REPLICAS,
-        "controller": {"resources": {"requests": dict(CONTROLLER_RESOURCES), "limits": dict(CONTROLLER_RESOURCES)}},
+        "replicas": KARPENTER_CONTROLLER_REPLICAS,
+        # Requests equal limits (Guaranteed QoS), as upstream's install sets them.
+        "controller": {"resources": {"requests": dict(KARPENTER_CONTROLLER_RESOURCES),
+                                     "limits": dict(KARPENTER_CONTROLLER_RESOURCES)}},
         "nodeSelector": {"kubernetes.io/os": "linux", **placement.node_selector},
         "tolerations": [dict(toleration) for toleration in placement.tolerations],
-        "dnsPolicy": "Default",
+        "dnsPolicy": KARPENTER_DNS_POLICY,
     }

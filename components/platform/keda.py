@@ -16,16 +16,15 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..contract import SystemPlacement
+from ..model.checks.helm_values import KEDA_PRIORITY_CLASS, KEDA_REPLICAS
 from ..model.config import KedaConfig
 from .helm import merged_values, pinned_release
 
 CHART_REPOSITORY = "https://kedacore.github.io/charts"
 RELEASE_NAME = "keda"
 KEDA_NAMESPACE = "keda"
-REPLICAS = 2
 # The chart's own defaults, pinned: KEDA's documented sizing for a cluster of this scale.
 RESOURCES = {"requests": {"cpu": "100m", "memory": "100Mi"}, "limits": {"cpu": "1", "memory": "1000Mi"}}
-PRIORITY_CLASS = "system-cluster-critical"
 
 
 class _Component(NamedTuple):
@@ -81,10 +80,10 @@ def keda_values(placement: SystemPlacement) -> dict[str, Any]:
         "nodeSelector": dict(placement.node_selector),
         "tolerations": [dict(toleration) for toleration in placement.tolerations],
         **({"affinity": placement.affinity} if placement.affinity else {}),
-        "priorityClassName": PRIORITY_CLASS,
+        "priorityClassName": KEDA_PRIORITY_CLASS,
     }
     for component in _COMPONENTS:
-        values[component.values_key] = {"replicaCount": REPLICAS}
+        values[component.values_key] = {"replicaCount": KEDA_REPLICAS}
         values["podDisruptionBudget"][component.budget_key] = {"minAvailable": 1}
         values["resources"][component.budget_key] = {kind: dict(amounts) for kind, amounts in RESOURCES.items()}
         values["topologySpreadConstraints"][component.values_key] = [_one_per_node(component.app)]

@@ -129,3 +129,66 @@ def test_values_must_be_a_map():
 def test_a_library_programs_keda_values_are_checked_alike():
     with pytest.raises(ValueError, match=r"prescale:keda.values.watchNamespace: 'shop' is prescale's to set"):
         load_capacity_config({"prescale:keda": {"values": {"watchNamespace": "shop"}}}, NOW)
+
+
+def test_an_owned_key_set_to_exactly_what_prescale_renders_is_accepted():
+    """Values pasted from an install that already runs as prescale needs are not refused for agreeing with it."""
+    same = {"settings": {"clusterName": "prescale-test"}, "replicas": 2, "dnsPolicy": "Default"}
+    keda = {"operator": {"replicaCount": 2}, "priorityClassName": "system-cluster-critical", "watchNamespace": ""}
+    config = load_stack_config(stack(karpenter={"values": same}, keda={"values": keda}), NOW)
+    assert config.karpenter.values == same
+    found = problems(stack(karpenter={"values": {**same, "replicas": 3}}, keda={"values": {"watchNamespace": "shop"}}))
+    assert [problem.split(": ")[0] for problem in found] == ["prescale:karpenter.values.replicas",
+                                                             "prescale:keda.values.watchNamespace"]
+
+
+def test_an_env_entry_the_chart_sets_from_a_value_is_refused_with_the_value_to_set():
+    env = [{"name": "AWS_STS_REGIONAL_ENDPOINTS", "value": "regional"}, {"name": "FEATURE_GATES", "value": "x=true"},
+           {"name": "CLUSTER_NAME", "value": "other"}, {"name": "BATCH_MAX_DURATION", "value": "20s"}]
+    found = problems(stack(karpenter={"values": {"controller": {"env": env}}},
+                           keda={"values": {"env": [{"name": "WATCH_NAMESPACE", "value": "shop"}]}}))
+    assert found == [
+        "prescale:karpenter.values.controller.env[1]: {'name': 'FEATURE_GATES', 'value': 'x=true'} overrides "
+        "FEATURE_GATES, which the karpenter chart sets from settings.featureGates and then appends controller.env "
+        "after, so the kubelet keeps this one; allowed: remove it and set settings.featureGates instead",
+        "prescale:karpenter.values.controller.env[2]: {'name': 'CLUSTER_NAME', 'value': 'other'} overrides "
+        "CLUSTER_NAME, which the karpenter chart sets from settings.clusterName and then appends controller.env "
+        "after, so the kubelet keeps this one; allowed: remove it (prescale sets it: docs/platform.md#helm-values)",
+        "prescale:karpenter.values.controller.env[3]: {'name': 'BATCH_MAX_DURATION', 'value': '20s'} overrides "
+        "BATCH_MAX_DURATION, which the karpenter chart sets from settings.batchMaxDuration and then appends "
+        "controller.env after, so the kubelet keeps this one; allowed: remove it and set settings.batchMaxDuration "
+        "instead",
+        "prescale:keda.values.env[0]: {'name': 'WATCH_NAMESPACE', 'value': 'shop'} overrides WATCH_NAMESPACE, which "
+        "the keda chart sets from watchNamespace and then appends env after, so the kubelet keeps this one; allowed: "
+        "remove it (prescale sets it: docs/platform.md#helm-values)"]
+
+
+def test_the_reserved_capacity_gate_turned_off_is_refused_while_a_pool_launches_reserved_capacity():
+    gate_off = {"values": {"settings": {"featureGates": {"reservedCapacity": False}}}}
+    reserved = {"name": "event", "limits": {"cpu": "64"}, "capacityTypes": ["reserved", "on-demand"],
+                "capacityReservationSelectorTerms": [{"id": "cr-0123456789abcdef0"}]}
+    problem = only_problem({**stack(karpenter=gate_off), "prescale:nodePools": [reserved]})
+    assert problem.startswith("prescale:karpenter.values.settings.featureGates.reservedCapacity: False turns off the "
+                              "ReservedCapacity gate that node pools 'event' need")
+    assert problem.endswith("allowed: remove it (the chart turns it on)")
+    on_demand = {key: value for key, value in reserved.items() if key != "capacityReservationSelectorTerms"}
+    on_demand["capacityTypes"] = ["on-demand"]
+    load_stack_config({**stack(karpenter=gate_off), "prescale:nodePools": [on_demand]}, NOW)
+
+
+def test_controller_requests_above_the_limit_it_runs_with_are_refused():
+    """The API server refuses a container whose request exceeds its limit: the controller would never start."""
+    problem = only_problem(stack(karpenter={"values": {"controller": {"resources": {"requests": {"memory": "2Gi"}}}}}))
+    assert problem == ("prescale:karpenter.values.controller.resources.requests.memory: '2Gi' is above the limit '1Gi' "
+                       "the controller runs with, and the API server refuses a pod whose request exceeds its limit; "
+                       "allowed: at most '1Gi', or controller.resources.limits.memory as high")
+    raised = {"requests": {"memory": "2Gi", "cpu": "500m"}, "limits": {"memory": "2Gi"}}
+    load_stack_config(stack(karpenter={"values": {"controller": {"resources": raised}}}), NOW)
+
+
+def test_a_dotted_key_is_told_to_nest():
+    problem = only_problem(stack(karpenter={"values": {"settings.batchMaxDuration": "15s"}}))
+    assert problem == ("prescale:karpenter.values.settings.batchMaxDuration: '15s' is one key with dots in its name, "
+                       "which the karpenter chart does not read (Helm values are nested maps); allowed: nest it, "
+                       "{settings: {batchMaxDuration: '15s'}}")
+    load_stack_config(stack(karpenter={"values": {"settings": {"batchMaxDuration": "15s"}}}), NOW)

@@ -241,6 +241,21 @@ def test_the_gates_static_and_buffer_pools_need_reach_karpenters_feature_gates_a
     assert {"NodePool", "CapacityBuffer", "PodTemplate", "CronJob"} <= kinds
 
 
+def test_a_controller_env_entry_of_a_variable_the_chart_sets_comes_after_the_charts_own(native_stack, helm,
+                                                                                           tmp_path):
+    """Why prescale:karpenter.values.controller.env may not name FEATURE_GATES, CLUSTER_NAME or INTERRUPTION_QUEUE
+    (prescale.model.checks.helm_values): the chart appends controller.env after the variables it renders from
+    settings, so the container gets both, and the kubelet keeps the last."""
+    release = native_stack.named(RELEASE, "prescale-karpenter").inputs
+    values = {**release["values"], "controller": {**release["values"]["controller"],
+                                                  "env": [{"name": "FEATURE_GATES", "value": "StaticCapacity=false"}]}}
+    objects = render(helm, "karpenter", release=release["name"], namespace=release["namespace"], values=values,
+                     kube_version=KUBERNETES_VERSION, work_dir=tmp_path, include_crds=False)
+    (container,) = single(objects, "Deployment")["spec"]["template"]["spec"]["containers"]
+    gates = [variable.get("value") for variable in container["env"] if variable["name"] == "FEATURE_GATES"]
+    assert len(gates) == 2 and "StaticCapacity=true" in gates[0] and gates[-1] == "StaticCapacity=false"
+
+
 # --- KEDA ------------------------------------------------------------------------------------------------
 
 def keda_deployments(rendered) -> dict[str, dict]:
