@@ -17,7 +17,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from ..model.config import NodePoolConfig
-from ..model.native import StaticNodes, driver_names
+from ..model.native import StaticNodes, converge_name, driver_failsafe_name, driver_names, prepull_name
 from ..model.plan import CapacityPlan
 from ..model.schedule.duration import format_duration
 from ..model.windows import ArmedWindow, NativeWindow
@@ -56,6 +56,16 @@ _PREFIX = placeholder_name("")  # a window's Deployment and ScaledObject are thi
 _WINDOW = f"{_PREFIX}(.+)"
 _REPLICA_SET_SUFFIX = "-[a-z0-9]+"  # the Deployment's pod-template hash: no '-', so no window's matches another's
 _UP, _DOWN = driver_names("")  # a window's driver CronJobs are these prefixes + its name
+_FAILSAFE, _CONVERGE = driver_failsafe_name(""), converge_name("")  # its failsafe CronJob and its converge Job
+_RUNS = f"({_UP[:-1]}|{_DOWN[:-1]}|{_FAILSAFE[:-1]})-(.+)"  # a driver CronJob's name: its run, then its window
+PREPULL_PREFIX = prepull_name("")  # a static or buffer window's pre-pull DaemonSet
+# KEDA's HPA for a ScaledObject (kedacore/keda v2.20.2 controllers/keda/hpa.go getHPAName, no custom name set): the
+# ScaledObject owns it, so it goes with it, unlike KEDA's own series of the ScaledObject, which stay until the operator
+# restarts (controllers/keda/scaledobject_controller.go: the delete path removes none).
+_HPA_PREFIX = "keda-hpa-"
+# kube-state-metrics exports a node label only when --metric-labels-allowlist names it, sanitised to
+# label_<name> (kubernetes/kube-state-metrics internal/store/node.go, kube_node_labels).
+NODEPOOL_NODE_LABEL = "label_karpenter_sh_nodepool"
 
 
 def rule_groups(plan: CapacityPlan) -> list[RuleGroup]:
@@ -77,8 +87,11 @@ def pool_rules(pool: NodePoolConfig, windows: Sequence[ArmedWindow]) -> RuleGrou
     lead_of = attrgetter("window.lead")
     by_lead = groupby(sorted(windows, key=lead_of), lead_of)
     return {"name": f"prescale-pool-{pool.name}", "rules": [
-        _paused(pool, names), _not_evaluated(pool, objects), _keda_errors(pool, names),
-        _not_scaled_up(pool, names), _pending(pool, names), _pull_failing(pool, names),
+        _paused(pool, names), _not_evaluated(pool, objects), _scaled_object_gone(pool, objects),
+        _keda_errors(pool, names),
+        _not_scaled_up(pool, names), _pending(pool, names),
+        _pull_failing(pool, _of_windows_pods("ReplicaSet", f"({names}){_REPLICA_SET_SUFFIX}",
+                                             f"{_WINDOW}{_REPLICA_SET_SUFFIX}"), "Placeholder", "the placeholder"),
         *(_not_ready_at_start(pool, lead, [armed.window.name for armed in same]) for lead, same in by_lead),
         _launch_failures(pool, [node_pool_object_name(pool.name) if pool.owned else pool.name],
                          f'(max({_deployments("kube_deployment_spec_replicas", names)}) > 0)',
@@ -86,16 +99,21 @@ def pool_rules(pool: NodePoolConfig, windows: Sequence[ArmedWindow]) -> RuleGrou
 
 
 def native_rules(pool: NodePoolConfig, windows: Sequence[NativeWindow]) -> RuleGroup:
-    """The rules for one static or buffer pool's windows: each static window's nodes against its count, a buffer's
-    pods Karpenter cannot place, a driver run that gave up, launches."""
+    """The rules for one static or buffer pool's windows: each static window's nodes against its count (and whether
+    they can be counted), a buffer's pods Karpenter cannot place, a driver run that gave up, the pre-pull DaemonSets'
+    images, launches."""
     windows = sorted(windows, key=attrgetter("window.name"))
     static = [window for window in windows if isinstance(window.capacity, StaticNodes)]
     nodepools = [window.capacity.node_pool_name for window in static if isinstance(window.capacity, StaticNodes)] \
         or [node_pool_object_name(pool.name)]
+    prepulls = sorted(window.capacity.prepull.name for window in windows if window.capacity.prepull is not None)
     return {"name": f"prescale-pool-{pool.name}", "rules": [
         *(_static_short(pool, window) for window in static),
+        *([_node_count_missing(pool, static)] if static else []),
         *([_buffer_unplaceable(pool, windows)] if not static else []),
-        _driver_failed(pool, windows),
+        _driver_failed(pool, windows), _converge_failed(pool, windows),
+        *([_pull_failing(pool, _of_windows_pods("DaemonSet", "|".join(prepulls), f"{PREPULL_PREFIX}(.+)"),
+                         "Pre-pull pod", "the pre-pull DaemonSet's pod")] if prepulls else []),
         _launch_failures(pool, nodepools, _driver_on(windows), "one of its windows is on")]}
 
 
@@ -112,11 +130,16 @@ def _by_window(expr: str, source: str) -> str:
     return f'label_replace(\n  {expr},\n  "window", "$1", "{source}", "{_WINDOW}")'
 
 
-def _of_windows(expr: str, names: str) -> str:
-    """``expr``'s series of the windows' placeholder pods (by their ReplicaSets), with a ``window`` label."""
-    replica_sets = f"({names}){_REPLICA_SET_SUFFIX}"
-    owners = (f'label_replace(kube_pod_owner{{namespace="{PLACEHOLDER_NAMESPACE}", owner_kind="ReplicaSet", '
-              f'owner_name=~"{replica_sets}"}}, "window", "$1", "owner_name", "{_WINDOW}{_REPLICA_SET_SUFFIX}")')
+def _of_windows_pods(owner_kind: str, owners: str, window_of_owner: str) -> str:
+    """A join that keeps the series of the pods that ``owner_kind`` objects named ``owners`` (a regex) own, with a
+    ``window`` label read from the owner's name by ``window_of_owner``: a window's placeholder pods (by their
+    ReplicaSets) or its pre-pull DaemonSet's pods."""
+    return (f'label_replace(kube_pod_owner{{namespace="{PLACEHOLDER_NAMESPACE}", owner_kind="{owner_kind}", '
+            f'owner_name=~"{owners}"}}, "window", "$1", "owner_name", "{window_of_owner}")')
+
+
+def _of_windows(expr: str, owners: str) -> str:
+    """``expr``'s series of the pods ``owners`` (:func:`_of_windows_pods`) stands for, with a ``window`` label."""
     return f"{expr}\n* on (namespace, pod) group_left (window)\n{owners}"
 
 
@@ -168,6 +191,31 @@ def _not_evaluated(pool: NodePoolConfig, objects: Sequence[str]) -> AlertingRule
                            "them. See the ScaledObject's Ready condition and the KEDA operator's log."}}
 
 
+def _scaled_object_gone(pool: NodePoolConfig, objects: Sequence[str]) -> AlertingRule:
+    """The HPA KEDA keeps for a window's ScaledObject is gone for minutes: the ScaledObject was deleted (KEDA's own
+    series of it stay until its operator restarts, so :func:`_not_evaluated` cannot tell), or KEDA cannot keep it.
+    A paused ScaledObject has no HPA on purpose and is told by its own alert."""
+    within = format_duration(SCALER_ABSENT_FOR)
+    # absent_over_time() gives a series the labels of its equality matchers only: one call per HPA.
+    absent = "\n    or ".join(
+        f'absent_over_time(kube_horizontalpodautoscaler_info{{namespace="{PLACEHOLDER_NAMESPACE}", '
+        f'horizontalpodautoscaler="{_HPA_PREFIX}{name}"}}[{within}])' for name in objects)
+    gone = (f'label_replace(\n    {absent},\n    "scaledObject", "$1", "horizontalpodautoscaler", '
+            f'"{_HPA_PREFIX}(.+)")\n  unless on (scaledObject) (keda_scaled_object_paused == 1)')
+    return {
+        "alert": "PrescaleScaledObjectGone",
+        "expr": _by_window(f"max by (scaledObject) (\n  {gone}\n  )", "scaledObject"),
+        "labels": _labels(pool, "critical"),
+        "annotations": {
+            "summary": "Window {{ $labels.window }}'s ScaledObject has no HPA: it was deleted, or KEDA cannot keep it",
+            "description": f"kube-state-metrics has shown no HPA {_HPA_PREFIX}{{{{ $labels.scaledObject }}}} in "
+                           f"namespace {PLACEHOLDER_NAMESPACE} for {within}. KEDA keeps one for every ScaledObject "
+                           "that is not paused and the ScaledObject owns it, so the ScaledObject was most likely "
+                           "deleted (KEDA's own series of it stay until its operator restarts). Nothing will scale "
+                           "the window's placeholders up: its next event starts without them. `pulumi up` restores "
+                           "it; `kubectl -n prescale get scaledobject` shows what is there."}}
+
+
 def _keda_errors(pool: NodePoolConfig, names: str) -> AlertingRule:
     """KEDA counted errors evaluating a window's ScaledObject (building its scalers, running its trigger)."""
     within = format_duration(FAILURES_WITHIN)
@@ -209,7 +257,8 @@ def _pending(pool: NodePoolConfig, names: str) -> AlertingRule:
     unscheduled = f'(kube_pod_status_scheduled{{namespace="{PLACEHOLDER_NAMESPACE}", condition="false"}} == 1)'
     return {
         "alert": "PrescalePlaceholdersPending",
-        "expr": _of_windows(unscheduled, names),
+        "expr": _of_windows(unscheduled, _of_windows_pods("ReplicaSet", f"({names}){_REPLICA_SET_SUFFIX}",
+                                                          f"{_WINDOW}{_REPLICA_SET_SUFFIX}")),
         "for": format_duration(PENDING_FOR),
         "labels": _labels(pool, "warning"),
         "annotations": {
@@ -222,25 +271,28 @@ def _pending(pool: NodePoolConfig, names: str) -> AlertingRule:
                            "{{ $labels.pod }}` has the scheduler's reason."}}
 
 
-def _pull_failing(pool: NodePoolConfig, names: str) -> AlertingRule:
-    """A placeholder on its node that cannot pull an image (a prepull image or its own): it never gets Ready."""
+def _pull_failing(pool: NodePoolConfig, owners: str, who: str, whose: str) -> AlertingRule:
+    """A pod of the windows' (``owners``: :func:`_of_windows_pods`) on its node that cannot pull an image: a
+    placeholder never gets Ready, a pre-pull pod leaves the event's images unpulled on its node."""
     reasons = "|".join(PULL_FAILURE_REASONS)
     waiting = "\n  or ".join(f'{metric}{{namespace="{PLACEHOLDER_NAMESPACE}", reason=~"{reasons}"}}' for metric in
                              ("kube_pod_init_container_status_waiting_reason",
                               "kube_pod_container_status_waiting_reason"))
     # By pod: the reason flips between ErrImagePull and ImagePullBackOff at each retry, a new series each time.
+    alert = "PrescalePlaceholderImagePullFailing" if who == "Placeholder" else "PrescalePrepullImagePullFailing"
     return {
-        "alert": "PrescalePlaceholderImagePullFailing",
-        "expr": _of_windows(f"max by (namespace, pod) (\n  {waiting}\n)", names),
+        "alert": alert,
+        "expr": _of_windows(f"max by (namespace, pod) (\n  {waiting}\n)", owners),
         "for": format_duration(PULL_FAILING_FOR),
         "labels": _labels(pool, "warning"),
         "annotations": {
-            "summary": "Placeholder {{ $labels.pod }} of window {{ $labels.window }} cannot pull an image",
-            "description": f"For {format_duration(PULL_FAILING_FOR)} a container of the placeholder (a prepull "
-                           "image's init container or the pause container) has been waiting with ErrImagePull, "
-                           "ImagePullBackOff or another pull failure: the image name, the "
-                           "registry or the pull secret is wrong, so the placeholder never gets Ready. `kubectl -n "
-                           f"{PLACEHOLDER_NAMESPACE} describe pod {{{{ $labels.pod }}}}` says which image."}}
+            "summary": f"{who} {{{{ $labels.pod }}}} of window {{{{ $labels.window }}}} cannot pull an image",
+            "description": f"For {format_duration(PULL_FAILING_FOR)} a container of {whose} (a prepull "
+                           "image's init container, or its own) has been waiting with ErrImagePull, "
+                           "ImagePullBackOff or another pull failure: the image name, the registry or the pull "
+                           "secret is wrong, so the event's pods pull their images when they start instead of "
+                           f"before. `kubectl -n {PLACEHOLDER_NAMESPACE} describe pod {{{{ $labels.pod }}}}` says "
+                           "which image."}}
 
 
 def _not_ready_at_start(pool: NodePoolConfig, lead: timedelta, windows: Sequence[str]) -> AlertingRule:
@@ -301,18 +353,32 @@ def _driver_on(windows: Sequence[NativeWindow]) -> str:
     return f"max by (namespace, window) (\n  {later}\n  or\n  {never}\n)"
 
 
+def _nodes_of(nodepool: str) -> str:
+    """One series per node of NodePool ``nodepool``, labelled ``node``: from kube-state-metrics' node labels where
+    they carry the NodePool (its ``--metric-labels-allowlist=nodes=[karpenter.sh/nodepool]``; EKS Auto Mode's nodes
+    carry it too), else from Karpenter's own node series where Karpenter is scraped."""
+    return (f'max by (node) (\n      kube_node_labels{{{NODEPOOL_NODE_LABEL}="{nodepool}"}}\n'
+            f'      or label_replace(karpenter_nodes_allocatable{{nodepool="{nodepool}", resource_type="cpu"}}, '
+            '"node", "$1", "node_name", "(.+)")\n    )')
+
+
+# Whether nodes can be counted by NodePool at all: some node's kube-state-metrics labels carry one, or Karpenter's
+# series are scraped (its build info is always exported).
+_COUNTABLE = f'(count(kube_node_labels{{{NODEPOOL_NODE_LABEL}!=""}}) > 0 or count(karpenter_build_info) > 0)'
+
+
 def _static_short(pool: NodePoolConfig, window: NativeWindow) -> AlertingRule:
-    """A static window's NodePool with fewer Ready nodes than its count, minutes after its scale-up run."""
+    """A static window's NodePool with fewer Ready nodes than its count, minutes after its scale-up run, where its
+    nodes can be counted (:func:`_node_count_missing` tells when they cannot, rather than paging for nodes that may
+    well be there)."""
     assert isinstance(window.capacity, StaticNodes)
     nodepool, nodes = window.capacity.node_pool_name, window.capacity.nodes
-    # Karpenter's node series carry the NodePool; kube-state-metrics' say whether the node is Ready.
-    ready = (f'count (\n    label_replace(karpenter_nodes_allocatable{{nodepool="{nodepool}", resource_type="cpu"}}, '
-             '"node", "$1", "node_name", "(.+)")\n'
+    ready = (f"count (\n    {_nodes_of(nodepool)}\n"
              '    * on (node) group_left () (kube_node_status_condition{condition="Ready", status="true"} == 1)\n'
-             '  )')
+             "  )")
     return {
         "alert": "PrescaleStaticNodePoolShort",
-        "expr": f"(\n  {ready}\n  or vector(0)\n) < {nodes}\nand on () {_driver_on([window])}",
+        "expr": f"(\n  {ready}\n  or vector(0)\n) < {nodes}\nand on () {_driver_on([window])}\nand on () {_COUNTABLE}",
         "for": format_duration(STATIC_SHORT_FOR),
         "labels": {**_labels(pool, "critical"), "window": window.window.name, "nodepool": nodepool},
         "annotations": {
@@ -324,6 +390,25 @@ def _static_short(pool: NodePoolConfig, window: NativeWindow) -> AlertingRule:
                            "coming. The run may have failed (PrescaleDriverRunFailed), EC2 may be out of the pool's "
                            "type (PrescaleNodeClaimsFailingToLaunch), Karpenter's StaticCapacity gate may be off, or "
                            f"the NodePool or its node class may not be Ready: `prescale status` shows each."}}
+
+
+def _node_count_missing(pool: NodePoolConfig, static: Sequence[NativeWindow]) -> AlertingRule:
+    """A static window is on and no series says which node belongs to which NodePool: its nodes cannot be counted,
+    so :func:`_static_short` stays silent, and this says what to turn on instead of paging."""
+    return {
+        "alert": "PrescaleNodeCountMetricsMissing",
+        "expr": f"{_driver_on(static)}\nunless on () {_COUNTABLE}",
+        "for": format_duration(STATIC_SHORT_FOR),
+        "labels": _labels(pool, "warning"),
+        "annotations": {
+            "summary": "The nodes of window {{ $labels.window }}'s static NodePool cannot be counted",
+            "description": "No node series carries its NodePool: kube-state-metrics exports node labels only when "
+                           "--metric-labels-allowlist=nodes=[karpenter.sh/nodepool] names it, and Karpenter's own "
+                           "metrics are not scraped (the chart's serviceMonitor.enabled; EKS Auto Mode has none). "
+                           "So PrescaleStaticNodePoolShort cannot tell whether the window's nodes are Ready. Turn on "
+                           "one of the two (docs/alerts.md); until then `prescale status` shows the nodes. (With "
+                           "the allowlist on, this also fires when no node of any NodePool exists, the window's "
+                           "included.)"}}
 
 
 def _buffer_unplaceable(pool: NodePoolConfig, windows: Sequence[NativeWindow]) -> AlertingRule:
@@ -351,8 +436,7 @@ def _buffer_unplaceable(pool: NodePoolConfig, windows: Sequence[NativeWindow]) -
 def _driver_failed(pool: NodePoolConfig, windows: Sequence[NativeWindow]) -> AlertingRule:
     """A driver CronJob's Job that failed (its deadline passed, its retries spent) after the CronJob's last success:
     the count it was to set may not be set."""
-    names = "|".join(sorted(run.name for window in windows for run in (window.capacity.driver.up,
-                                                                        window.capacity.driver.down)))
+    names = "|".join(sorted(run.name for window in windows for run in window.capacity.driver.runs))
     where = f'namespace="{PLACEHOLDER_NAMESPACE}"'
     failed = (f"kube_job_status_start_time{{{where}}}\n"
               f'    * on (namespace, job_name) group_left (owner_name)\n'
@@ -364,7 +448,7 @@ def _driver_failed(pool: NodePoolConfig, windows: Sequence[NativeWindow]) -> Ale
                      f"  > on (namespace, cronjob) group_left ()\n  (\n    {succeeded}\n  )")
     return {
         "alert": "PrescaleDriverRunFailed",
-        "expr": f'label_replace(\n  {since_success},\n  "window", "$2", "cronjob", "({_UP[:-1]}|{_DOWN[:-1]})-(.+)")',
+        "expr": f'label_replace(\n  {since_success},\n  "window", "$2", "cronjob", "{_RUNS}")',
         "labels": _labels(pool, "critical"),
         "annotations": {
             "summary": "Job {{ $labels.job_name }} of window {{ $labels.window }}'s driver failed",
@@ -375,3 +459,29 @@ def _driver_failed(pool: NodePoolConfig, windows: Sequence[NativeWindow]) -> Ale
                            "the next run. `kubectl -n "
                            f"{PLACEHOLDER_NAMESPACE} logs job/{{{{ $labels.job_name }}}}` has kubectl's error (RBAC, "
                            "a missing object, the API server)."}}
+
+
+def _converge_failed(pool: NodePoolConfig, windows: Sequence[NativeWindow]) -> AlertingRule:
+    """The Job a `pulumi up` registers to set a window's count now failed, and no driver run of the window succeeded
+    since: the count may be wrong until the window's next run."""
+    where = f'namespace="{PLACEHOLDER_NAMESPACE}"'
+    jobs = "|".join(sorted(converge_name(window.window.name) for window in windows))
+    runs = "|".join(sorted(run.name for window in windows for run in window.capacity.driver.runs))
+    failed = (f'label_replace(\n    kube_job_status_start_time{{{where}, job_name=~"{jobs}"}}\n'
+              f'    and on (namespace, job_name) (kube_job_failed{{{where}, condition="true"}} == 1),\n'
+              f'    "window", "$1", "job_name", "{_CONVERGE}(.+)")')
+    succeeded = (f'max by (namespace, window) (label_replace(\n      kube_cronjob_status_last_successful_time'
+                 f'{{{where}, cronjob=~"{runs}"}}\n      or on (namespace, cronjob) (0 * kube_cronjob_created'
+                 f'{{{where}, cronjob=~"{runs}"}}),\n      "window", "$2", "cronjob", "{_RUNS}"))')
+    return {
+        "alert": "PrescaleConvergeJobFailed",
+        "expr": f"{failed}\n  > on (namespace, window) group_left ()\n  {succeeded}",
+        "labels": _labels(pool, "critical"),
+        "annotations": {
+            "summary": "Job {{ $labels.job_name }}, which sets window {{ $labels.window }}'s count now, failed",
+            "description": f"Job {PLACEHOLDER_NAMESPACE}/{{{{ $labels.job_name }}}}, registered by the last `pulumi "
+                           "up` to set the window's count to what it is now, failed, and no run of the window's "
+                           "driver has succeeded since: the count may stay wrong until its next run (a window just "
+                           "added mid-event may hold no capacity). `kubectl -n "
+                           f"{PLACEHOLDER_NAMESPACE} logs job/{{{{ $labels.job_name }}}}` has kubectl's error; the "
+                           "docs' converge section (docs/capacity.md) shows how to run it again by hand."}}

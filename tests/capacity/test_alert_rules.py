@@ -32,7 +32,7 @@ WINDOWS = [  # the pools interleave: the groups are still one per pool, in pool-
     window("noon", "0 12 * * *", "0 13 * * *", "fixed", nodes=3),  # static
     window("brunch", "0 10 * * *", "0 11 * * *", "fixed", nodes=2),
     window("supper", "0 18 * * *", "0 19 * * *", "fixed", nodes=2),
-    window("tea", "0 15 * * *", "0 16 * * *", "warm", nodes=2),  # buffer
+    window("tea", "0 15 * * *", "0 16 * * *", "warm", nodes=2, prepullImages=["nginx:1.27"]),  # buffer
 ]
 M7I = {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m7i.xlarge"]}
 STATIC_POOL = {"name": "fixed", "strategy": "static", "limits": {"nodes": 20}, "requirements": [
@@ -99,6 +99,21 @@ def karpenter_node(name: str, nodepool: str, ready: bool, values: str = "1x20") 
                      condition="Ready", status=status) for status in ("true", "false", "unknown"))]
 
 
+def labelled_node(name: str, nodepool: str, ready: bool) -> list[dict]:
+    """A node as kube-state-metrics exports it with --metric-labels-allowlist=nodes=[karpenter.sh/nodepool]:
+    kube_node_labels carries the label as label_karpenter_sh_nodepool (no Karpenter series at all)."""
+    return [series("kube_node_labels", "1x20", node=name, label_karpenter_sh_nodepool=nodepool),
+            *(series("kube_node_status_condition", "1x20" if status == str(ready).lower() else "0x20", node=name,
+                     condition="Ready", status=status) for status in ("true", "false", "unknown"))]
+
+
+def hpa(scaled_object: str, values: str) -> dict:
+    """The HPA KEDA keeps for a ScaledObject, as kube-state-metrics exports it."""
+    return series("kube_horizontalpodautoscaler_info", values, namespace="prescale",
+                  horizontalpodautoscaler=f"keda-hpa-{scaled_object}", scaletargetref_kind="Deployment",
+                  scaletargetref_name=scaled_object)
+
+
 def driver_job(job: str, cron_job: str, started: str, failed: bool) -> list[dict]:
     """A Job of a driver CronJob, its owner, its start (epoch seconds) and whether its Failed condition is True."""
     return [series("kube_job_status_start_time", f"{started}x10", namespace="prescale", job_name=job),
@@ -110,6 +125,9 @@ def driver_job(job: str, cron_job: str, started: str, failed: bool) -> list[dict
 
 def series(metric: str, values: str, /, **labels: str) -> dict:
     return {"series": metric + "{" + ", ".join(f'{k}="{v}"' for k, v in labels.items()) + "}", "values": values}
+
+
+KARPENTER_SCRAPED = series("karpenter_build_info", "1x20", version="1.14.1", goversion="go1.25", commit="0")
 
 
 def alert(name: str, at: str, *expected: dict | tuple[dict, str]) -> dict:
@@ -292,8 +310,8 @@ CASES |= {
     "a static NodePool short of its count 5m after its scale-up run fires; all Ready, or after its end, silent": {
         "input_series": [
             # noon: scaled up (its scale-down never ran yet), 2 of its 3 nodes Ready; another pool's Ready node
-            # does not count
-            last_run("scale-up-noon", "1000x20"),
+            # does not count; Karpenter's metrics are scraped
+            KARPENTER_SCRAPED, last_run("scale-up-noon", "1000x20"),
             *karpenter_node("ip-10-0-1-1", NOON, True), *karpenter_node("ip-10-0-1-2", NOON, True),
             *karpenter_node("ip-10-0-1-3", NOON, False), *karpenter_node("ip-10-0-9-9", "prescale-event", True),
             # brunch: scaled up after its last scale-down, both nodes Ready
@@ -305,10 +323,34 @@ CASES |= {
             alert("PrescaleStaticNodePoolShort", "4m"),
             alert("PrescaleStaticNodePoolShort", "6m", ({"severity": "critical", "node_pool": "fixed",
                                                          "window": "noon", "nodepool": NOON}, "2"))]},
-    "a static NodePool with no node at all fires too": {
-        "input_series": [last_run("scale-up-noon", "1000x20"), last_run("scale-down-noon", "500x20")],
+    "a static NodePool with no node at all fires too, where nodes can be counted": {
+        "input_series": [KARPENTER_SCRAPED, last_run("scale-up-noon", "1000x20"), last_run("scale-down-noon", "500x20")],
         "alert_rule_test": [alert("PrescaleStaticNodePoolShort", "6m", (
-            {"severity": "critical", "node_pool": "fixed", "window": "noon", "nodepool": NOON}, "0"))]},
+            {"severity": "critical", "node_pool": "fixed", "window": "noon", "nodepool": NOON}, "0")),
+            alert("PrescaleNodeCountMetricsMissing", "6m")]},
+    "no Karpenter series at all (Auto Mode, no ServiceMonitor), the nodes Ready by kube-state-metrics' labels: "
+    "silent; one short: fires": {
+        "input_series": [
+            last_run("scale-up-noon", "1000x20"), last_run("scale-up-brunch", "1000x20"),
+            *labelled_node("ip-10-0-1-1", NOON, True), *labelled_node("ip-10-0-1-2", NOON, True),
+            *labelled_node("ip-10-0-1-3", NOON, True),
+            *labelled_node("ip-10-0-2-1", BRUNCH, True), *labelled_node("ip-10-0-2-2", BRUNCH, False)],
+        "alert_rule_test": [
+            alert("PrescaleStaticNodePoolShort", "6m", (
+                {"severity": "critical", "node_pool": "fixed", "window": "brunch", "nodepool": BRUNCH}, "1")),
+            alert("PrescaleNodeCountMetricsMissing", "6m")]},
+    "no series says which node is whose: no page for nodes that may be there, a warning saying what to turn on": {
+        "input_series": [
+            last_run("scale-up-noon", "1000x20"),
+            *(series("kube_node_status_condition", "1x20", node=f"ip-10-0-1-{n}", condition="Ready", status="true")
+              for n in (1, 2, 3)),
+            # supper is over: no warning for it
+            last_run("scale-up-supper", "500x20"), last_run("scale-down-supper", "1000x20")],
+        "alert_rule_test": [
+            alert("PrescaleStaticNodePoolShort", "6m"),
+            alert("PrescaleNodeCountMetricsMissing", "4m"),
+            alert("PrescaleNodeCountMetricsMissing", "6m", {"severity": "warning", "node_pool": "fixed",
+                                                            "namespace": "prescale", "window": "noon"})]},
     "a driver Job failed since its CronJob's last success fires; older failures, successes, others' Jobs silent": {
         "input_series": [
             *driver_job("scale-up-noon-29933450", "scale-up-noon", "2000", failed=True),
@@ -324,13 +366,55 @@ CASES |= {
             # a buffer's scale-up that never succeeded at all
             *driver_job("scale-up-tea-29933510", "scale-up-tea", "3000", failed=True),
             series("kube_cronjob_created", "100x10", namespace="prescale", cronjob="scale-up-tea"),
-            # a failsafe's Job is not a driver's
+            # a placeholder window's failsafe Job is not a driver's
             *driver_job("failsafe-lunch-29933520", "failsafe-lunch", "3000", failed=True),
-            series("kube_cronjob_created", "100x10", namespace="prescale", cronjob="failsafe-lunch")],
+            series("kube_cronjob_created", "100x10", namespace="prescale", cronjob="failsafe-lunch"),
+            # a static window's failsafe is its driver's
+            *driver_job("failsafe-brunch-29933530", "failsafe-brunch", "3000", failed=True),
+            series("kube_cronjob_created", "100x10", namespace="prescale", cronjob="failsafe-brunch")],
         "alert_rule_test": [alert(
             "PrescaleDriverRunFailed", "1m",
+            driver_failed("fixed", "brunch", "failsafe-brunch", "failsafe-brunch-29933530"),
             driver_failed("fixed", "noon", "scale-up-noon", "scale-up-noon-29933450"),
             driver_failed("warm", "tea", "scale-up-tea", "scale-up-tea-29933510"))]},
+    "a converge Job failed after the window's last successful run fires; one a run has succeeded since, silent": {
+        "input_series": [
+            series("kube_job_status_start_time", "2000x10", namespace="prescale", job_name="converge-noon"),
+            series("kube_job_failed", "1x10", namespace="prescale", job_name="converge-noon", condition="true"),
+            series("kube_cronjob_created", "100x10", namespace="prescale", cronjob="scale-up-noon"),
+            series("kube_cronjob_status_last_successful_time", "1500x10", namespace="prescale",
+                   cronjob="scale-up-noon"),
+            series("kube_job_status_start_time", "2000x10", namespace="prescale", job_name="converge-tea"),
+            series("kube_job_failed", "1x10", namespace="prescale", job_name="converge-tea", condition="true"),
+            series("kube_cronjob_created", "100x10", namespace="prescale", cronjob="scale-down-tea"),
+            series("kube_cronjob_status_last_successful_time", "2500x10", namespace="prescale",
+                   cronjob="scale-down-tea")],
+        "alert_rule_test": [alert("PrescaleConvergeJobFailed", "1m", {
+            "severity": "critical", "node_pool": "fixed", "namespace": "prescale", "job_name": "converge-noon",
+            "window": "noon"})]},
+    "a pre-pull DaemonSet's pod that cannot pull fires after 5m; a pull in progress is silent": {
+        "input_series": [
+            series("kube_pod_owner", "1x10", namespace="prescale", pod="prepull-tea-x7k2p", uid="uid-prepull-tea-x7k2p",
+                   owner_kind="DaemonSet", owner_name="prepull-tea", owner_is_controller="true"),
+            waiting("prepull-tea-x7k2p", "pull-0", "ErrImagePull", "1 _ 1 _ 1 _ 1 _ 1 _"),
+            waiting("prepull-tea-x7k2p", "pull-0", "ImagePullBackOff", "_ 1 _ 1 _ 1 _ 1 _ 1"),
+            series("kube_pod_owner", "1x10", namespace="prescale", pod="prepull-tea-abcde", uid="uid-prepull-tea-abcde",
+                   owner_kind="DaemonSet", owner_name="prepull-tea", owner_is_controller="true"),
+            waiting("prepull-tea-abcde", "pull-0", "PodInitializing", "1x10")],
+        "alert_rule_test": [
+            alert("PrescalePrepullImagePullFailing", "4m"),
+            alert("PrescalePrepullImagePullFailing", "6m", of_pod("warning", "warm", "tea", "prepull-tea-x7k2p"))]},
+    "a deleted ScaledObject fires though KEDA's stale series go on; one with its HPA, or paused, is silent": {
+        "input_series": [
+            keda_active("prescale-lunch", "0x12"), keda("keda_scaled_object_paused", "prescale-lunch", "0x12"),
+            hpa("prescale-lunch", "1 1 1"),  # deleted at 2m: its HPA went with it, KEDA's series stayed
+            keda_active("prescale-late", "0x12"), hpa("prescale-late", "1x12"),
+            keda_active("prescale-shop", "0x12"), hpa("prescale-shop", "1x12"),
+            keda_active("prescale-lunch-rush", "0x12"), hpa("prescale-lunch-rush", "1x12"),
+            keda("keda_scaled_object_paused", "prescale-night", "1x12")],  # paused: KEDA removed its HPA
+        "alert_rule_test": [
+            alert("PrescaleScaledObjectGone", "6m"),
+            alert("PrescaleScaledObjectGone", "8m", of_window("critical", "event", "lunch"))]},
     "pods Karpenter cannot place for 5m while a buffer is up fire; before it or once it is down, silent": {
         "input_series": [
             last_run("scale-up-tea", "1000x12"), last_run("scale-down-tea", "500x12"),
@@ -384,8 +468,10 @@ def test_static_and_buffer_pools_get_their_own_rules(groups):
     """KEDA plays no part there: no rule of theirs reads a KEDA series or a placeholder Deployment."""
     rules = {group["name"]: [rule["alert"] for rule in group["rules"]] for group in groups}
     assert rules["prescale-pool-fixed"] == ["PrescaleStaticNodePoolShort"] * 3 + [
-        "PrescaleDriverRunFailed", "PrescaleNodeClaimsFailingToLaunch"]
+        "PrescaleNodeCountMetricsMissing", "PrescaleDriverRunFailed", "PrescaleConvergeJobFailed",
+        "PrescaleNodeClaimsFailingToLaunch"]
     assert rules["prescale-pool-warm"] == ["PrescaleBufferCannotProvision", "PrescaleDriverRunFailed",
+                                           "PrescaleConvergeJobFailed", "PrescalePrepullImagePullFailing",
                                            "PrescaleNodeClaimsFailingToLaunch"]
     native = [rule["expr"] for group in groups if group["name"] in ("prescale-pool-fixed", "prescale-pool-warm")
               for rule in group["rules"]]
