@@ -107,6 +107,11 @@ def labelled_node(name: str, nodepool: str, ready: bool) -> list[dict]:
                      condition="Ready", status=status) for status in ("true", "false", "unknown"))]
 
 
+def prepull_owner(pod_name: str) -> dict:
+    return series("kube_pod_owner", "1x10", namespace="prescale", pod=pod_name, uid=f"uid-{pod_name}",
+                  owner_kind="DaemonSet", owner_name="prepull-tea", owner_is_controller="true")
+
+
 def hpa(scaled_object: str, values: str) -> dict:
     """The HPA KEDA keeps for a ScaledObject, as kube-state-metrics exports it."""
     return series("kube_horizontalpodautoscaler_info", values, namespace="prescale",
@@ -324,7 +329,8 @@ CASES |= {
             alert("PrescaleStaticNodePoolShort", "6m", ({"severity": "critical", "node_pool": "fixed",
                                                          "window": "noon", "nodepool": NOON}, "2"))]},
     "a static NodePool with no node at all fires too, where nodes can be counted": {
-        "input_series": [KARPENTER_SCRAPED, last_run("scale-up-noon", "1000x20"), last_run("scale-down-noon", "500x20")],
+        "input_series": [KARPENTER_SCRAPED, last_run("scale-up-noon", "1000x20"),
+                         last_run("scale-down-noon", "500x20")],
         "alert_rule_test": [alert("PrescaleStaticNodePoolShort", "6m", (
             {"severity": "critical", "node_pool": "fixed", "window": "noon", "nodepool": NOON}, "0")),
             alert("PrescaleNodeCountMetricsMissing", "6m")]},
@@ -394,12 +400,10 @@ CASES |= {
             "window": "noon"})]},
     "a pre-pull DaemonSet's pod that cannot pull fires after 5m; a pull in progress is silent": {
         "input_series": [
-            series("kube_pod_owner", "1x10", namespace="prescale", pod="prepull-tea-x7k2p", uid="uid-prepull-tea-x7k2p",
-                   owner_kind="DaemonSet", owner_name="prepull-tea", owner_is_controller="true"),
+            prepull_owner("prepull-tea-x7k2p"),
             waiting("prepull-tea-x7k2p", "pull-0", "ErrImagePull", "1 _ 1 _ 1 _ 1 _ 1 _"),
             waiting("prepull-tea-x7k2p", "pull-0", "ImagePullBackOff", "_ 1 _ 1 _ 1 _ 1 _ 1"),
-            series("kube_pod_owner", "1x10", namespace="prescale", pod="prepull-tea-abcde", uid="uid-prepull-tea-abcde",
-                   owner_kind="DaemonSet", owner_name="prepull-tea", owner_is_controller="true"),
+            prepull_owner("prepull-tea-abcde"),
             waiting("prepull-tea-abcde", "pull-0", "PodInitializing", "1x10")],
         "alert_rule_test": [
             alert("PrescalePrepullImagePullFailing", "4m"),
