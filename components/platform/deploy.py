@@ -33,11 +33,15 @@ class PrescalePlatformArgs:
     now: datetime
     # The Karpenter feature gates the node pools' strategies need, turned on in the Karpenter prescale installs.
     karpenter_feature_gates: tuple[FeatureGate, ...] = ()
+    # `alerts.prometheusRule`: the charts prescale installs then create the monitors that have their metrics scraped
+    # (docs/alerts.md says which rule reads what).
+    scraped: bool = False
 
     @classmethod
     def from_config(cls, config: StackConfig, now: datetime) -> PrescalePlatformArgs:
         return cls(cluster=config.cluster, karpenter=config.karpenter, keda=config.keda, region=config.region,
-                   tags=config.tags, now=now, karpenter_feature_gates=config.strategy_gates())
+                   tags=config.tags, now=now, karpenter_feature_gates=config.strategy_gates(),
+                   scraped=config.alerts.prometheus_rule)
 
 
 class PrescalePlatform(pulumi.ComponentResource):
@@ -73,7 +77,8 @@ class PrescalePlatform(pulumi.ComponentResource):
                     cluster_name=cluster.cluster_name, config=args.karpenter, region=args.region,
                     kubernetes_provider=cluster.provider, placement=cluster.system_placement,
                     oidc_provider_arn=cluster.oidc_provider_arn, oidc_issuer=cluster.oidc_issuer,
-                    cluster_ready=cluster.ready, tags=args.tags, feature_gates=args.karpenter_feature_gates),
+                    cluster_ready=cluster.ready, tags=args.tags, feature_gates=args.karpenter_feature_gates,
+                    scraped=args.scraped),
                     opts=child)
                 node_role_name = karpenter.node_role_name
                 karpenter_ready = [karpenter.crd_release, karpenter.release]
@@ -85,7 +90,7 @@ class PrescalePlatform(pulumi.ComponentResource):
         if args.keda.install:
             keda = Keda(f"{name}-keda", KedaArgs(
                 config=args.keda, kubernetes_provider=cluster.provider, placement=cluster.system_placement,
-                depends_on=list(dict.fromkeys([*cluster.ready, *karpenter_ready]))), opts=child)
+                depends_on=list(dict.fromkeys([*cluster.ready, *karpenter_ready])), scraped=args.scraped), opts=child)
             keda_ready = [keda.release]
         exports["kedaVersion"] = args.keda.version
 

@@ -67,6 +67,8 @@ class KarpenterArgs:
     tags: Mapping[str, str]
     # The gates the stack's node pools need (`StackConfig.strategy_gates`), turned on in the chart's settings.
     feature_gates: Sequence[FeatureGate] = ()
+    # Alerts read the controller's metrics: the chart's ServiceMonitor (for the Prometheus Operator) is created.
+    scraped: bool = False
 
 
 class Karpenter(pulumi.ComponentResource):
@@ -119,7 +121,7 @@ class Karpenter(pulumi.ComponentResource):
             values=merged_values(controller_values(
                 cluster_name=args.cluster_name, queue_name=queue.name, placement=args.placement,
                 irsa_role_arn=controller_role.arn if args.config.controller_auth == "irsa" else None,
-                feature_gates=args.feature_gates),
+                feature_gates=args.feature_gates, scraped=args.scraped),
                 args.config.values),
             opts=self._child(depends_on=[self.crd_release, *args.cluster_ready, *aws_prerequisites]))
 
@@ -191,7 +193,7 @@ class Karpenter(pulumi.ComponentResource):
 
 def controller_values(*, cluster_name: pulumi.Input[str], queue_name: pulumi.Input[str],
                       placement: SystemPlacement, irsa_role_arn: pulumi.Input[str] | None,
-                      feature_gates: Sequence[FeatureGate] = ()) -> dict[str, Any]:
+                      feature_gates: Sequence[FeatureGate] = (), scraped: bool = False) -> dict[str, Any]:
     """Helm values of the ``karpenter`` chart.
 
     The chart's default affinity is kept on purpose: it keeps the controller off nodes Karpenter launched
@@ -199,6 +201,7 @@ def controller_values(*, cluster_name: pulumi.Input[str], queue_name: pulumi.Inp
     lets the controller resolve AWS endpoints even while CoreDNS has nowhere to run (upstream's advice).
     ``feature_gates`` are turned on (``settings.featureGates``, the chart's ``FEATURE_GATES``) and the others left as
     the chart ships them: off, for the alpha gates the strategies need (docs/capacity.md, "Strategies").
+    ``scraped``: the chart's ServiceMonitor, so that the alert rules that read Karpenter's metrics have them.
     """
     service_account: dict[str, Any] = {"name": SERVICE_ACCOUNT_NAME}
     if irsa_role_arn is not None:
@@ -216,4 +219,5 @@ def controller_values(*, cluster_name: pulumi.Input[str], queue_name: pulumi.Inp
         "nodeSelector": {"kubernetes.io/os": "linux", **placement.node_selector},
         "tolerations": [dict(toleration) for toleration in placement.tolerations],
         "dnsPolicy": KARPENTER_DNS_POLICY,
+        **({"serviceMonitor": {"enabled": True}} if scraped else {}),
     }

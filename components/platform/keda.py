@@ -47,6 +47,8 @@ class KedaArgs:
     placement: SystemPlacement
     # What must be in place first (the cluster's system nodes; by convention, Karpenter).
     depends_on: Sequence[pulumi.Resource]
+    # Alerts read the operator's metrics: it exposes them and the chart creates its ServiceMonitor.
+    scraped: bool = False
 
 
 class Keda(pulumi.ComponentResource):
@@ -66,13 +68,14 @@ class Keda(pulumi.ComponentResource):
         self.release = pinned_release(
             name, chart="keda", repository=CHART_REPOSITORY, version=args.config.version,
             release_name=RELEASE_NAME, namespace=namespace.metadata.name,
-            values=merged_values(keda_values(args.placement), args.config.values),
+            values=merged_values(keda_values(args.placement, args.scraped), args.config.values),
             opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace, *args.depends_on], retain_on_delete=True))
         self.register_outputs({"namespace": namespace.metadata.name, "version": args.config.version})
 
 
-def keda_values(placement: SystemPlacement) -> dict[str, Any]:
-    """Helm values of the ``keda`` chart: HA replicas spread over nodes, PDBs, resources, priority, placement."""
+def keda_values(placement: SystemPlacement, scraped: bool = False) -> dict[str, Any]:
+    """Helm values of the ``keda`` chart: HA replicas spread over nodes, PDBs, resources, priority, placement; with
+    ``scraped``, the operator's metrics exposed and its ServiceMonitor, which the alert rules on KEDA's series need."""
     values: dict[str, Any] = {
         "podDisruptionBudget": {},
         "resources": {},
@@ -87,6 +90,8 @@ def keda_values(placement: SystemPlacement) -> dict[str, Any]:
         values["podDisruptionBudget"][component.budget_key] = {"minAvailable": 1}
         values["resources"][component.budget_key] = {kind: dict(amounts) for kind, amounts in RESOURCES.items()}
         values["topologySpreadConstraints"][component.values_key] = [_one_per_node(component.app)]
+    if scraped:
+        values["prometheus"] = {"operator": {"enabled": True, "serviceMonitor": {"enabled": True}}}
     return values
 
 

@@ -35,9 +35,10 @@ KEDA_USER_VALUES = {"logging": {"operator": {"level": "debug"}},
                     "resources": {"operator": {"limits": {"memory": "2000Mi"}}}}
 
 
-def existing_cluster_stack() -> Evaluation:
+def existing_cluster_stack(**more: object) -> Evaluation:
     config = {"aws:region": REGION, "prescale:cluster": json.dumps({"name": "prescale-existing", "create": False}),
-              "prescale:karpenter": json.dumps({"controllerAuth": "irsa"})}
+              "prescale:karpenter": json.dumps({"controllerAuth": "irsa"}),
+              **{f"prescale:{key}": json.dumps(value) for key, value in more.items()}}
     return run_program(PROJECT, "existing", config=config)
 
 
@@ -254,6 +255,34 @@ def test_a_controller_env_entry_of_a_variable_the_chart_sets_comes_after_the_cha
     (container,) = single(objects, "Deployment")["spec"]["template"]["spec"]["containers"]
     gates = [variable.get("value") for variable in container["env"] if variable["name"] == "FEATURE_GATES"]
     assert len(gates) == 2 and "StaticCapacity=true" in gates[0] and gates[-1] == "StaticCapacity=false"
+
+
+def monitors(stack: Evaluation, helm: Path, work_dir: Path) -> dict[str, list[str]]:
+    """Release → the names of the ServiceMonitors and PodMonitors its chart renders, as `pulumi up` installs it on a
+    cluster that runs the Prometheus Operator (which prescale:alerts.prometheusRule requires)."""
+    found = {}
+    for name in RELEASES:
+        release = stack.named(RELEASE, name).inputs
+        objects = render(helm, release["chart"].rsplit("/", 1)[-1], release=release["name"],
+                         namespace=release["namespace"], values=release["values"], kube_version=KUBERNETES_VERSION,
+                         work_dir=work_dir, include_crds=False, api_versions=("monitoring.coreos.com/v1",))
+        found[name] = sorted(o["metadata"]["name"] for o in objects if o["kind"] in ("ServiceMonitor", "PodMonitor"))
+    return found
+
+
+def test_with_alerts_on_the_charts_have_what_the_rules_read_scraped(dev_stack, helm, tmp_path):
+    """The rules read Karpenter's and KEDA's own series (docs/alerts.md): with prescale:alerts.prometheusRule the
+    charts create their ServiceMonitors (and KEDA exposes its operator's metrics); without it, as they ship."""
+    alerted = existing_cluster_stack(alerts={"prometheusRule": True})
+    assert monitors(alerted, helm, tmp_path) == {"prescale-karpenter-crd": [], "prescale-karpenter": ["karpenter"],
+                                                 "prescale-keda": ["keda-operator"]}
+    operator = keda_deployments({"prescale-keda": render(
+        helm, "keda", release="keda", namespace="keda",
+        values=alerted.named(RELEASE, "prescale-keda").inputs["values"], kube_version=KUBERNETES_VERSION,
+        work_dir=tmp_path)})["keda-operator"]
+    assert "--enable-prometheus-metrics=true" in operator["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert monitors(dev_stack, helm, tmp_path) == {"prescale-karpenter-crd": [], "prescale-karpenter": [],
+                                                   "prescale-keda": []}
 
 
 # --- KEDA ------------------------------------------------------------------------------------------------

@@ -49,9 +49,11 @@ def test_merging_changes_neither_input():
 
 
 def rendered(placement: SystemPlacement) -> dict[str, dict]:
-    """Chart → the values prescale renders for it (with IRSA, which adds the service account's annotation)."""
-    return {"karpenter": controller_values(cluster_name="c", queue_name="q", placement=placement, irsa_role_arn="arn"),
-            "keda": keda_values(placement)}
+    """Chart → the values prescale renders for it (with IRSA, which adds the service account's annotation, and with
+    the alerts' monitors)."""
+    return {"karpenter": controller_values(cluster_name="c", queue_name="q", placement=placement, irsa_role_arn="arn",
+                                           scraped=True),
+            "keda": keda_values(placement, scraped=True)}
 
 
 @pytest.mark.parametrize("placement", PLACEMENTS.values(), ids=list(PLACEMENTS))

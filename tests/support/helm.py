@@ -18,7 +18,7 @@ import os
 import subprocess
 import tarfile
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -55,8 +55,10 @@ def helm_binary(cache_dir: Path) -> Path:
 
 
 def render(helm: Path, chart: str, *, release: str, namespace: str, values: Mapping[str, Any],
-           kube_version: str, work_dir: Path, include_crds: bool = False) -> list[dict[str, Any]]:
-    """The objects ``helm template`` renders from ``tests/charts/<chart>`` with ``values``, offline."""
+           kube_version: str, work_dir: Path, include_crds: bool = False,
+           api_versions: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """The objects ``helm template`` renders from ``tests/charts/<chart>`` with ``values``, offline; ``api_versions``:
+    the APIs the cluster serves beyond Kubernetes' own, which a chart may test for (`.Capabilities.APIVersions`)."""
     values_file = work_dir / f"{release}-values.json"
     values_file.write_text(json.dumps(values))  # JSON is YAML: helm reads it as given, numbers included
     home = {name: str(work_dir / "helm-home") for name in ("HELM_CACHE_HOME", "HELM_CONFIG_HOME", "HELM_DATA_HOME")}
@@ -64,6 +66,7 @@ def render(helm: Path, chart: str, *, release: str, namespace: str, values: Mapp
                "--values", str(values_file), "--kube-version", kube_version]
     if include_crds:
         command.append("--include-crds")
+    command += [f"--api-versions={api}" for api in api_versions]
     result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, **home}, check=False)
     if result.returncode:
         raise AssertionError(f"helm template {chart} failed: {result.stderr}")

@@ -185,7 +185,7 @@ KARPENTER_VALUES = ChartValues(
         "dnsPolicy": "Default, so the controller resolves AWS endpoints even while CoreDNS has no node to run on "
                      "(Karpenter's own advice)",
     },
-    overridable=("controller.resources",),
+    overridable=("controller.resources", "serviceMonitor"),
     # tests/charts/karpenter/templates/deployment.yaml: the env the chart renders from settings, then controller.env
     env=(("controller", "env"), {
         "CLUSTER_NAME": "settings.clusterName", "INTERRUPTION_QUEUE": "settings.interruptionQueue",
@@ -216,7 +216,7 @@ KEDA_VALUES = ChartValues(
         **{f"{component}.{key}": f"{_PLACEMENT} (a component's own {key} would take the place of the shared one)"
            for component in _KEDA_COMPONENTS for key in ("nodeSelector", "tolerations", "affinity")},
     },
-    overridable=("resources",),
+    overridable=("resources", "prometheus"),
     # tests/charts/keda/templates/manager/deployment.yaml: the operator's WATCH_NAMESPACE, then the shared env
     env=(("env",), {"WATCH_NAMESPACE": "watchNamespace"}))
 
