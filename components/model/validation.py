@@ -125,13 +125,15 @@ def _load(model: type[_Config], keys: Mapping[str, str], required: tuple[str, ..
             if section.left_out:
                 left_out[field] = section.left_out
             partial |= {(field, index): salvaged for index, salvaged in section.partial.items()}
-    # Built from the parts that validated, their own rules passed; missing fields keep their defaults.
-    config = model.model_construct(**values) if problems else model.model_validate(values)
+    # Built from the parts that validated, their own rules passed; missing fields keep their defaults. A key the
+    # stack file could not hand over (its problem reported by the caller) is missing too: never validate without it.
+    incomplete = bool(problems or sections)
+    config = model.model_construct(**values) if incomplete else model.model_validate(values)
     refused = Refused(frozenset(sections), frozenset(left_out["node_pools"]), frozenset(left_out["event_windows"]),
                       frozenset(_pool_name(raw[f"{CONFIG_NAMESPACE}:nodePools"][index])
                                 for index in left_out["node_pools"]), partial)
     problems += cross_key_problems(config, refused)
-    if problems:
+    if incomplete:  # `unreadable` alone: no problem here, the caller reports those keys
         raise ConfigError(problems)
     return config
 

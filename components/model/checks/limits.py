@@ -95,7 +95,7 @@ def _plans(config: CapacityConfig, pools: Mapping[str, tuple[int, NodePoolConfig
     for index, window in refused.entries("event_windows", config.event_windows):
         if window.node_pool not in pools:
             continue  # reported with the pool names allowed, or its pool was refused
-        placeholders = config.placeholders_for(window.node_pool)
+        placeholders = config.placeholders_for(pools[window.node_pool][1])
         try:
             plan = plan_placeholders(window, placeholders)
         except ValueError as error:
@@ -251,7 +251,7 @@ def _size_problems(config: CapacityConfig, pool_index: int, pool: NodePoolConfig
     types = pool_launchable(pool).types
     if not types:
         return []  # the pool itself is refused (prescale.model.checks.pools)
-    sizes = config.placeholders_for(pool.name)
+    sizes = config.placeholders_for(pool)
     narrowing = ", ".join(requirement.describe() for requirement in pool_requirements(pool) if narrows(requirement))
     problems, seen = [], set()
     for demand in demands:

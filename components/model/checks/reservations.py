@@ -55,7 +55,7 @@ def _window_problems(path: str, window: EventWindow, pool_index: int, pool: Node
                 or _zone_problems(path, window, pool, region))
     if problems or instance is None or not sized:
         return problems
-    return _fit_problems(path, window, instance, config) or _limit_problems(path, window, instance, pool, config)
+    return _fit_problems(path, window, instance, pool, config) or _limit_problems(path, window, instance, pool, config)
 
 
 def _type_problems(path: str, name: str, instance: InstanceType | None, pool: NodePoolConfig) -> list[str]:
@@ -110,14 +110,15 @@ def _zone_problems(path: str, window: EventWindow, pool: NodePoolConfig, region:
     return problems
 
 
-def _fit_problems(path: str, window: EventWindow, instance: InstanceType, config: CapacityConfig) -> list[str]:
+def _fit_problems(path: str, window: EventWindow, instance: InstanceType, pool: NodePoolConfig,
+                  config: CapacityConfig) -> list[str]:
     room_cpu, room_memory = instance.room
     if room_cpu < Decimal("0.001") or room_memory < MIB:
         return [f"{path}.instanceType: {instance.describe()} leaves no room for placeholders beside a node's "
                 "DaemonSets (about 200m CPU and 256Mi); allowed: a larger type"]
     if window.nodes is None:
         return []  # capacity windows are split into pods that fit the type (prescale.model.fleet.sizing)
-    size = config.placeholders_for(window.node_pool).node_size
+    size = config.placeholders_for(pool).node_size
     if instance.holds(parse_quantity(size.cpu), parse_quantity(size.memory)):
         return []
     return [f"{path}.instanceType: {instance.describe()} cannot hold a placeholder of the window's nodeSize "
@@ -132,7 +133,7 @@ def _limit_problems(path: str, window: EventWindow, instance: InstanceType, pool
     if reserve is None or limits is None:
         return []
     try:
-        count = reserved_count(window, plan_placeholders(window, config.placeholders_for(pool.name)))
+        count = reserved_count(window, plan_placeholders(window, config.placeholders_for(pool)))
     except ValueError:
         return []  # a maxPodSize too small to split the capacity: refused by prescale.model.checks.limits
     key = f"{path}.count" if reserve.count is not None else path

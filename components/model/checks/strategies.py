@@ -120,7 +120,7 @@ def _what(strategy: str) -> str:
 def _capacity_on_static(index: int, window: EventWindow, pool: NodePoolConfig, config: CapacityConfig) -> str:
     """A ``capacity`` window on a static pool, with the ``nodes`` of the pool's ``nodeSize`` that hold as much."""
     assert window.capacity is not None
-    size = config.placeholders_for(pool.name).node_size
+    size = config.placeholders_for(pool).node_size
     nodes = max(math.ceil(parse_quantity(window.capacity.cpu) / parse_quantity(size.cpu)),
                 math.ceil(parse_quantity(window.capacity.memory) / parse_quantity(size.memory)), 1)
     return (f"{CONFIG_NAMESPACE}:eventWindows[{index}].capacity: {{cpu: {window.capacity.cpu!r}, memory: "
@@ -133,7 +133,7 @@ def _small_types(path: str, pool: NodePoolConfig, config: CapacityConfig) -> lis
     """Karpenter gives a static NodePool the cheapest type its requirements allow, whatever its windows ask for:
     every such type must hold the pool's ``nodeSize`` beside DaemonSets, or N nodes are not N nodes of that size."""
     types = pool_launchable(pool).types
-    size = config.placeholders_for(pool.name).node_size
+    size = config.placeholders_for(pool).node_size
     cpu, memory = parse_quantity(size.cpu), parse_quantity(size.memory)
     small = [instance for instance in types if not _room_for(instance, cpu, memory)]
     if not types or not small:
