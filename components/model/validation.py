@@ -133,7 +133,7 @@ def _load(model: type[_Config], keys: Mapping[str, str], required: tuple[str, ..
                       frozenset(_pool_name(raw[f"{CONFIG_NAMESPACE}:nodePools"][index])
                                 for index in left_out["node_pools"]), partial)
     problems += cross_key_problems(config, refused)
-    if incomplete:  # `unreadable` alone: no problem here, the caller reports those keys
+    if problems or incomplete:  # `unreadable` alone: no problem here, the caller reports those keys
         raise ConfigError(problems)
     return config
 
