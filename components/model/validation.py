@@ -19,7 +19,7 @@ from datetime import datetime
 from functools import cache
 from typing import Annotated, Any, TypeVar, get_args
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError, create_model
 from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
@@ -231,12 +231,22 @@ def _salvage(annotation: Any, value: Any, error: ValidationError, prefix: str) -
     refused = frozenset(fields[key] for key in bad if key in fields) | frozenset(
         fields[close] for key in bad - fields.keys() for close in difflib.get_close_matches(key, list(fields), n=1))
     kept = {key: item for key, item in value.items() if key not in bad and fields.get(key) not in refused}
+    target = _without(model, refused) if annotation is model else annotation
     try:
-        return Partial(_adapter(annotation).validate_python(kept, context={SALVAGE_CONTEXT: refused}), refused), []
+        return Partial(_adapter(target).validate_python(kept, context={SALVAGE_CONTEXT: refused}), refused), []
     except ValidationError as again:
         left_out = {alias for alias, name in fields.items() if name in refused}  # reported "missing" once left out
         described = zip(again.errors(include_url=False), _describe(again, prefix, annotation), strict=True)
         return None, [problem for item, problem in described if not (item["loc"] and item["loc"][0] in left_out)]
+
+
+@cache
+def _without(model: type[BaseModel], refused: frozenset[str]) -> type[BaseModel]:
+    """``model`` with those of its ``refused`` fields that are required made optional (None): what an entry whose
+    required value was refused (a window's misspelled ``timezone``) still is, for the rules that read none of them."""
+    required: dict[str, Any] = {name: (info.annotation | None, None) for name, info in model.model_fields.items()
+                                if name in refused and info.is_required()}
+    return create_model(model.__name__, __base__=model, **required) if required else model
 
 
 @cache

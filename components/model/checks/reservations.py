@@ -16,16 +16,23 @@ from ..fleet.quantity import MIB, format_memory, parse_quantity
 from ..fleet.requirements import pool_requirements
 from ..fleet.reservations import reservation_zones, reserved_count
 from ..fleet.sizing import plan_placeholders
+from .pools import POOL_SHAPE
 from .refused import Refused
+
+# The fields the rules here read: they still run on a refused pool or window that has them (Refused.entries); a
+# window's times are not among them (only whether its start is a date-time).
+RESERVATION_POOL_FIELDS = POOL_SHAPE | {"limits", "node_size", "max_pod_size"}
+RESERVATION_WINDOW_FIELDS = {"node_pool", "start", "reserve", "nodes", "capacity"}
 
 
 def reservation_problems(config: CapacityConfig, refused: Refused, region: str | None = None) -> list[str]:
     """Every problem of the windows' ``reserve`` settings (``refused``: the entries left out of ``config``);
     ``region``: the stack's, when known, for the zones."""
-    pools = {pool.name: (index, pool) for index, pool in refused.entries("node_pools", config.node_pools)}
+    pools = {pool.name: (index, pool) for index, pool in refused.entries("node_pools", config.node_pools,
+                                                                         needs=RESERVATION_POOL_FIELDS)}
     sized = "placeholders" not in refused.sections  # the placeholders' sizes are known
     problems = []
-    for index, window in refused.entries("event_windows", config.event_windows):
+    for index, window in refused.entries("event_windows", config.event_windows, needs=RESERVATION_WINDOW_FIELDS):
         if window.reserve is not None and window.node_pool in pools:  # an unknown pool is reported on its own
             path = f"{CONFIG_NAMESPACE}:eventWindows[{index}].reserve"
             problems += _window_problems(path, window, *pools[window.node_pool], config, region, sized)
