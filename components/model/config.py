@@ -98,7 +98,9 @@ def _shaped(pattern: str, shape: str) -> _Checked:
 
     def check(value: str) -> str:
         if not compiled.fullmatch(value):
-            raise _fail("format", f"must be {shape}")
+            lowered = value.lower()  # `M7i.xlarge`: what was meant, when that is all that is wrong
+            meant = f"; did you mean {lowered!r}?" if lowered != value and compiled.fullmatch(lowered) else ""
+            raise _fail("format", f"must be {shape}{meant}")
         return value
     return _Checked(check, pattern=f"^(?:{pattern})$", patternErrorMessage=f"must be {shape}")
 

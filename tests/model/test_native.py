@@ -139,8 +139,9 @@ def test_static_pool_refusals_name_the_key_and_what_to_write():
     found = problems(stack(windows=[{"name": "x", "nodePool": "event", "timezone": "UTC", "start": "0 9 * * *",
                                      "end": "0 10 * * *", "capacity": {"cpu": "3", "memory": "9Gi"}}]))
     assert found == ["prescale:eventWindows[0].capacity: {cpu: '3', memory: '9Gi'} cannot go on static node pool "
-                     "'event': a static NodePool holds a number of whole nodes, not pod requests; allowed: nodes: 5 "
-                     "(nodes of nodeSize 1 CPU / 2Gi hold as much), or a pool with strategy placeholders or buffer"]
+                     "'event': a static NodePool holds a number of whole nodes, not pod requests; allowed: nodes: 1 "
+                     "(the smallest type the pool launches, m7i.xlarge, has 3720m CPU and 13906Mi beside "
+                     "DaemonSets; the capacity takes 1 of them), or a pool with strategy placeholders or buffer"]
     [small] = problems(stack(requirements=[], nodeSize={"cpu": "2", "memory": "4Gi"}))
     assert small.startswith("prescale:nodePools[0].requirements: node pool 'event' has strategy static")
     assert "such as c1.medium" not in small and "allowed: requirements that leave only types" in small

@@ -23,7 +23,7 @@ from ..config import (
     StackConfig,
 )
 from ..fleet.instances import InstanceType, pool_launchable
-from ..fleet.quantity import parse_quantity
+from ..fleet.quantity import format_cpu, format_memory, parse_quantity
 from ..schedule.drivers import run_bounds
 from .refused import Refused
 
@@ -118,15 +118,29 @@ def _what(strategy: str) -> str:
 
 
 def _capacity_on_static(index: int, window: EventWindow, pool: NodePoolConfig, config: CapacityConfig) -> str:
-    """A ``capacity`` window on a static pool, with the ``nodes`` of the pool's ``nodeSize`` that hold as much."""
+    """A ``capacity`` window on a static pool, with the ``nodes`` that hold as much: of the smallest type the pool
+    launches that holds its ``nodeSize`` (Karpenter gives a static pool its cheapest type), counted by their room
+    beside DaemonSets; of ``nodeSize`` itself if the pool's types are unknown (an existing pool)."""
     assert window.capacity is not None
+    cpu, memory = parse_quantity(window.capacity.cpu), parse_quantity(window.capacity.memory)
     size = config.placeholders_for(pool).node_size
-    nodes = max(math.ceil(parse_quantity(window.capacity.cpu) / parse_quantity(size.cpu)),
-                math.ceil(parse_quantity(window.capacity.memory) / parse_quantity(size.memory)), 1)
+    holding = [instance for instance in pool_launchable(pool).types if pool.owned
+               and _room_for(instance, parse_quantity(size.cpu), parse_quantity(size.memory))]
+    if holding:
+        smallest = min(holding, key=_smallest)
+        room_cpu, room_memory = smallest.room
+        nodes = max(math.ceil(cpu / room_cpu), math.ceil(memory / room_memory), 1)
+        why = (f"the smallest type the pool launches, {smallest.name}, has {format_cpu(room_cpu)} CPU and "
+               f"{format_memory(room_memory)} beside DaemonSets; the capacity takes {nodes} of them")
+    else:
+        nodes = max(math.ceil(cpu / parse_quantity(size.cpu)), math.ceil(memory / parse_quantity(size.memory)), 1)
+        why = f"nodes of nodeSize {size.cpu} CPU / {size.memory} hold as much"
+    limit = pool.limits.nodes if pool.limits is not None else None
+    raise_limit = f" with the pool's limits.nodes at least {nodes}" if limit is not None and nodes > limit else ""
     return (f"{CONFIG_NAMESPACE}:eventWindows[{index}].capacity: {{cpu: {window.capacity.cpu!r}, memory: "
             f"{window.capacity.memory!r}}} cannot go on static node pool {pool.name!r}: a static NodePool holds a "
-            f"number of whole nodes, not pod requests; allowed: nodes: {nodes} (nodes of nodeSize {size.cpu} CPU / "
-            f"{size.memory} hold as much), or a pool with strategy placeholders or buffer")
+            f"number of whole nodes, not pod requests; allowed: nodes: {nodes}{raise_limit} ({why}), or a pool with "
+            "strategy placeholders or buffer")
 
 
 def _small_types(path: str, pool: NodePoolConfig, config: CapacityConfig) -> list[str]:
