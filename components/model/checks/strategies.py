@@ -32,9 +32,10 @@ STRATEGY_FIELDS = {"name", "existing", "strategy", "requirements", "capacity_typ
                    "architectures", "node_size", "ami_alias", "data_volume"}
 
 
-def strategy_problems(config: CapacityConfig, refused: Refused) -> list[str]:
+def strategy_problems(config: CapacityConfig, refused: Refused, auto_mode: bool | None = None) -> list[str]:
     """Windows a static pool cannot hold, static pools that could launch nodes smaller than their windows ask for,
-    and data volumes on pools that have none."""
+    and data volumes on pools that have none (on EKS Auto Mode, ``auto_mode``, none has one: refused by
+    :func:`platform_strategy_problems` without an ``amiAlias`` Auto Mode refuses)."""
     problems = []
     pools = {pool.name: (index, pool) for index, pool in refused.entries("node_pools", config.node_pools,
                                                                          needs=STRATEGY_FIELDS)}
@@ -51,7 +52,7 @@ def strategy_problems(config: CapacityConfig, refused: Refused) -> list[str]:
         path = f"{CONFIG_NAMESPACE}:nodePools[{index}]"
         if pool.strategy == "static" and name in windows_by_pool and "placeholders" not in refused.sections:
             problems += _small_types(path, pool, config)
-        if pool.data_volume is not None and not pool.ami_alias.startswith("bottlerocket@"):
+        if pool.data_volume is not None and not auto_mode and not pool.ami_alias.startswith("bottlerocket@"):
             problems.append(f"{path}.dataVolume: {{snapshotID: {pool.data_volume.snapshot_id}}} needs a Bottlerocket "
                             f"pool, and amiAlias {pool.ami_alias!r} is AL2023, whose nodes keep their images on the "
                             "root volume (no separate data volume to restore from a snapshot); allowed: amiAlias "
