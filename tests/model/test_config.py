@@ -407,3 +407,11 @@ def test_no_windows_and_other_namespaces_are_fine():
 def test_existing_cluster_mode_needs_only_a_name():
     config = load_stack_config(with_changes(prescale__cluster={"name": "shared-prod", "create": False}), NOW)
     assert config.cluster.create is False and config.cluster.name == "shared-prod"
+
+
+def test_keda_values_with_install_false_are_refused_even_when_empty():
+    """An empty map is still values for a chart prescale does not install: the stack says something it does not do."""
+    raw = with_changes(prescale__cluster={"name": "prescale-dev", "create": False},
+                       prescale__karpenter={"install": False, "nodeRoleName": "KarpenterNodeRole"},
+                       prescale__keda={"install": False, "version": "2.20.2", "values": {}})
+    assert paths(problems(raw)) == ["prescale:keda.values"]

@@ -209,3 +209,45 @@ def test_a_static_pool_not_pinned_to_one_zone_is_warned_with_the_fix():
     one = [*M7I, {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["ap-northeast-2a"]}]
     assert not any("no single" in w for w in plan(stack(requirements=one)).warnings)
     assert not any("no single" in w for w in plan(stack("buffer", windows=[])).warnings)
+
+
+def test_a_static_pools_node_size_exactly_its_types_room_beside_daemonsets_is_accepted():
+    """m7i.xlarge has 3720m CPU and 13906Mi beside DaemonSets: a nodeSize of exactly that fits; a millicore more
+    does not."""
+    assert load_stack_config(stack(nodeSize={"cpu": "3720m", "memory": "13906Mi"}), NOW)
+    [small] = problems(stack(nodeSize={"cpu": "3721m", "memory": "13906Mi"}))
+    assert small.startswith("prescale:nodePools[0].requirements: node pool 'event' has strategy static")
+
+
+def test_a_static_pool_without_windows_yet_is_not_refused_for_its_small_types():
+    """Karpenter launches nothing for a static pool until a window sets its replicas: its types matter only then."""
+    assert load_stack_config(stack(requirements=[], windows=[]), NOW).node_pools[0].strategy == "static"
+    assert problems(stack(requirements=[]))  # with a window on it, its small types are refused
+
+
+def test_a_feature_gates_map_that_leaves_the_static_gate_out_does_not_turn_it_off():
+    """Only `staticCapacity: false` turns off the gate a static pool needs; a map of other gates leaves it to
+    prescale, which turns it on."""
+    def karpenter(gates: dict) -> dict:
+        return {**stack(), "prescale:karpenter": {"values": {"settings": {"featureGates": gates}}}}
+
+    assert load_stack_config(karpenter({"nodeRepair": True}), NOW)
+    [off] = problems(karpenter({"nodeRepair": True, "staticCapacity": False}))
+    assert off.startswith("prescale:karpenter.values.settings.featureGates.staticCapacity: false turns off the gate")
+
+
+def test_reservations_above_a_static_windows_nodes_are_refused():
+    """A static window launches exactly its nodes: reservations beyond them are billed and no node uses them."""
+    one_off = {"name": "launch", "nodePool": "event", "timezone": "Asia/Seoul", "start": "2027-03-02T08:00",
+               "end": "2027-03-02T14:00", "nodes": 4}
+    reserving = {"capacityTypes": ["on-demand", "reserved"], "capacityReservationSelectorTerms": [{"tags": {"a": "b"}}]}
+
+    def reserve(count: int) -> dict:
+        return stack(windows=[{**one_off, "reserve": {"instanceType": "m7i.xlarge", "count": count,
+                                                      "availabilityZones": ["ap-northeast-2a"]}}], **reserving)
+
+    assert load_stack_config(reserve(4), NOW)
+    [above] = problems(reserve(5))
+    assert above == ("prescale:eventWindows[0].reserve.count: 5 reservations on static node pool 'event', whose "
+                     "window holds 4 nodes: Karpenter launches exactly those, so 1 reservation would be billed and "
+                     "never used; allowed: at most 4 (reserve.count), or more nodes")

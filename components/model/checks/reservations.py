@@ -21,7 +21,7 @@ from .refused import Refused
 
 # The fields the rules here read: they still run on a refused pool or window that has them (Refused.entries); a
 # window's times are not among them (only whether its start is a date-time).
-RESERVATION_POOL_FIELDS = POOL_SHAPE | {"limits", "node_size", "max_pod_size"}
+RESERVATION_POOL_FIELDS = POOL_SHAPE | {"strategy", "limits", "node_size", "max_pod_size"}
 RESERVATION_WINDOW_FIELDS = {"node_pool", "start", "reserve", "nodes", "capacity"}
 
 
@@ -59,7 +59,8 @@ def _window_problems(path: str, window: EventWindow, pool_index: int, pool: Node
     instance = instance_type(reserve.instance_type)
     problems = (_type_problems(path, reserve.instance_type, instance, pool)
                 or _capacity_type_problems(path, pool_index, pool)
-                or _zone_problems(path, window, pool, region))
+                or _zone_problems(path, window, pool, region)
+                or _static_count_problems(path, window, pool))
     if problems or instance is None or not sized:
         return problems
     return _fit_problems(path, window, instance, pool, config) or _limit_problems(path, window, instance, pool, config)
@@ -115,6 +116,18 @@ def _zone_problems(path: str, window: EventWindow, pool: NodePoolConfig, region:
                             f"({refusing.describe()}), so the reservation there would never be used; allowed: "
                             "a zone the pool's requirements allow")
     return problems
+
+
+def _static_count_problems(path: str, window: EventWindow, pool: NodePoolConfig) -> list[str]:
+    """More reservations than a static window's nodes: Karpenter launches exactly ``nodes`` for it, so the rest are
+    billed and never used (a placeholders window may launch more nodes than it holds placeholders, a static one not)."""
+    count = window.reserve.count if window.reserve is not None else None
+    if pool.strategy != "static" or count is None or window.nodes is None or count <= window.nodes:
+        return []
+    unused = count - window.nodes
+    return [f"{path}.count: {count} reservations on static node pool {pool.name!r}, whose window holds "
+            f"{window.nodes} nodes: Karpenter launches exactly those, so {unused} reservation{'s' * (unused != 1)} "
+            f"would be billed and never used; allowed: at most {window.nodes} (reserve.count), or more nodes"]
 
 
 def _fit_problems(path: str, window: EventWindow, instance: InstanceType, pool: NodePoolConfig,
