@@ -98,7 +98,9 @@ def _shaped(pattern: str, shape: str) -> _Checked:
 
     def check(value: str) -> str:
         if not compiled.fullmatch(value):
-            raise _fail("format", f"must be {shape}")
+            lowered = value.lower()  # `M7i.xlarge`: what was meant, when that is all that is wrong
+            meant = f"; did you mean {lowered!r}?" if lowered != value and compiled.fullmatch(lowered) else ""
+            raise _fail("format", f"must be {shape}{meant}")
         return value
     return _Checked(check, pattern=f"^(?:{pattern})$", patternErrorMessage=f"must be {shape}")
 
@@ -1155,7 +1157,12 @@ class CapacityConfig(Model):
     alerts: AlertsConfig = Field(default=AlertsConfig(), description="Alerting rules for the windows; off by default.")
 
     def node_pool(self, name: str) -> NodePoolConfig:
-        return next(pool for pool in self.node_pools if pool.name == name)
+        """The valid node pool ``name``; KeyError if none (a refused pool is not in :attr:`node_pools`: the checks
+        hold it themselves, and pass it, not its name)."""
+        for pool in self.node_pools:
+            if pool.name == name:
+                return pool
+        raise KeyError(name)
 
     def strategy_gates(self) -> tuple[FeatureGate, ...]:
         """The Karpenter feature gates the pools' strategies need on a self-managed Karpenter (Auto Mode needs none
@@ -1163,10 +1170,12 @@ class CapacityConfig(Model):
         used = {pool.strategy for pool in self.node_pools}
         return tuple(gate for strategy, gate in STRATEGY_GATES.items() if strategy in used)
 
-    def placeholders_for(self, pool_name: str) -> PlaceholderConfig:
-        """The placeholder settings of windows on node pool ``pool_name``: its own ``nodeSize``/``maxPodSize``
-        where it gives them, the stack-wide ones otherwise."""
-        pool = self.node_pool(pool_name)
+    def placeholders_for(self, pool: str | NodePoolConfig) -> PlaceholderConfig:
+        """The placeholder settings of windows on node pool ``pool`` (a valid pool's name, or the pool itself, which
+        may be what is left of a refused one): its own ``nodeSize``/``maxPodSize`` where it gives them, the
+        stack-wide ones otherwise."""
+        if isinstance(pool, str):
+            pool = self.node_pool(pool)
         own = {key: size for key in ("node_size", "max_pod_size") if (size := getattr(pool, key)) is not None}
         return self.placeholders.model_copy(update=own) if own else self.placeholders
 

@@ -14,6 +14,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from .checks.eks_versions import kubectl_skew_warning
 from .config import (
     CONFIG_NAMESPACE,
     CapacityConfig,
@@ -151,8 +152,25 @@ class CapacityPlan:
         """Every warning, windows first (in config order), then pools: what ``pulumi up`` and ``prescale
         schedule`` both say."""
         return (*(warning for plan in self.windows for warning in (*plan.warnings, *lead_time_warnings(plan.window))),
+                *self._reservation_zone_warnings(),
                 *(warning for pool in self.pools.values() for warning in pool.warnings),
-                *pricing_warnings(self.config.pricing))
+                *pricing_warnings(self.config.pricing), *self._kubectl_warnings())
+
+    def _reservation_zone_warnings(self) -> tuple[str, ...]:
+        """Reservations in a zone of the stack's region that AWS does not list (as a pool's zones are warned)."""
+        if not isinstance(self.config, StackConfig):
+            return ()
+        return tuple(f"event window {plan.window.name!r}: reserve: {problem}; EC2 refuses a reservation there"
+                     for plan in self.reservations for share in plan.zones
+                     if (problem := unknown_zone(share.zone, self.config.region)))
+
+    def _kubectl_warnings(self) -> tuple[str, ...]:
+        """The failsafes' and drivers' kubectl too far from a new cluster's version (an existing one's is unknown)."""
+        config = self.config
+        if not isinstance(config, StackConfig) or not config.cluster.create or not self.windows:
+            return ()
+        warning = kubectl_skew_warning(config.cluster.kubernetes_version, config.placeholders.failsafe_image)
+        return () if warning is None else (warning,)
 
 
 # The least lead time that lets nodes be Ready at a window's start, before any image pull: KEDA acts within one

@@ -17,9 +17,9 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
-from typing import Annotated, Any, TypeVar, get_args
+from typing import Annotated, Any, TypeVar, get_args, get_origin
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError, create_model
 from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
@@ -125,13 +125,15 @@ def _load(model: type[_Config], keys: Mapping[str, str], required: tuple[str, ..
             if section.left_out:
                 left_out[field] = section.left_out
             partial |= {(field, index): salvaged for index, salvaged in section.partial.items()}
-    # Built from the parts that validated, their own rules passed; missing fields keep their defaults.
-    config = model.model_construct(**values) if problems else model.model_validate(values)
+    # Built from the parts that validated, their own rules passed; missing fields keep their defaults. A key the
+    # stack file could not hand over (its problem reported by the caller) is missing too: never validate without it.
+    incomplete = bool(problems or sections)
+    config = model.model_construct(**values) if incomplete else model.model_validate(values)
     refused = Refused(frozenset(sections), frozenset(left_out["node_pools"]), frozenset(left_out["event_windows"]),
                       frozenset(_pool_name(raw[f"{CONFIG_NAMESPACE}:nodePools"][index])
                                 for index in left_out["node_pools"]), partial)
     problems += cross_key_problems(config, refused)
-    if problems:
+    if problems or incomplete:  # `unreadable` alone: no problem here, the caller reports those keys
         raise ConfigError(problems)
     return config
 
@@ -160,7 +162,8 @@ def _unknown_keys(raw: Mapping[str, Any], keys: Mapping[str, str]) -> tuple[list
                             "indented below")
             meant.add(head)
         elif key.startswith(f"{CONFIG_NAMESPACE}:"):
-            problems.append(f"{key}: unknown config key; {_suggest(key, known)}known keys: {', '.join(known)}")
+            hint = _elsewhere(key.removeprefix(f"{CONFIG_NAMESPACE}:")) or _suggest(key, known)
+            problems.append(f"{key}: unknown config key; {hint}known keys: {', '.join(known)}")
             meant.update(difflib.get_close_matches(key, known, n=1))
         elif key.startswith("aws:") and "aws:region" in keys and key.removeprefix("aws:") not in AWS_PROVIDER_KEYS:
             aws_keys = sorted(f"aws:{name}" for name in AWS_PROVIDER_KEYS)
@@ -169,6 +172,37 @@ def _unknown_keys(raw: Mapping[str, Any], keys: Mapping[str, str]) -> tuple[list
                             f"{', '.join(aws_keys)}")
             meant.update(difflib.get_close_matches(key, ["aws:region"], n=1))
     return problems, meant & set(keys)
+
+
+def _elsewhere(name: str) -> str:
+    """Where key ``name`` belongs, if it is a key of one or two other maps of the config (``strategy`` on a window
+    is one of ``prescale:nodePools[]``), as the start of a hint; empty otherwise."""
+    owners = _key_owners().get(name, ())
+    return f"{name} is a key of {' and of '.join(owners)}; " if 0 < len(owners) <= 2 else ""
+
+
+@cache
+def _key_owners() -> dict[str, tuple[str, ...]]:
+    """Every key of the stack config below its top-level keys, to the maps that take it (``prescale:nodePools[]``)."""
+    owners: dict[str, list[str]] = {}
+
+    def walk(annotation: Any, path: str) -> None:
+        model = _model_in(annotation)
+        if model is None:
+            return
+        path += "[]" * _listed(annotation)
+        for name, info in model.model_fields.items():
+            owners.setdefault(info.alias or name, []).append(path)
+            walk(info.annotation, f"{path}.{info.alias or name}")
+
+    for key, field in KEYS.items():
+        walk(StackConfig.model_fields[field].annotation, key)
+    return {key: tuple(paths) for key, paths in owners.items()}
+
+
+def _listed(annotation: Any) -> bool:
+    """Whether ``annotation`` is a list (or tuple) of entries, optional or not."""
+    return get_origin(annotation) in (list, tuple) or any(_listed(inner) for inner in get_args(annotation))
 
 
 def _suggest(word: str, choices: list[str]) -> str:
@@ -229,12 +263,22 @@ def _salvage(annotation: Any, value: Any, error: ValidationError, prefix: str) -
     refused = frozenset(fields[key] for key in bad if key in fields) | frozenset(
         fields[close] for key in bad - fields.keys() for close in difflib.get_close_matches(key, list(fields), n=1))
     kept = {key: item for key, item in value.items() if key not in bad and fields.get(key) not in refused}
+    target = _without(model, refused) if annotation is model else annotation
     try:
-        return Partial(_adapter(annotation).validate_python(kept, context={SALVAGE_CONTEXT: refused}), refused), []
+        return Partial(_adapter(target).validate_python(kept, context={SALVAGE_CONTEXT: refused}), refused), []
     except ValidationError as again:
         left_out = {alias for alias, name in fields.items() if name in refused}  # reported "missing" once left out
         described = zip(again.errors(include_url=False), _describe(again, prefix, annotation), strict=True)
         return None, [problem for item, problem in described if not (item["loc"] and item["loc"][0] in left_out)]
+
+
+@cache
+def _without(model: type[BaseModel], refused: frozenset[str]) -> type[BaseModel]:
+    """``model`` with those of its ``refused`` fields that are required made optional (None): what an entry whose
+    required value was refused (a window's misspelled ``timezone``) still is, for the rules that read none of them."""
+    required: dict[str, Any] = {name: (info.annotation | None, None) for name, info in model.model_fields.items()
+                                if name in refused and info.is_required()}
+    return create_model(model.__name__, __base__=model, **required) if required else model
 
 
 @cache
@@ -255,7 +299,8 @@ def _explain(item: ErrorDetails, root: Any, loc: list[int | str]) -> str:
     kind, value = item["type"], item.get("input")
     if kind == "extra_forbidden":
         allowed = sorted(_keys(_model_at(root, loc[:-1])))
-        return f"unknown key (value {value!r}); {_suggest(str(loc[-1]), allowed)}allowed keys: {', '.join(allowed)}"
+        hint = _elsewhere(str(loc[-1])) or _suggest(str(loc[-1]), allowed)
+        return f"unknown key (value {value!r}); {hint}allowed keys: {', '.join(allowed)}"
     if kind == "missing":
         return "required key is missing"
     message = item["msg"].removeprefix("Value error, ")
@@ -293,7 +338,8 @@ def _what_to_write(kind: str, value: Any, context: dict[str, Any], root: Any, lo
     if kind == "list_type":
         if isinstance(value, dict):
             return "must be a list: start each entry with '- ' on its own line, or write [entry, ...]"
-        return f"must be a list, like [{value}]" if isinstance(value, str) else "must be a list, like [a, b]"
+        return f"must be a list, like {_as_list(value, root, loc)}" if isinstance(value, str) else \
+            "must be a list, like [a, b]"
     if kind in ("model_type", "dict_type"):
         model = _model_at(root, loc)
         keys = f" ({', '.join(_keys(model))})" if model else ""
@@ -311,6 +357,32 @@ def _what_to_write(kind: str, value: Any, context: dict[str, Any], root: Any, lo
         return "must not be empty" if (kind, count) == ("string_too_short", 1) else \
             f"must have {words} {count} {unit}{'s' * (count != 1)}"
     return None
+
+
+def _as_list(text: str, root: Any, loc: list[int | str]) -> str:
+    """``text`` written as the list at ``loc`` takes: the first of ``[text]``, its comma-separated items, or those
+    items without ``=true`` (``"StaticCapacity=true"``, a FEATURE_GATES setting) that the key accepts; ``[text]`` if
+    none does (its items are refused on their own then)."""
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    candidates = [[text], items, [item.removesuffix("=true") for item in items if not item.endswith("=false")]]
+    annotation = _field_annotation(root, loc)
+    for candidate in candidates if annotation is not None else ():
+        try:
+            _adapter(annotation).validate_python(candidate)
+        except ValidationError:
+            continue
+        return f"[{', '.join(candidate)}]"
+    return f"[{text}]"
+
+
+def _field_annotation(root: Any, loc: Sequence[int | str]) -> Any:
+    """The type of the key at ``loc`` below ``root`` (with its constraints), or None where no model says it."""
+    model = _model_at(root, loc[:-1])
+    field = None if model is None or not loc else next(
+        (info for info in model.model_fields.values() if info.alias == loc[-1]), None)
+    if field is None:
+        return None
+    return Annotated[field.annotation, *field.metadata] if field.metadata else field.annotation
 
 
 def _whole_number(value: Any) -> str:

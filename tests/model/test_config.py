@@ -365,12 +365,20 @@ def test_a_refused_section_does_not_hide_the_rules_that_do_not_need_it():
 
 
 def test_rules_that_need_a_refused_value_are_skipped():
-    """A refused pool hides nothing about itself (windows on it are not 'on an unknown pool' nor above its
-    limits), refused placeholders leave sizes and the failsafe unchecked, a refused KEDA the cron commas."""
-    raw = with_changes(pool={"limits": {"cpu": "1"}, "weight": 0}, window={"nodes": 600, "start": "15 11 * * 1,3",
-                                                                         "end": "30 11 * * 1,3"},
+    """A pool with refused limits hides nothing about itself (windows on it are not 'on an unknown pool' nor above
+    its limits), refused placeholders leave sizes and the failsafe unchecked, a refused KEDA the cron commas."""
+    raw = with_changes(pool={"limits": {"cpu": "1", "nodes": "2"}}, window={"nodes": 600, "start": "15 11 * * 1,3",
+                                                                          "end": "30 11 * * 1,3"},
                        prescale__keda={"install": False, "version": "2.1"})
-    assert paths(problems(raw)) == ["prescale:keda.version", "prescale:nodePools[0].weight"]
+    assert paths(problems(raw)) == ["prescale:keda.version", "prescale:nodePools[0].limits.nodes"]
+
+
+def test_a_pool_refused_for_another_key_still_has_its_limits_checked():
+    """Its weight refused, the pool's limits are still valid: a window alone above them is refused in the same run,
+    as is one whose own time zone is refused (the window's times are not what its size needs)."""
+    raw = with_changes(pool={"limits": {"cpu": "1"}, "weight": 0}, window={"nodes": 600, "timezone": "Asia/Seol"})
+    assert paths(problems(raw)) == ["prescale:nodePools[0].weight", "prescale:eventWindows[0].timezone",
+                                    "prescale:eventWindows[0].nodes"]
     raw = with_changes(pool={"name": "Event"}, prescale__placeholders={"nodeSize": {"cpu": "100"}},
                        window={"nodes": 600})
     assert paths(problems(raw)) == ["prescale:nodePools[0].name", "prescale:placeholders.nodeSize.memory"]
@@ -399,3 +407,11 @@ def test_no_windows_and_other_namespaces_are_fine():
 def test_existing_cluster_mode_needs_only_a_name():
     config = load_stack_config(with_changes(prescale__cluster={"name": "shared-prod", "create": False}), NOW)
     assert config.cluster.create is False and config.cluster.name == "shared-prod"
+
+
+def test_keda_values_with_install_false_are_refused_even_when_empty():
+    """An empty map is still values for a chart prescale does not install: the stack says something it does not do."""
+    raw = with_changes(prescale__cluster={"name": "prescale-dev", "create": False},
+                       prescale__karpenter={"install": False, "nodeRoleName": "KarpenterNodeRole"},
+                       prescale__keda={"install": False, "version": "2.20.2", "values": {}})
+    assert paths(problems(raw)) == ["prescale:keda.values"]

@@ -285,3 +285,13 @@ def test_a_max_pod_size_too_small_to_split_capacity_is_refused_not_crashed_on():
                  placeholders={"maxPodSize": {"cpu": "0.5m", "memory": "1Gi"}})
     assert only_problem(config) == ("prescale:placeholders.maxPodSize: {cpu: '0.5m', memory: '1Gi'} must be at least "
                                     "1m CPU and 1Mi memory to split a capacity into pods")
+
+
+def test_an_existing_pools_capacity_window_counts_no_nodes_against_its_node_limit():
+    """Its pods may share the owner's nodes: only one-per-node placeholders count as nodes there."""
+    existing = {"name": "event", "existing": True, "limits": {"nodes": 2}}
+    capacity = window("big", "0 8 * * *", "0 11 * * *", capacity={"cpu": "64", "memory": "128Gi"})
+    del capacity["nodes"]
+    assert load_stack_config(raw([existing], [capacity]), NOW)
+    problem = only_problem(raw([existing], [window("big", "0 8 * * *", "0 11 * * *", nodes=3)]))
+    assert problem.startswith("prescale:eventWindows[0].nodes: 3 is above the limit of 2 nodes of node pool 'event'")

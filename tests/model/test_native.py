@@ -140,8 +140,9 @@ def test_static_pool_refusals_name_the_key_and_what_to_write():
     found = problems(stack(windows=[{"name": "x", "nodePool": "event", "timezone": "UTC", "start": "0 9 * * *",
                                      "end": "0 10 * * *", "capacity": {"cpu": "3", "memory": "9Gi"}}]))
     assert found == ["prescale:eventWindows[0].capacity: {cpu: '3', memory: '9Gi'} cannot go on static node pool "
-                     "'event': a static NodePool holds a number of whole nodes, not pod requests; allowed: nodes: 5 "
-                     "(nodes of nodeSize 1 CPU / 2Gi hold as much), or a pool with strategy placeholders or buffer"]
+                     "'event': a static NodePool holds a number of whole nodes, not pod requests; allowed: nodes: 1 "
+                     "(the smallest type the pool launches, m7i.xlarge, has 3720m CPU and 13906Mi beside "
+                     "DaemonSets; the capacity takes 1 of them), or a pool with strategy placeholders or buffer"]
     [small] = problems(stack(requirements=[ZONE_A], nodeSize={"cpu": "2", "memory": "4Gi"}))
     assert small.startswith("prescale:nodePools[0].requirements: node pool 'event' has strategy static")
     assert "such as c1.medium" not in small and "allowed: requirements that leave only types" in small
@@ -209,3 +210,45 @@ def test_a_static_pool_not_pinned_to_one_zone_is_refused_with_the_fix():
     # the fix, applied, is accepted; a buffer pool spreads like any pool and needs no pin
     assert plan(stack(requirements=[*M7I, ZONE_A])).window("lunch") is not None
     assert plan(stack("buffer", requirements=M7I)).window("lunch") is not None
+
+
+def test_a_static_pools_node_size_exactly_its_types_room_beside_daemonsets_is_accepted():
+    """m7i.xlarge has 3720m CPU and 13906Mi beside DaemonSets: a nodeSize of exactly that fits; a millicore more
+    does not."""
+    assert load_stack_config(stack(nodeSize={"cpu": "3720m", "memory": "13906Mi"}), NOW)
+    [small] = problems(stack(nodeSize={"cpu": "3721m", "memory": "13906Mi"}))
+    assert small.startswith("prescale:nodePools[0].requirements: node pool 'event' has strategy static")
+
+
+def test_a_static_pool_without_windows_yet_is_not_refused_for_its_small_types():
+    """Karpenter launches nothing for a static pool until a window sets its replicas: its types matter only then."""
+    assert load_stack_config(stack(requirements=[ZONE_A], windows=[]), NOW).node_pools[0].strategy == "static"
+    assert problems(stack(requirements=[ZONE_A]))  # with a window on it, its small types are refused
+
+
+def test_a_feature_gates_map_that_leaves_the_static_gate_out_does_not_turn_it_off():
+    """Only `staticCapacity: false` turns off the gate a static pool needs; a map of other gates leaves it to
+    prescale, which turns it on."""
+    def karpenter(gates: dict) -> dict:
+        return {**stack(), "prescale:karpenter": {"values": {"settings": {"featureGates": gates}}}}
+
+    assert load_stack_config(karpenter({"nodeRepair": True}), NOW)
+    [off] = problems(karpenter({"nodeRepair": True, "staticCapacity": False}))
+    assert off.startswith("prescale:karpenter.values.settings.featureGates.staticCapacity: false turns off the gate")
+
+
+def test_reservations_above_a_static_windows_nodes_are_refused():
+    """A static window launches exactly its nodes: reservations beyond them are billed and no node uses them."""
+    one_off = {"name": "launch", "nodePool": "event", "timezone": "Asia/Seoul", "start": "2027-03-02T08:00",
+               "end": "2027-03-02T14:00", "nodes": 4}
+    reserving = {"capacityTypes": ["on-demand", "reserved"], "capacityReservationSelectorTerms": [{"tags": {"a": "b"}}]}
+
+    def reserve(count: int) -> dict:
+        return stack(windows=[{**one_off, "reserve": {"instanceType": "m7i.xlarge", "count": count,
+                                                      "availabilityZones": ["ap-northeast-2a"]}}], **reserving)
+
+    assert load_stack_config(reserve(4), NOW)
+    [above] = problems(reserve(5))
+    assert above == ("prescale:eventWindows[0].reserve.count: 5 reservations on static node pool 'event', whose "
+                     "window holds 4 nodes: Karpenter launches exactly those, so 1 reservation would be billed and "
+                     "never used; allowed: at most 4 (reserve.count), or more nodes")

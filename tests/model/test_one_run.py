@@ -96,3 +96,33 @@ def test_the_aws_keys_named_are_the_aws_providers_own():
     # The SDK's config module reads each key the provider takes (pulumi_aws/config/vars.py), without importing it.
     vars_py = Path(importlib.util.find_spec("pulumi_aws").origin).parent / "config" / "vars.py"
     assert AWS_PROVIDER_KEYS == set(re.findall(r"__config__\.get\w*\('(\w+)'\)", vars_py.read_text()))
+
+
+# Each mistake of tests/data/eleven_mistakes.yaml, one per area of the config: the key the problem names, and what
+# it says. The last trial's file needed 5 runs; the reserve's zone of another region needs only aws:region, and a
+# window alone above its pool's limits only its size and the pool's limits.
+ELEVEN = {
+    "prescale:cluster.vpcCidr": "has host bits set",
+    "prescale:alerts.prometheusRule": "needs a cluster that already runs the Prometheus Operator",
+    "prescale:tags.costCenter": "must be text",
+    "prescale:keda.values.operator.replicaCuont": "did you mean 'replicaCount'?",
+    "prescale:placeholders.failsafeGrace": "must be at least 2m",
+    "prescale:nodePools[0].weight": "must be at least 1 (got 0)",
+    "prescale:eventWindows[0].timezone": "did you mean 'Asia/Seoul'?",
+    "prescale:eventWindows[0].nodes": "6 is above the limit of 4 nodes of node pool 'event'",
+    "prescale:eventWindows[1].end": "is not after start",
+    "prescale:eventWindows[1].reserve.availabilityZones[0]": "'us-east-1a' is not a zone of the stack's region",
+    "prescale:eventWindows[2].capacity": "cannot go on static node pool 'fixed'",
+}
+
+
+def test_ten_of_eleven_mistakes_in_as_many_areas_are_reported_in_the_first_run():
+    mocks = OfflineMocks()
+    with pytest.raises(ConfigError) as caught:
+        run_program(ROOT, "eleven", NOW, config=read_config_file(TESTS / "data" / "eleven_mistakes.yaml"),
+                    mocks=mocks)
+    found = caught.value.problems
+    reported = {key for key, text in ELEVEN.items()
+                if any(problem.startswith(f"{key}:") and text in problem for problem in found)}
+    assert len(ELEVEN) == 11 and len(reported) >= 10, (set(ELEVEN) - reported, found)
+    assert len(found) == len(reported), found  # nothing else: no consequence of one mistake reported as another

@@ -51,3 +51,35 @@ def test_more_prepulled_images_than_the_lead_time_can_pull_are_warned():
                               "pull its 10 prepullImages, which the kubelet pulls one at a time: even at 20 s per "
                               "image")
     assert warning.endswith("give it at least 6m, or fewer images")
+
+
+def test_a_reservation_in_a_zone_the_region_does_not_have_is_warned():
+    launch = {**LUNCH, "name": "launch", "start": "2027-03-02T08:00", "end": "2027-03-02T14:00",
+              "reserve": {"instanceType": "c7i.xlarge", "availabilityZones": ["ap-northeast-2e"]}}
+    pool = {**POOL, "capacityTypes": ["on-demand", "reserved"]}
+    found = [warning for warning in warnings(pool, launch) if "reserve:" in warning]
+    assert found == ["event window 'launch': reserve: 'ap-northeast-2e' is not a zone of ap-northeast-2: AWS lists 4 "
+                     "zones there (ap-northeast-2a to ap-northeast-2d; some accounts see fewer: `aws ec2 "
+                     "describe-availability-zones --region ap-northeast-2`), so no node would ever be in "
+                     "ap-northeast-2e; EC2 refuses a reservation there"]
+    assert not [warning for warning in warnings(pool, {**launch, "reserve": {
+        "instanceType": "c7i.xlarge", "availabilityZones": ["ap-northeast-2d"]}}) if "reserve:" in warning]
+
+
+def test_a_kubectl_image_more_than_one_minor_from_the_new_clusters_version_is_warned():
+    def skew(version: str, image: str = "registry.k8s.io/kubectl:v1.34.3") -> list[str]:
+        config = load_stack_config({"aws:region": "ap-northeast-2", "prescale:cluster": {
+            "name": "corpus", "kubernetesVersion": version},
+            "prescale:nodePools": [POOL], "prescale:eventWindows": [LUNCH],
+            "prescale:placeholders": {"failsafeImage": image}}, NOW)
+        return [warning for warning in plan_capacity(config, NOW).warnings if "failsafeImage" in warning]
+
+    assert skew("1.33") == skew("1.35") == []  # kubectl 1.34: one minor either way
+    (warning,) = skew("1.36")
+    assert warning.startswith("prescale:placeholders.failsafeImage 'registry.k8s.io/kubectl:v1.34.3': kubectl 1.34 is "
+                              "more than one minor version from the cluster's Kubernetes 1.36")
+    assert warning.endswith("use a kubectl image of 1.36 (e.g. registry.k8s.io/kubectl:v1.36.0)")
+    assert len(skew("1.32")) == 1
+    assert skew("1.36", "registry.k8s.io/kubectl:v1.36.0") == skew("1.30", "mirror.example.com/kubectl:1.31") == []
+    assert skew("1.36", "mirror.example.com/tools/kubectl:stable") == []  # its version is unknown here
+    assert len(skew("1.36", "registry.k8s.io/kubectl:v1.34.3@sha256:" + "0" * 64)) == 1

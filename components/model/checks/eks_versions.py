@@ -11,6 +11,7 @@ version, and check the dates against the AWS page (``aws eks describe-cluster-ve
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Literal
@@ -60,3 +61,27 @@ def forced_upgrade_notice(version: str, support_type: SupportType, now: datetime
             f"upgrades the control plane on its own, and the next `pulumi up` would try to set {version} back, "
             f"which EKS refuses (it cannot downgrade). Upgrade first: raise kubernetesVersion one minor version "
             f"at a time (docs/platform.md, 'Upgrading Kubernetes'){stay}.")
+
+
+# kubectl's version skew policy: within one minor version of the API server, older or newer (kubernetes
+# ``website/content/en/releases/version-skew-policy.md``, "kubectl").
+_KUBECTL_SKEW = 1
+_IMAGE_VERSION = re.compile(r":v?(\d+)\.(\d+)(?:\.\d+)?(?:-[\w.-]+)?$")
+
+
+def kubectl_skew_warning(cluster_version: str, image: str) -> str | None:
+    """A warning when the kubectl image the failsafes and drivers run (``placeholders.failsafeImage``) is more than
+    one minor version from the cluster's, which kubectl does not support; None when it is within, or when the image's
+    tag says no version (a mirror's own tag: its kubectl is unknown here)."""
+    found = _IMAGE_VERSION.search(image.split("@", 1)[0].rsplit("/", 1)[-1])
+    if found is None:
+        return None
+    major, minor = map(int, cluster_version.split("."))
+    if int(found.group(1)) == major and abs(int(found.group(2)) - minor) <= _KUBECTL_SKEW:
+        return None
+    kubectl = f"{found.group(1)}.{found.group(2)}"
+    return (f"prescale:placeholders.failsafeImage {image!r}: kubectl {kubectl} is more than one minor version from "
+            f"the cluster's Kubernetes {cluster_version} (prescale:cluster.kubernetesVersion), and kubectl supports "
+            "only one minor either way: every window's failsafe and driver run it, and an unsupported kubectl may "
+            f"fail the scale-down it is there for; use a kubectl image of {cluster_version} (e.g. "
+            f"registry.k8s.io/kubectl:v{cluster_version}.0)")

@@ -23,8 +23,12 @@ from ..fleet.sizing import PlaceholderPlan, plan_placeholders
 from ..schedule.overlaps import boundaries
 from ..schedule.time_zones import load_zone
 from ..windows import Span
+from .pools import POOL_SHAPE
 from .refused import Refused
 
+# The fields the rules here read: they still run on a refused pool or window that has them (Refused.entries), so a
+# window alone above its pool's limits is refused in the same run as its misspelled time zone.
+LIMIT_POOL_FIELDS = POOL_SHAPE | {"strategy", "limits", "node_size", "max_pod_size"}
 _NAMED = 6  # windows named in one message; more are counted
 
 # Two lower bounds of what windows together count against a limit (docs/capacity.md#overlapping-windows-the-sum):
@@ -67,7 +71,8 @@ def limit_problems(config: CapacityConfig, spans: Mapping[int, list[Span]], refu
     """Every capacity problem; ``spans`` maps the index of each window whose timing is valid to its
     :func:`~prescale.model.windows.occupied_spans` (other windows get no overlap check); ``refused``: the entries
     left out of ``config``."""
-    pools = {pool.name: (index, pool) for index, pool in refused.entries("node_pools", config.node_pools)}
+    pools = {pool.name: (index, pool) for index, pool in refused.entries("node_pools", config.node_pools,
+                                                                         needs=LIMIT_POOL_FIELDS)}
     problems, demands = _plans(config, pools, refused)
     by_pool: dict[str, list[_Demand]] = defaultdict(list)
     for demand in demands:
@@ -92,10 +97,13 @@ def _plans(config: CapacityConfig, pools: Mapping[str, tuple[int, NodePoolConfig
     demands = []
     types = {name: pool_launchable(pool).types for name, (_, pool) in pools.items()
              if pool.owned and pool.limits is not None}  # an existing pool's types are its owner's
-    for index, window in refused.entries("event_windows", config.event_windows):
+    for index, window in refused.entries("event_windows", config.event_windows, needs={"node_pool", "nodes",
+                                                                                       "capacity"}):
         if window.node_pool not in pools:
             continue  # reported with the pool names allowed, or its pool was refused
-        placeholders = config.placeholders_for(window.node_pool)
+        if pools[window.node_pool][1].strategy == "static" and window.capacity is not None:
+            continue  # a static pool holds nodes, not requests: refused by prescale.model.checks.strategies
+        placeholders = config.placeholders_for(pools[window.node_pool][1])
         try:
             plan = plan_placeholders(window, placeholders)
         except ValueError as error:
@@ -251,7 +259,7 @@ def _size_problems(config: CapacityConfig, pool_index: int, pool: NodePoolConfig
     types = pool_launchable(pool).types
     if not types:
         return []  # the pool itself is refused (prescale.model.checks.pools)
-    sizes = config.placeholders_for(pool.name)
+    sizes = config.placeholders_for(pool)
     narrowing = ", ".join(requirement.describe() for requirement in pool_requirements(pool) if narrows(requirement))
     problems, seen = [], set()
     for demand in demands:

@@ -5,6 +5,8 @@ What is refused, and why: docs/capacity.md#requirements; how: docs/internals.md#
 
 from __future__ import annotations
 
+import difflib
+
 from pydantic.alias_generators import to_camel
 
 from ..config import CONFIG_NAMESPACE, CapacityConfig, NodePoolConfig
@@ -128,7 +130,18 @@ def _emptied(path: str, pool: NodePoolConfig, requirements: tuple[PoolRequiremen
     return (f"{path}.{culprit.source}: {_shown(culprit)} leaves node pool {pool.name!r} no instance type to launch: "
             f"none of the {len(before)} types of Karpenter's list{after} meets it{unknown}"
             f"{_excluded_by(earlier, meeting)}, so its windows would never get a node; those types have {key} "
-            f"{_summary({t.labels.get(key, '') for t in before})}; allowed: a requirement some of them meet")
+            f"{_summary({t.labels.get(key, '') for t in before})}; allowed: "
+            f"{_meant(key, culprit.values) if unknown else ''}a requirement some of them meet")
+
+
+def _meant(key: str, values: tuple[str, ...]) -> str:
+    """The values of ``key`` in Karpenter's list that ``values`` most likely misspell (``M7i.xlarge``), as the first
+    thing allowed."""
+    known = sorted({label for instance in instance_types() if (label := instance.labels.get(key)) is not None})
+    lowered = {label.lower(): label for label in known}
+    meant = [lowered.get(value.lower()) or next(iter(difflib.get_close_matches(value, known, n=1)), None)
+             for value in values]
+    return f"values [{', '.join(label for label in meant if label)}] (did you mean them?), or " if any(meant) else ""
 
 
 def _excluded_by(earlier: list[PoolRequirement], meeting: list[InstanceType]) -> str:

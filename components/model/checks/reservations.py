@@ -16,16 +16,23 @@ from ..fleet.quantity import MIB, format_memory, parse_quantity
 from ..fleet.requirements import pool_requirements
 from ..fleet.reservations import reservation_zones, reserved_count
 from ..fleet.sizing import plan_placeholders
+from .pools import POOL_SHAPE
 from .refused import Refused
+
+# The fields the rules here read: they still run on a refused pool or window that has them (Refused.entries); a
+# window's times are not among them (only whether its start is a date-time).
+RESERVATION_POOL_FIELDS = POOL_SHAPE | {"strategy", "limits", "node_size", "max_pod_size"}
+RESERVATION_WINDOW_FIELDS = {"node_pool", "start", "reserve", "nodes", "capacity"}
 
 
 def reservation_problems(config: CapacityConfig, refused: Refused, region: str | None = None) -> list[str]:
     """Every problem of the windows' ``reserve`` settings (``refused``: the entries left out of ``config``);
     ``region``: the stack's, when known, for the zones."""
-    pools = {pool.name: (index, pool) for index, pool in refused.entries("node_pools", config.node_pools)}
+    pools = {pool.name: (index, pool) for index, pool in refused.entries("node_pools", config.node_pools,
+                                                                         needs=RESERVATION_POOL_FIELDS)}
     sized = "placeholders" not in refused.sections  # the placeholders' sizes are known
     problems = []
-    for index, window in refused.entries("event_windows", config.event_windows):
+    for index, window in refused.entries("event_windows", config.event_windows, needs=RESERVATION_WINDOW_FIELDS):
         if window.reserve is not None and window.node_pool in pools:  # an unknown pool is reported on its own
             path = f"{CONFIG_NAMESPACE}:eventWindows[{index}].reserve"
             problems += _window_problems(path, window, *pools[window.node_pool], config, region, sized)
@@ -52,10 +59,11 @@ def _window_problems(path: str, window: EventWindow, pool_index: int, pool: Node
     instance = instance_type(reserve.instance_type)
     problems = (_type_problems(path, reserve.instance_type, instance, pool)
                 or _capacity_type_problems(path, pool_index, pool)
-                or _zone_problems(path, window, pool, region))
+                or _zone_problems(path, window, pool, region)
+                or _static_count_problems(path, window, pool))
     if problems or instance is None or not sized:
         return problems
-    return _fit_problems(path, window, instance, config) or _limit_problems(path, window, instance, pool, config)
+    return _fit_problems(path, window, instance, pool, config) or _limit_problems(path, window, instance, pool, config)
 
 
 def _type_problems(path: str, name: str, instance: InstanceType | None, pool: NodePoolConfig) -> list[str]:
@@ -110,14 +118,27 @@ def _zone_problems(path: str, window: EventWindow, pool: NodePoolConfig, region:
     return problems
 
 
-def _fit_problems(path: str, window: EventWindow, instance: InstanceType, config: CapacityConfig) -> list[str]:
+def _static_count_problems(path: str, window: EventWindow, pool: NodePoolConfig) -> list[str]:
+    """More reservations than a static window's nodes: Karpenter launches exactly ``nodes`` for it, so the rest are
+    billed and never used (a placeholders window may launch more nodes than it holds placeholders, a static one not)."""
+    count = window.reserve.count if window.reserve is not None else None
+    if pool.strategy != "static" or count is None or window.nodes is None or count <= window.nodes:
+        return []
+    unused = count - window.nodes
+    return [f"{path}.count: {count} reservations on static node pool {pool.name!r}, whose window holds "
+            f"{window.nodes} nodes: Karpenter launches exactly those, so {unused} reservation{'s' * (unused != 1)} "
+            f"would be billed and never used; allowed: at most {window.nodes} (reserve.count), or more nodes"]
+
+
+def _fit_problems(path: str, window: EventWindow, instance: InstanceType, pool: NodePoolConfig,
+                  config: CapacityConfig) -> list[str]:
     room_cpu, room_memory = instance.room
     if room_cpu < Decimal("0.001") or room_memory < MIB:
         return [f"{path}.instanceType: {instance.describe()} leaves no room for placeholders beside a node's "
                 "DaemonSets (about 200m CPU and 256Mi); allowed: a larger type"]
     if window.nodes is None:
         return []  # capacity windows are split into pods that fit the type (prescale.model.fleet.sizing)
-    size = config.placeholders_for(window.node_pool).node_size
+    size = config.placeholders_for(pool).node_size
     if instance.holds(parse_quantity(size.cpu), parse_quantity(size.memory)):
         return []
     return [f"{path}.instanceType: {instance.describe()} cannot hold a placeholder of the window's nodeSize "
@@ -132,7 +153,7 @@ def _limit_problems(path: str, window: EventWindow, instance: InstanceType, pool
     if reserve is None or limits is None:
         return []
     try:
-        count = reserved_count(window, plan_placeholders(window, config.placeholders_for(pool.name)))
+        count = reserved_count(window, plan_placeholders(window, config.placeholders_for(pool)))
     except ValueError:
         return []  # a maxPodSize too small to split the capacity: refused by prescale.model.checks.limits
     key = f"{path}.count" if reserve.count is not None else path

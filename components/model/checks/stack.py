@@ -111,7 +111,7 @@ def capacity_config_problems(config: CapacityConfig, now: datetime, refused: Ref
                 problems += _failsafe_problems(path, window, grace, now)
     problems += _expiry_problems(config, refused, spans, bool(auto_mode))
     problems += reservations.reservation_problems(config, refused, region)
-    problems += strategies.strategy_problems(config, refused)
+    problems += strategies.strategy_problems(config, refused, auto_mode)
     if region is not None:
         problems += zone_problems(config, refused, region)
     sized = refused.view(config, placeholders={"node_size", "max_pod_size"})

@@ -24,7 +24,7 @@ from ..config import (
 )
 from ..fleet.instances import InstanceType, pool_launchable
 from ..fleet.labels import ZONE
-from ..fleet.quantity import parse_quantity
+from ..fleet.quantity import format_cpu, format_memory, parse_quantity
 from ..schedule.drivers import run_bounds
 from .refused import Refused
 
@@ -33,9 +33,10 @@ STRATEGY_FIELDS = {"name", "existing", "strategy", "requirements", "capacity_typ
                    "architectures", "node_size", "ami_alias", "data_volume"}
 
 
-def strategy_problems(config: CapacityConfig, refused: Refused) -> list[str]:
+def strategy_problems(config: CapacityConfig, refused: Refused, auto_mode: bool | None = None) -> list[str]:
     """Windows a static pool cannot hold, static pools that could launch nodes smaller than their windows ask for,
-    and data volumes on pools that have none."""
+    and data volumes on pools that have none (on EKS Auto Mode, ``auto_mode``, none has one: refused by
+    :func:`platform_strategy_problems` without an ``amiAlias`` Auto Mode refuses)."""
     problems = []
     pools = {pool.name: (index, pool) for index, pool in refused.entries("node_pools", config.node_pools,
                                                                          needs=STRATEGY_FIELDS)}
@@ -54,7 +55,7 @@ def strategy_problems(config: CapacityConfig, refused: Refused) -> list[str]:
             problems.append(_unpinned_static(path, pool))
         if pool.strategy == "static" and name in windows_by_pool and "placeholders" not in refused.sections:
             problems += _small_types(path, pool, config)
-        if pool.data_volume is not None and not pool.ami_alias.startswith("bottlerocket@"):
+        if pool.data_volume is not None and not auto_mode and not pool.ami_alias.startswith("bottlerocket@"):
             problems.append(f"{path}.dataVolume: {{snapshotID: {pool.data_volume.snapshot_id}}} needs a Bottlerocket "
                             f"pool, and amiAlias {pool.ami_alias!r} is AL2023, whose nodes keep their images on the "
                             "root volume (no separate data volume to restore from a snapshot); allowed: amiAlias "
@@ -121,15 +122,29 @@ def _what(strategy: str) -> str:
 
 
 def _capacity_on_static(index: int, window: EventWindow, pool: NodePoolConfig, config: CapacityConfig) -> str:
-    """A ``capacity`` window on a static pool, with the ``nodes`` of the pool's ``nodeSize`` that hold as much."""
+    """A ``capacity`` window on a static pool, with the ``nodes`` that hold as much: of the smallest type the pool
+    launches that holds its ``nodeSize`` (Karpenter gives a static pool its cheapest type), counted by their room
+    beside DaemonSets; of ``nodeSize`` itself if the pool's types are unknown (an existing pool)."""
     assert window.capacity is not None
-    size = config.placeholders_for(pool.name).node_size
-    nodes = max(math.ceil(parse_quantity(window.capacity.cpu) / parse_quantity(size.cpu)),
-                math.ceil(parse_quantity(window.capacity.memory) / parse_quantity(size.memory)), 1)
+    cpu, memory = parse_quantity(window.capacity.cpu), parse_quantity(window.capacity.memory)
+    size = config.placeholders_for(pool).node_size
+    holding = [instance for instance in pool_launchable(pool).types if pool.owned
+               and _room_for(instance, parse_quantity(size.cpu), parse_quantity(size.memory))]
+    if holding:
+        smallest = min(holding, key=_smallest)
+        room_cpu, room_memory = smallest.room
+        nodes = max(math.ceil(cpu / room_cpu), math.ceil(memory / room_memory), 1)
+        why = (f"the smallest type the pool launches, {smallest.name}, has {format_cpu(room_cpu)} CPU and "
+               f"{format_memory(room_memory)} beside DaemonSets; the capacity takes {nodes} of them")
+    else:
+        nodes = max(math.ceil(cpu / parse_quantity(size.cpu)), math.ceil(memory / parse_quantity(size.memory)), 1)
+        why = f"nodes of nodeSize {size.cpu} CPU / {size.memory} hold as much"
+    limit = pool.limits.nodes if pool.limits is not None else None
+    raise_limit = f" with the pool's limits.nodes at least {nodes}" if limit is not None and nodes > limit else ""
     return (f"{CONFIG_NAMESPACE}:eventWindows[{index}].capacity: {{cpu: {window.capacity.cpu!r}, memory: "
             f"{window.capacity.memory!r}}} cannot go on static node pool {pool.name!r}: a static NodePool holds a "
-            f"number of whole nodes, not pod requests; allowed: nodes: {nodes} (nodes of nodeSize {size.cpu} CPU / "
-            f"{size.memory} hold as much), or a pool with strategy placeholders or buffer")
+            f"number of whole nodes, not pod requests; allowed: nodes: {nodes}{raise_limit} ({why}), or a pool with "
+            "strategy placeholders or buffer")
 
 
 def _pinned_to_one_zone(pool: NodePoolConfig) -> bool:
@@ -153,7 +168,7 @@ def _small_types(path: str, pool: NodePoolConfig, config: CapacityConfig) -> lis
     """Karpenter gives a static NodePool the cheapest type its requirements allow, whatever its windows ask for:
     every such type must hold the pool's ``nodeSize`` beside DaemonSets, or N nodes are not N nodes of that size."""
     types = pool_launchable(pool).types
-    size = config.placeholders_for(pool.name).node_size
+    size = config.placeholders_for(pool).node_size
     cpu, memory = parse_quantity(size.cpu), parse_quantity(size.memory)
     small = [instance for instance in types if not _room_for(instance, cpu, memory)]
     if not types or not small:

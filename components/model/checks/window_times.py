@@ -90,7 +90,7 @@ def _freeze_problems(path: str, window: EventWindow, now: datetime) -> list[str]
     except ValueError as error:
         return [f"{path}.start: {window.start!r} in {window.timezone}: the consolidation freeze cannot be "
                 f"written as one UTC disruption budget (Karpenter has no time zones): {error}; allowed: a start "
-                "whose UTC time stays on the same day-of-month, e.g. days 2-28 or day-of-week schedules"]
+                "whose UTC time stays on the same day-of-month (the days named), or a day-of-week schedule"]
     return []
 
 

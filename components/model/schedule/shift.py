@@ -83,11 +83,18 @@ def _shifted_day_fields(spec: CronSpec, day_fields: list[str], days: int) -> lis
         if unsafe:
             raise ValueError(f"the fires of {spec.expr!r} move {_days(days)} and day-of-month {unsafe[0]} would "
                              "cross into another month (months differ in length), which one cron cannot "
-                             "express; use days 1-28 away from the edge, or a lead time within the day")
+                             f"express; use days {_safe_days(days)} away from the edge, or a lead time within the "
+                             "day")
         dom_text = render_field(frozenset(moved), "day-of-month", star=False)
     if restricts_dow:
         dow_text = render_field(frozenset((day + days) % 7 for day in spec.days_of_week), "day-of-week", star=False)
     return [dom_text, month_text, dow_text]
+
+
+def _safe_days(days: int) -> str:
+    """The days of month whose fires stay in their month when moved by ``days`` (``2-28`` a day earlier)."""
+    safe = [day for day in _SAFE_DAYS_OF_MONTH if day + days in _SAFE_DAYS_OF_MONTH]
+    return f"{safe[0]}-{safe[-1]}" if safe else "none"
 
 
 def _signed(delta: timedelta) -> str:
