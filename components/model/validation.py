@@ -274,9 +274,10 @@ def _salvage(annotation: Any, value: Any, error: ValidationError, prefix: str) -
 
 @cache
 def _without(model: type[BaseModel], refused: frozenset[str]) -> type[BaseModel]:
-    """``model`` with those of its ``refused`` fields that are required made optional (None): what an entry whose
-    required value was refused (a window's misspelled ``timezone``) still is, for the rules that read none of them."""
-    required: dict[str, Any] = {name: (info.annotation | None, None) for name, info in model.model_fields.items()
+    """``model`` with those of its ``refused`` fields that are required left None (they are left out of what is
+    validated again): what an entry whose required value was refused (a window's misspelled ``timezone``) still is,
+    for the rules that read none of them."""
+    required: dict[str, Any] = {name: (None, None) for name, info in model.model_fields.items()
                                 if name in refused and info.is_required()}
     return create_model(model.__name__, __base__=model, **required) if required else model
 
