@@ -8,7 +8,7 @@ import re
 
 from prescale.model.validation import load_stack_config
 
-from tests.support.config import NOW, only_problem
+from tests.support.config import NOW, only_problem, problems
 
 POOL = {"name": "event", "strategy": "static", "limits": {"nodes": 10},
         "requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m7i.xlarge"]}]}
@@ -91,6 +91,14 @@ def test_strategy_on_a_window_or_at_the_top_level_is_told_it_is_a_key_of_the_nod
     raw = stack(pool={"strategy": "placeholders", "limits": {"cpu": "64"}}, strategy="static")
     assert "strategy is a key of prescale:nodePools[]" in only_problem(raw)
     accepted(stack(pool={"strategy": "static"}))
+
+
+def test_a_misplaced_key_is_not_taken_for_a_misspelling_of_one_beside_it():
+    """`strategy` on a window is not a misspelled `start`: the window's times are still checked in the same run."""
+    found = problems(stack(pool={"strategy": "placeholders", "limits": {"cpu": "64"}},
+                           window={"strategy": "static", "end": WINDOW["start"]}))
+    assert [problem.split(": ", 1)[0] for problem in found] == ["prescale:eventWindows[0].strategy",
+                                                                "prescale:eventWindows[0].end"]
 
 
 def test_an_uppercase_instance_type_is_told_its_lowercase():
