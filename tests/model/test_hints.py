@@ -61,6 +61,16 @@ def test_a_feature_gates_setting_written_as_text_is_told_the_list_it_means():
     accepted(stack(karpenter={**karpenter, "featureGates": gates.split(", ")}, cluster=existing))
 
 
+def test_feature_gates_written_as_text_with_install_true_are_told_in_the_same_run_to_go():
+    """With install: true prescale turns the gates on itself: the list's shape is not the whole answer."""
+    found = problems(stack(karpenter={"featureGates": "StaticCapacity=true"}))
+    assert [problem.split(": ", 1)[0] for problem in found] == ["prescale:karpenter.featureGates"] * 2
+    assert found[1].endswith("applies only with install: false (the gates of a Karpenter already running); "
+                             "prescale turns on the gates its pools need in the Karpenter it installs itself; "
+                             "allowed: remove it")
+    accepted(stack())
+
+
 def test_comma_separated_text_is_told_the_list_of_its_items():
     problem = only_problem(stack(pool={"strategy": "placeholders", "limits": {"cpu": "64"},
                                        "capacityTypes": "on-demand, spot"}))

@@ -49,7 +49,7 @@ def stack_problems(config: StackConfig, now: datetime, refused: Refused = NOTHIN
         problems += vpc_cidr_problems(seen)
     if (seen := refused.view(config, cluster={"create"}, alerts={"prometheus_rule"})) is not None:
         problems += alerts_problems(seen)
-    if (seen := refused.view(config, cluster={"auto_mode"}, karpenter={"install", "feature_gates", "values"})):
+    if (seen := refused.view(config, cluster={"auto_mode"}, karpenter={"install"})) is not None:
         problems += strategies.platform_strategy_problems(seen, refused)
     mode = refused.view(config, cluster={"auto_mode"})
     auto_mode = None if mode is None else mode.cluster.auto_mode

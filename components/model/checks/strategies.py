@@ -19,6 +19,7 @@ from ..config import (
     STRATEGY_GATES,
     CapacityConfig,
     EventWindow,
+    KarpenterConfig,
     NodePoolConfig,
     StackConfig,
 )
@@ -74,9 +75,12 @@ def driver_problems(path: str, window: EventWindow, pool: NodePoolConfig, now: d
 
 
 def platform_strategy_problems(config: StackConfig, refused: Refused) -> list[str]:
-    """Strategies the stack's Karpenter cannot run: its gates, and EKS Auto Mode, which has no CapacityBuffer."""
+    """Strategies the stack's Karpenter cannot run: its gates, and EKS Auto Mode, which has no CapacityBuffer.
+    ``config.karpenter``'s ``install`` is valid; a rule that reads its refused ``featureGates`` or ``values`` is
+    skipped, but a ``featureGates`` given at all with ``install: true`` is refused."""
     problems = []
     karpenter, path = config.karpenter, f"{CONFIG_NAMESPACE}:karpenter"
+    unknown = refused.fields("karpenter", KarpenterConfig)
     pools = list(refused.entries("node_pools", config.node_pools, needs={"name", "existing", "strategy"}))
     if config.cluster.auto_mode:
         auto = f"on EKS Auto Mode ({CONFIG_NAMESPACE}:cluster.autoMode: true)"
@@ -88,10 +92,13 @@ def platform_strategy_problems(config: StackConfig, refused: Refused) -> list[st
                    f"does not apply {auto}: its NodeClass has no block device mappings and its nodes run AWS's own "
                    "AMI; allowed: remove it" for index, pool in volumes if pool.data_volume is not None])
     if karpenter.install:
-        if karpenter.feature_gates:
-            problems.append(f"{path}.featureGates: {list(karpenter.feature_gates)!r} applies only with install: false "
-                            "(the gates of a Karpenter already running); prescale turns on the gates its pools need "
-                            "in the Karpenter it installs itself; allowed: remove it")
+        if karpenter.feature_gates or "feature_gates" in unknown:
+            given = "" if "feature_gates" in unknown else f" {list(karpenter.feature_gates)!r}"
+            problems.append(f"{path}.featureGates:{given} applies only with install: false (the gates of a Karpenter "
+                            "already running); prescale turns on the gates its pools need in the Karpenter it "
+                            "installs itself; allowed: remove it")
+        if "values" in unknown:
+            return problems
         settings = karpenter.values.get("settings")
         gates = settings.get("featureGates") if isinstance(settings, dict) else None
         for gate in config.strategy_gates():
@@ -101,7 +108,7 @@ def platform_strategy_problems(config: StackConfig, refused: Refused) -> list[st
                                 f"{gate} that node pools {', '.join(map(repr, users))} need; allowed: remove it "
                                 "(prescale turns it on)")
         return problems
-    for index, pool in pools:
+    for index, pool in pools if "feature_gates" not in unknown else ():
         needed = STRATEGY_GATES.get(pool.strategy)
         if needed is not None and needed not in karpenter.feature_gates:
             gate = needed
