@@ -128,12 +128,12 @@ def _what(strategy: str) -> str:
 def _capacity_on_static(index: int, window: EventWindow, pool: NodePoolConfig, config: CapacityConfig) -> str:
     """A ``capacity`` window on a static pool, with the ``nodes`` that hold as much: of the smallest type the pool
     launches that holds its ``nodeSize`` (Karpenter gives a static pool its cheapest type), counted by their room
-    beside DaemonSets; of ``nodeSize`` itself if the pool's types are unknown (an existing pool)."""
+    beside DaemonSets; of ``nodeSize`` itself if none holds it (refused on its own: :func:`_small_types`)."""
     assert window.capacity is not None
     cpu, memory = parse_quantity(window.capacity.cpu), parse_quantity(window.capacity.memory)
     size = config.placeholders_for(pool).node_size
-    holding = [instance for instance in pool_launchable(pool).types if pool.owned
-               and _room_for(instance, parse_quantity(size.cpu), parse_quantity(size.memory))]
+    holding = [instance for instance in pool_launchable(pool).types
+               if _room_for(instance, parse_quantity(size.cpu), parse_quantity(size.memory))]
     if holding:
         smallest = min(holding, key=_smallest)
         room_cpu, room_memory = smallest.room
