@@ -162,9 +162,10 @@ def _unknown_keys(raw: Mapping[str, Any], keys: Mapping[str, str]) -> tuple[list
                             "indented below")
             meant.add(head)
         elif key.startswith(f"{CONFIG_NAMESPACE}:"):
-            hint = _elsewhere(key.removeprefix(f"{CONFIG_NAMESPACE}:")) or _suggest(key, known)
-            problems.append(f"{key}: unknown config key; {hint}known keys: {', '.join(known)}")
-            meant.update(difflib.get_close_matches(key, known, n=1))
+            elsewhere = _elsewhere(key.removeprefix(f"{CONFIG_NAMESPACE}:"))
+            problems.append(f"{key}: unknown config key; {elsewhere or _suggest(key, known)}known keys: "
+                            f"{', '.join(known)}")
+            meant.update(() if elsewhere else difflib.get_close_matches(key, known, n=1))
         elif key.startswith("aws:") and "aws:region" in keys and key.removeprefix("aws:") not in AWS_PROVIDER_KEYS:
             aws_keys = sorted(f"aws:{name}" for name in AWS_PROVIDER_KEYS)
             problems.append(f"{key}: not a config key of the AWS provider, which refuses the stack with it (`{key}` is "
@@ -250,7 +251,7 @@ def _salvage(annotation: Any, value: Any, error: ValidationError, prefix: str) -
     about: what rules that read none of them can still check (:class:`~prescale.model.checks.refused.Partial`), and
     the problems of its other keys that the first pass could not see (its rules across keys run only on valid
     values). None when an error is about the map as a whole, or when the rest is refused too. An unknown key stands
-    for the field it most likely misspells."""
+    for the field it most likely misspells, unless it is a key of another map (misplaced, not misspelled)."""
     model = _model_in(annotation)
     if model is None or not isinstance(value, dict):
         return None, []
@@ -261,7 +262,8 @@ def _salvage(annotation: Any, value: Any, error: ValidationError, prefix: str) -
             return None, []
         bad.add(item["loc"][0])
     refused = frozenset(fields[key] for key in bad if key in fields) | frozenset(
-        fields[close] for key in bad - fields.keys() for close in difflib.get_close_matches(key, list(fields), n=1))
+        fields[close] for key in bad - fields.keys() - _key_owners().keys()  # a key of another map is misplaced
+        for close in difflib.get_close_matches(key, list(fields), n=1))
     kept = {key: item for key, item in value.items() if key not in bad and fields.get(key) not in refused}
     target = _without(model, refused) if annotation is model else annotation
     try:
@@ -274,9 +276,10 @@ def _salvage(annotation: Any, value: Any, error: ValidationError, prefix: str) -
 
 @cache
 def _without(model: type[BaseModel], refused: frozenset[str]) -> type[BaseModel]:
-    """``model`` with those of its ``refused`` fields that are required made optional (None): what an entry whose
-    required value was refused (a window's misspelled ``timezone``) still is, for the rules that read none of them."""
-    required: dict[str, Any] = {name: (info.annotation | None, None) for name, info in model.model_fields.items()
+    """``model`` with those of its ``refused`` fields that are required left None (they are left out of what is
+    validated again): what an entry whose required value was refused (a window's misspelled ``timezone``) still is,
+    for the rules that read none of them."""
+    required: dict[str, Any] = {name: (None, None) for name, info in model.model_fields.items()
                                 if name in refused and info.is_required()}
     return create_model(model.__name__, __base__=model, **required) if required else model
 

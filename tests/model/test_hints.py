@@ -8,7 +8,7 @@ import re
 
 from prescale.model.validation import load_stack_config
 
-from tests.support.config import NOW, only_problem
+from tests.support.config import NOW, only_problem, problems
 
 ZONE_A = {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["ap-northeast-2a"]}
 POOL = {"name": "event", "strategy": "static", "limits": {"nodes": 10},
@@ -63,6 +63,16 @@ def test_a_feature_gates_setting_written_as_text_is_told_the_list_it_means():
     accepted(stack(karpenter={**karpenter, "featureGates": gates.split(", ")}, cluster=existing))
 
 
+def test_feature_gates_written_as_text_with_install_true_are_told_in_the_same_run_to_go():
+    """With install: true prescale turns the gates on itself: the list's shape is not the whole answer."""
+    found = problems(stack(karpenter={"featureGates": "StaticCapacity=true"}))
+    assert [problem.split(": ", 1)[0] for problem in found] == ["prescale:karpenter.featureGates"] * 2
+    assert found[1].endswith("applies only with install: false (the gates of a Karpenter already running); "
+                             "prescale turns on the gates its pools need in the Karpenter it installs itself; "
+                             "allowed: remove it")
+    accepted(stack())
+
+
 def test_comma_separated_text_is_told_the_list_of_its_items():
     problem = only_problem(stack(pool={"strategy": "placeholders", "limits": {"cpu": "64"},
                                        "capacityTypes": "on-demand, spot"}))
@@ -93,6 +103,14 @@ def test_strategy_on_a_window_or_at_the_top_level_is_told_it_is_a_key_of_the_nod
     raw = stack(pool={"strategy": "placeholders", "limits": {"cpu": "64"}}, strategy="static")
     assert "strategy is a key of prescale:nodePools[]" in only_problem(raw)
     accepted(stack(pool={"strategy": "static"}))
+
+
+def test_a_misplaced_key_is_not_taken_for_a_misspelling_of_one_beside_it():
+    """`strategy` on a window is not a misspelled `start`: the window's times are still checked in the same run."""
+    found = problems(stack(pool={"strategy": "placeholders", "limits": {"cpu": "64"}},
+                           window={"strategy": "static", "end": WINDOW["start"]}))
+    assert [problem.split(": ", 1)[0] for problem in found] == ["prescale:eventWindows[0].strategy",
+                                                                "prescale:eventWindows[0].end"]
 
 
 def test_an_uppercase_instance_type_is_told_its_lowercase():

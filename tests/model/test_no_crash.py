@@ -201,6 +201,13 @@ def test_every_one_key_mistake_refused_names_its_key(outcomes):
     assert unnamed == {}, "\n".join(f"{key}: {problems}" for key, problems in unnamed.items())
 
 
+def test_no_problem_shows_a_refused_value_as_python_none(outcomes):
+    """A rule runs on what is left of a refused entry only if it reads none of its refused keys (which are None
+    there): a window refused for its name is not named "None" by the rules that still run on it."""
+    assert [problem for _, result in outcomes.values() if isinstance(result, list) for problem in result
+            if "None" in problem] == []
+
+
 def test_no_value_of_the_wrong_type_is_accepted(outcomes):
     accepted = {key for key, (_, result) in outcomes.items() if result is None and key[1] not in MAYBE_VALID
                 and key[0] not in EITHER and not key[0].startswith(FREE_FORM)}

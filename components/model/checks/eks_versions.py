@@ -63,8 +63,8 @@ def forced_upgrade_notice(version: str, support_type: SupportType, now: datetime
             f"at a time (docs/platform.md, 'Upgrading Kubernetes'){stay}.")
 
 
-# kubectl's version skew policy: within one minor version of the API server, older or newer (kubernetes
-# ``website/content/en/releases/version-skew-policy.md``, "kubectl").
+# kubectl's version skew policy: within one minor version of the API server, older or newer (kubernetes/website
+# ``content/en/releases/version-skew-policy.md``, section "kubectl").
 _KUBECTL_SKEW = 1
 _IMAGE_VERSION = re.compile(r":v?(\d+)\.(\d+)(?:\.\d+)?(?:-[\w.-]+)?$")
 

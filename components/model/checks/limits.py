@@ -97,7 +97,7 @@ def _plans(config: CapacityConfig, pools: Mapping[str, tuple[int, NodePoolConfig
     demands = []
     types = {name: pool_launchable(pool).types for name, (_, pool) in pools.items()
              if pool.owned and pool.limits is not None}  # an existing pool's types are its owner's
-    for index, window in refused.entries("event_windows", config.event_windows, needs={"node_pool", "nodes",
+    for index, window in refused.entries("event_windows", config.event_windows, needs={"name", "node_pool", "nodes",
                                                                                        "capacity"}):
         if window.node_pool not in pools:
             continue  # reported with the pool names allowed, or its pool was refused

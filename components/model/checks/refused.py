@@ -75,6 +75,14 @@ class Refused:
             update[section] = partial.value
         return config.model_copy(update=update) if update else config
 
+    def fields(self, section: str, model: type[BaseModel]) -> frozenset[str]:
+        """The fields of ``section`` (a ``model``) that were refused: none, the ones its :class:`Partial` left out,
+        or all of them."""
+        if section not in self.sections:
+            return frozenset()
+        partial = self.partial.get((section, None))
+        return partial.refused if partial is not None else frozenset(model.model_fields)
+
     def pool(self, name: str) -> bool:
         """Whether node pool ``name`` may be one that was refused (so nothing about it is known)."""
         return name in self.pool_names or None in self.pool_names or "node_pools" in self.sections

@@ -49,7 +49,7 @@ def stack_problems(config: StackConfig, now: datetime, refused: Refused = NOTHIN
         problems += vpc_cidr_problems(seen)
     if (seen := refused.view(config, cluster={"create"}, alerts={"prometheus_rule"})) is not None:
         problems += alerts_problems(seen)
-    if (seen := refused.view(config, cluster={"auto_mode"}, karpenter={"install", "feature_gates", "values"})):
+    if (seen := refused.view(config, cluster={"auto_mode"}, karpenter={"install"})) is not None:
         problems += strategies.platform_strategy_problems(seen, refused)
     mode = refused.view(config, cluster={"auto_mode"})
     auto_mode = None if mode is None else mode.cluster.auto_mode
@@ -135,7 +135,8 @@ def _expiry_problems(config: CapacityConfig, refused: Refused, spans: dict[int, 
     """A pool's ``expireAfter`` must outlast every window on it, from scale-up to end: disruption budgets do not
     stop expiry (Karpenter's disruption docs), so a node launched at scale-up that expires earlier goes mid-event."""
     longest: dict[str, tuple[int, EventWindow, int]] = {}  # pool → the window holding nodes longest, in seconds
-    for index, window in refused.entries("event_windows", config.event_windows, needs=WINDOW_TIMES):
+    for index, window in refused.entries("event_windows", config.event_windows,
+                                         needs={"name", "node_pool", *WINDOW_TIMES}):
         seconds_held = max((end - begin for begin, end in spans.get(index, ())), default=0)
         if seconds_held > longest.get(window.node_pool, (0, window, 0))[2]:
             longest[window.node_pool] = (index, window, seconds_held)

@@ -19,6 +19,7 @@ from ..config import (
     STRATEGY_GATES,
     CapacityConfig,
     EventWindow,
+    KarpenterConfig,
     NodePoolConfig,
     StackConfig,
 )
@@ -77,9 +78,12 @@ def driver_problems(path: str, window: EventWindow, pool: NodePoolConfig, now: d
 
 
 def platform_strategy_problems(config: StackConfig, refused: Refused) -> list[str]:
-    """Strategies the stack's Karpenter cannot run: its gates, and EKS Auto Mode, which has no CapacityBuffer."""
+    """Strategies the stack's Karpenter cannot run: its gates, and EKS Auto Mode, which has no CapacityBuffer.
+    ``config.karpenter``'s ``install`` is valid; a rule that reads its refused ``featureGates`` or ``values`` is
+    skipped, but a ``featureGates`` given at all with ``install: true`` is refused."""
     problems = []
     karpenter, path = config.karpenter, f"{CONFIG_NAMESPACE}:karpenter"
+    unknown = refused.fields("karpenter", KarpenterConfig)
     pools = list(refused.entries("node_pools", config.node_pools, needs={"name", "existing", "strategy"}))
     if config.cluster.auto_mode:
         auto = f"on EKS Auto Mode ({CONFIG_NAMESPACE}:cluster.autoMode: true)"
@@ -91,10 +95,13 @@ def platform_strategy_problems(config: StackConfig, refused: Refused) -> list[st
                    f"does not apply {auto}: its NodeClass has no block device mappings and its nodes run AWS's own "
                    "AMI; allowed: remove it" for index, pool in volumes if pool.data_volume is not None])
     if karpenter.install:
-        if karpenter.feature_gates:
-            problems.append(f"{path}.featureGates: {list(karpenter.feature_gates)!r} applies only with install: false "
-                            "(the gates of a Karpenter already running); prescale turns on the gates its pools need "
-                            "in the Karpenter it installs itself; allowed: remove it")
+        if karpenter.feature_gates or "feature_gates" in unknown:
+            given = "" if "feature_gates" in unknown else f" {list(karpenter.feature_gates)!r}"
+            problems.append(f"{path}.featureGates:{given} applies only with install: false (the gates of a Karpenter "
+                            "already running); prescale turns on the gates its pools need in the Karpenter it "
+                            "installs itself; allowed: remove it")
+        if "values" in unknown:
+            return problems
         settings = karpenter.values.get("settings")
         gates = settings.get("featureGates") if isinstance(settings, dict) else None
         for gate in config.strategy_gates():
@@ -104,7 +111,7 @@ def platform_strategy_problems(config: StackConfig, refused: Refused) -> list[st
                                 f"{gate} that node pools {', '.join(map(repr, users))} need; allowed: remove it "
                                 "(prescale turns it on)")
         return problems
-    for index, pool in pools:
+    for index, pool in pools if "feature_gates" not in unknown else ():
         needed = STRATEGY_GATES.get(pool.strategy)
         if needed is not None and needed not in karpenter.feature_gates:
             gate = needed
@@ -124,12 +131,12 @@ def _what(strategy: str) -> str:
 def _capacity_on_static(index: int, window: EventWindow, pool: NodePoolConfig, config: CapacityConfig) -> str:
     """A ``capacity`` window on a static pool, with the ``nodes`` that hold as much: of the smallest type the pool
     launches that holds its ``nodeSize`` (Karpenter gives a static pool its cheapest type), counted by their room
-    beside DaemonSets; of ``nodeSize`` itself if the pool's types are unknown (an existing pool)."""
+    beside DaemonSets; of ``nodeSize`` itself if none holds it (refused on its own: :func:`_small_types`)."""
     assert window.capacity is not None
     cpu, memory = parse_quantity(window.capacity.cpu), parse_quantity(window.capacity.memory)
     size = config.placeholders_for(pool).node_size
-    holding = [instance for instance in pool_launchable(pool).types if pool.owned
-               and _room_for(instance, parse_quantity(size.cpu), parse_quantity(size.memory))]
+    holding = [instance for instance in pool_launchable(pool).types
+               if _room_for(instance, parse_quantity(size.cpu), parse_quantity(size.memory))]
     if holding:
         smallest = min(holding, key=_smallest)
         room_cpu, room_memory = smallest.room
