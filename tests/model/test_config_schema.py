@@ -298,3 +298,33 @@ def test_every_pattern_is_a_javascript_regexp_as_the_yaml_language_server_compil
     done = subprocess.run(["node", "-e", script], input=json.dumps(patterns), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert len(patterns) >= 30
+
+
+def program_reads(document: dict, path: Path) -> bool:
+    """Whether prescale's program accepts ``document`` read from a stack file, as ``pulumi up`` and the offline
+    commands read it."""
+    path.write_text(json.dumps(document))  # JSON is YAML
+    try:
+        load_stack_config(decode_config(read_config_file(path)), NOW)
+    except ConfigError:
+        return False
+    return True
+
+
+def test_a_secret_where_a_map_of_text_goes_is_refused_and_a_map_with_a_key_named_secure_is_not(tmp_path: Path):
+    """`{secure: <ciphertext>}` is a map of text too: only the schema's `not` tells the Pulumi CLI's secret apart."""
+    secret = stack(prescale__tags={"secure": "v1:Y2lwaGVydGV4dA==:c2FsdA=="})
+    (refused,) = errors(PROGRAM, secret)
+    assert (key_path(refused), refused.validator) == ("prescale:tags", "not")
+    assert not program_reads(secret, tmp_path / "Pulumi.dev.yaml")
+    tags = stack(prescale__tags={"secure": "yes", "team": "shop"})
+    assert errors(PROGRAM, tags) == [] and program_reads(tags, tmp_path / "Pulumi.dev.yaml")
+
+
+def test_a_library_programs_stack_file_needs_no_config_and_prescales_program_does():
+    """A library program's prescale keys all have defaults (docs/library.md): `pulumi stack init` writes a stack file
+    with no `config:` at all, which it runs as is."""
+    load_capacity_config({}, NOW)
+    for document in ({}, {"secretsprovider": "awskms://alias/pulumi", "encryptionsalt": "v1:abc"}):
+        assert errors(LIBRARY, document) == []
+        assert [error.validator for error in errors(PROGRAM, document)] == ["required"]
