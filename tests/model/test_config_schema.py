@@ -427,8 +427,10 @@ def test_the_pattern_of_durations_below_a_minimum_never_matches_one_at_or_above_
 
 
 def test_a_whole_number_written_with_a_decimal_point_is_the_programs_alone_to_refuse():
-    """JSON Schema counts 5.0 an integer (draft 2020-12: "a number with a zero fractional part"), and so does every
-    validator that follows it, editors included; the program refuses it (it may be a typo for 5.5)."""
+    """JSON Schema counts 5.0 an integer (draft 2020-12: "a number with a zero fractional part"), and so do the
+    validators: jsonschema, and yaml-language-server, which marks a YAML number integer by its value
+    (redhat-developer/yaml-language-server src/languageservice/parser/ast-converter.ts, `Number.isInteger`); no
+    keyword can tell the text apart, so the program alone refuses it (it may be a typo for 5.5)."""
     written = stack(prescale__eventWindows=[window("sale", "0 8 * * *", "0 9 * * *", nodes=5.0)])
     assert errors(PROGRAM, written) == []
     with pytest.raises(ConfigError, match="whole number written without a decimal point"):
