@@ -379,7 +379,7 @@ ONE_KEY = {
             "name": "prescale-test", "publicAccessCidrs": ["2001:db8::/128"]})),
     "karpenter-values-unknown-key": ("prescale:karpenter.values.controler", stack(prescale__karpenter={
         "values": {"controler": {"resources": {}}}}), stack(prescale__karpenter={
-            "values": {"controller": {"resources": {"requests": {"cpu": "1"}}}}})),
+            "values": {"controller": {"resources": {"requests": {"cpu": "500m"}}}}})),
     "karpenter-values-unknown-nested-key": ("prescale:karpenter.values.settings.batchMaxDurations", stack(
         prescale__karpenter={"values": {"settings": {"batchMaxDurations": "10s"}}}), stack(
             prescale__karpenter={"values": {"settings": {"batchMaxDuration": "10s"}}})),
