@@ -94,10 +94,12 @@ def test_a_reservation_is_held_from_hold_from_before_the_scale_up_until_the_end_
 ])
 def test_a_reservation_ends_with_the_tail_of_its_pools_strategy_as_the_cost_estimate_prices_it(strategy, tail,
                                                                                                 drift_held):
-    raw = {"static": pool(strategy="static", limits={"nodes": 40}, requirements=M7I,
+    zone = {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ZONES[:1]}  # a static pool's one zone
+    raw = {"static": pool(strategy="static", limits={"nodes": 40}, requirements=[*M7I, zone],
                           capacityTypes=["on-demand", "reserved"]),
            "buffer": pool(strategy="buffer", capacityTypes=["on-demand", "reserved"])}.get(strategy, RESERVED_POOL)
-    plan = plan_capacity(config(HOLDING, pools=[raw]), HOLDING)
+    windows = [launch({"availabilityZones": ZONES[:1]})]
+    plan = plan_capacity(config(HOLDING, windows, pools=[raw]), HOLDING)
     (reservation,) = plan.reservations
     assert (reservation.end, reservation.holds_drift) == (END + tail, drift_held)
     (warning,) = [w for w in plan.warnings if "capacity reservations" in w]
