@@ -19,7 +19,7 @@ from prescale.model.fleet.quantity import parse_quantity
 from prescale.model.fleet.sizing import PlaceholderPlan, pods_per_node
 from prescale.model.native import StaticNodes
 from prescale.model.plan import CapacityPlan
-from prescale.model.schedule.after_end import DRAIN, KEDA_COOLDOWN, usual_tail
+from prescale.model.schedule.after_end import KEDA_COOLDOWN, usual_tail
 from prescale.model.schedule.cron import parse_cron
 from prescale.model.schedule.drivers import run_bounds
 from prescale.model.schedule.duration import parse_duration
@@ -235,11 +235,10 @@ def _tail(plan: CapacityPlan, window: WindowPlan) -> tuple[timedelta, timedelta]
     placeholder nodes without KEDA (its driver acted at the event's start).
     """
     pool = plan.pools[window.window.node_pool]
-    if pool.strategy == "static":
-        return DRAIN, DRAIN + _latest_scale_down(window, plan.now)
     usual = usual_tail(pool.pool)
+    if pool.strategy == "static":
+        return usual, usual + _latest_scale_down(window, plan.now)
     if pool.strategy == "buffer":
-        usual -= KEDA_COOLDOWN
         return usual, usual
     return usual, usual - KEDA_COOLDOWN + parse_duration(plan.config.placeholders.failsafe_grace)
 

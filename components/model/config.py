@@ -45,7 +45,7 @@ from .fleet.quantity import PATTERN as QUANTITY_PATTERN
 from .schedule.cron import CronError, parse_cron
 from .schedule.duration import ALLOWED as DURATION_ALLOWED
 from .schedule.duration import PATTERN as DURATION_PATTERN
-from .schedule.duration import format_duration, parse_duration
+from .schedule.duration import format_duration, parse_duration, shorter_than
 from .schedule.keda import Occurrence, one_off_occurrence
 from .schedule.time_zones import time_zone_problem
 
@@ -179,8 +179,11 @@ def _number_for_duration(value: object) -> object:
 WindowName = Annotated[StrictStr, _dns_label(40)]
 PoolName = Annotated[StrictStr, _dns_label(40)]
 Version = Annotated[StrictStr, _Checked(_semver, pattern=_SEMVER.pattern, patternErrorMessage=_SEMVER_SHAPE)]
-# What the editors' schema can say of a quantity: its grammar (whether it is above zero stays the check's).
-_QUANTITY_FACTS = {"pattern": f"^{QUANTITY_PATTERN}$", "patternErrorMessage": f"must be {QUANTITY_ALLOWED}"}
+# What the editors' schema can say of a quantity: its grammar, above zero (no sign '-', a digit 1-9 before any
+# exponent or suffix E); how small a positive one may be stays the checks'.
+_ABOVE_ZERO = r"(?!\s*-)(?=[^1-9eE]*[1-9])"
+_QUANTITY_FACTS = {"pattern": f"^{_ABOVE_ZERO}{QUANTITY_PATTERN}$",
+                   "patternErrorMessage": f"must be a quantity above zero: {QUANTITY_ALLOWED}"}
 Quantity = Annotated[StrictStr, _Checked(_quantity, **_QUANTITY_FACTS)]
 
 
@@ -199,8 +202,9 @@ def _memory(value: str) -> str:
 
 
 Memory = Annotated[StrictStr, BeforeValidator(_number_for_memory),
-                   _Checked(_quantity, pattern=f"^{MEMORY_PATTERN}$",
-                            patternErrorMessage='must be a quantity with its unit, like "16Gi" or "2048Mi"'),
+                   _Checked(_quantity, pattern=f"^{_ABOVE_ZERO}{MEMORY_PATTERN}$",
+                            patternErrorMessage='must be a quantity above zero with its unit, like "16Gi" or '
+                                                '"2048Mi"'),
                    AfterValidator(_memory)]
 _DURATION_FACTS = {"minLength": 1, "patternErrorMessage": f"must be {DURATION_ALLOWED}"}
 Duration = Annotated[StrictStr, BeforeValidator(_number_for_duration),
@@ -259,7 +263,14 @@ def _cidr(value: str) -> str:
     return value
 
 
-Cidr = Annotated[StrictStr, AfterValidator(_cidr)]
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+# What the editors' schema can say of a CIDR block: an IPv4 one with a prefix up to 32, or an IPv6 one (its address
+# loosely) up to 128; host bits stay the check's.
+_CIDR_PATTERN = (rf"^(?:(?:{_OCTET}\.){{3}}{_OCTET}/(?:3[0-2]|[12]?\d)"
+                 r"|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*/(?:12[0-8]|1[01]\d|[1-9]?\d))$")
+Cidr = Annotated[StrictStr, _Checked(_cidr, pattern=_CIDR_PATTERN,
+                                     patternErrorMessage='must be an IPv4 or IPv6 CIDR block like "10.0.0.0/16": '
+                                                         "a prefix of at most 32 bits (IPv4) or 128 (IPv6)")]
 SubnetId = Annotated[StrictStr, _shaped(r"subnet-[0-9a-f]{8,17}",
                                         'a subnet id like "subnet-0123456789abcdef0" (8 to 17 hex digits)')]
 
@@ -937,6 +948,7 @@ AvailabilityZone = Annotated[StrictStr, _shaped(r"[a-z]{2}(-gov|-iso[a-z]?)?-[a-
 # The longest reserve.holdFrom: every hour of it bills the whole reservation unused. A week still lets a team create
 # it on the last working day before a weekend or a holiday week and retry if EC2 cannot reserve; more only bills.
 MAX_HOLD = timedelta(days=7)
+_MINUTE = timedelta(minutes=1)  # the least hold: whole minutes, more than zero
 
 
 class ReserveConfig(Model):
@@ -955,7 +967,8 @@ class ReserveConfig(Model):
                                   _Checked(_distinct, uniqueItems=True), Field(min_length=1)] | None = Field(
         default=None, description=("Zones to reserve in, each once. Unset: the zones of the pool's "
                                    "topology.kubernetes.io/zone requirement (a pool without one is refused)."))
-    hold_from: Duration = Field(default="24h", description=(
+    hold_from: Duration = Field(default="24h", json_schema_extra={"not": {"pattern": shorter_than(_MINUTE)}},
+                                description=(
         "How long before the window's scale-up the reservations may be created: a Go duration of whole minutes "
         f"(\"24h\", \"1.5h\"), at most {format_duration(MAX_HOLD)}: a pulumi up within that time creates them, "
         "and they are billed from then (docs/capacity.md#when-it-exists-and-what-it-costs)."))

@@ -2,9 +2,11 @@
 
 Editors validate and complete stack files with it (``prescale schema``), and the config reference docs/config.md is
 generated from it, so both say what the models say: camelCase keys, types, defaults, allowed values, the patterns
-the validators check and every field's description. It refuses nothing the program accepts (but prices written as
-text); what JSON Schema cannot say (rules across keys, crons, time zones, DST, the pools' limits) stays the
-validation's alone, run by ``prescale plan`` and ``prescale schedule``, and the descriptions say what it checks.
+the validators check and every field's description, and what the checks know of one key alone (the failsafe's least
+grace, the charts' values keys: :func:`_checked_facts`). It refuses nothing the program accepts (but prices written
+as text); what JSON Schema cannot say (rules across keys, crons, time zones, DST, the pools' limits, ``5.0`` for an
+integer, which its data model counts as one) stays the validation's alone, run by ``prescale plan`` and ``prescale
+schedule``, and the descriptions say what it checks.
 Details: docs/config.md.
 """
 
@@ -16,7 +18,10 @@ from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
+from .checks.chart_keys import KARPENTER_KEYS, KEDA_KEYS, KeyTree
 from .config import CONFIG_NAMESPACE, CapacityConfig, StackConfig
+from .schedule.after_end import MIN_GRACE
+from .schedule.duration import shorter_than
 from .validation import CAPACITY_KEYS, KEYS
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -59,6 +64,28 @@ class _StackFileSchema(GenerateJsonSchema):
         return generated
 
 
+def chart_values_schema(keys: KeyTree) -> JsonSchemaValue:
+    """The Helm values a chart reads, key by key (checks.chart_keys, from the chart itself): a map there takes only
+    the chart's keys; a path the templates read whole, a list or a scalar takes anything (what it replaces is the
+    checks' to judge)."""
+    return {"properties": {key: True if below is None else chart_values_schema(below) for key, below in keys.items()},
+            "additionalProperties": False}
+
+
+# The charts' values, each a definition of its own (a tree of hundreds of keys, kept out of the config reference).
+_CHART_VALUES = {"KarpenterConfig": ("KarpenterChartValues", KARPENTER_KEYS),
+                 "KedaConfig": ("KedaChartValues", KEDA_KEYS)}
+
+
+def _checked_facts() -> dict[str, dict[str, JsonSchemaValue]]:
+    """What the checks know of one key alone beyond its model's type (model → property → JSON Schema to add): the
+    failsafe's least grace (its most, and whole minutes, stay the check's), the keys of the charts prescale
+    installs."""
+    return {"PlaceholderConfig": {"failsafeGrace": {"not": {"pattern": shorter_than(MIN_GRACE)}}},
+            **{model: {"values": {"allOf": [{"$ref": f"#/$defs/{name}"}]}}
+               for model, (name, _) in _CHART_VALUES.items()}}
+
+
 def stack_file_schema(library: bool = False) -> JsonSchemaValue:
     """The schema of a stack file of prescale's own program, or with ``library`` of a program that uses prescale as
     a library: its ``prescale:`` keys are the capacity's alone (no cluster or Karpenter), none is required, and keys
@@ -66,6 +93,13 @@ def stack_file_schema(library: bool = False) -> JsonSchemaValue:
     model: type[BaseModel] = CapacityConfig if library else StackConfig
     keys = CAPACITY_KEYS if library else KEYS
     generated = model.model_json_schema(by_alias=True, schema_generator=_StackFileSchema)
+    definitions = generated.get("$defs", {})
+    for name, facts in _checked_facts().items():
+        for field, schema in facts.items():
+            if name in definitions:
+                definitions[name]["properties"][field].update(schema)
+    definitions.update({name: chart_values_schema(keys) for model, (name, keys) in _CHART_VALUES.items()
+                        if model in definitions})
     config: JsonSchemaValue = {
         "type": "object",
         "description": "The stack's config: aws:region and the prescale: keys (docs/config.md); keys of other "
@@ -96,7 +130,7 @@ def stack_file_schema(library: bool = False) -> JsonSchemaValue:
         "properties": {"config": config, **_PULUMI_KEYS},
         **({} if library else {"required": ["config"]}),
         "additionalProperties": False,
-        "$defs": generated.get("$defs", {}),
+        "$defs": definitions,
     }
 
 

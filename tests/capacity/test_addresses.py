@@ -372,3 +372,13 @@ def test_a_static_pools_window_node_pools_wait_for_its_check_too():
         preview(mocks, [MORNING, LATE], pools=[static])
     assert NODE_POOL not in {r.type for r in mocks.registrations}
     assert NODE_CLASS not in {r.type for r in mocks.registrations}
+
+
+def test_a_one_off_not_armed_yet_is_not_counted_by_the_preview_though_its_event_falls_in_the_year():
+    # 2027-12-01 09:00 KST is inside the year the check walks (366 days from now), but its dated crons would fire
+    # today: it is idle, deployed by a later `up`, so this run's subnets are not checked for its 60 nodes.
+    far = window("far", "2027-12-01T09:00", "2027-12-01T12:00", nodes=60)
+    config = stack_config([pool(instanceCategories=["c", "m"])], [MORNING, far], NOW)
+    assert isinstance(plan_capacity(config, NOW).window("far"), IdleWindow)
+    evaluation = preview(FewAddresses(free=400), [MORNING, far])  # 1200 free: morning's 200 fit, with far's 1400 not
+    assert not [w for w in evaluation.warnings if w.startswith("node pool")]

@@ -15,6 +15,7 @@ from prescale.model.fleet.quantity import parse_quantity
 from prescale.model.fleet.reservations import ZoneShare, next_up, split
 from prescale.model.fleet.sizing import pods_per_node
 from prescale.model.plan import plan_capacity
+from prescale.model.schedule.duration import format_duration
 from prescale.model.schedule.freezes import Freeze
 from prescale.model.validation import ConfigError, load_stack_config
 from prescale.offline import evaluate, run_program
@@ -25,6 +26,7 @@ from prescale_cli.timeline import build_timeline
 from tests.support import ROOT
 from tests.support.capacity import (
     DEPLOYMENT,
+    M7I,
     NODE_CLASS,
     NODE_POOL,
     allowed_disruptions,
@@ -81,6 +83,29 @@ def test_a_reservation_is_held_from_hold_from_before_the_scale_up_until_the_end_
     # KEDA's cooldown (1m) + the pool's consolidateAfter (2m) + the drain (1m).
     assert reservation.end == END + timedelta(minutes=4)
     assert plan.window("launch").reservation == reservation
+
+
+@pytest.mark.parametrize("strategy, tail, drift_held", [
+    ("placeholders", timedelta(minutes=4), True),  # KEDA's cooldown 1m + consolidateAfter 2m + the drain 1m
+    ("buffer", timedelta(minutes=3), True),  # no KEDA: consolidateAfter and the drain
+    # The driver sets the static NodePool to 0 at the end; Karpenter deletes its NodeClaims at once (no
+    # consolidateAfter: kubernetes-sigs/karpenter v1.14.1 pkg/controllers/static/deprovisioning/controller.go).
+    ("static", timedelta(minutes=1), False),
+])
+def test_a_reservation_ends_with_the_tail_of_its_pools_strategy_as_the_cost_estimate_prices_it(strategy, tail,
+                                                                                                drift_held):
+    zone = {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ZONES[:1]}  # a static pool's one zone
+    raw = {"static": pool(strategy="static", limits={"nodes": 40}, requirements=[*M7I, zone],
+                          capacityTypes=["on-demand", "reserved"]),
+           "buffer": pool(strategy="buffer", capacityTypes=["on-demand", "reserved"])}.get(strategy, RESERVED_POOL)
+    windows = [launch({"availabilityZones": ZONES[:1]})]
+    plan = plan_capacity(config(HOLDING, windows, pools=[raw]), HOLDING)
+    (reservation,) = plan.reservations
+    assert (reservation.end, reservation.holds_drift) == (END + tail, drift_held)
+    (warning,) = [w for w in plan.warnings if "capacity reservations" in w]
+    assert f"(the end plus {format_duration(tail)} for its nodes to go)" in warning
+    (priced,) = estimate_cost(build_timeline(plan, HOLDING, HOLDING + timedelta(days=2))).tails
+    assert priced.usual == tail
 
 
 def test_an_earlier_run_holds_none_and_says_when_to_run_up():

@@ -12,21 +12,33 @@ import re
 import shutil
 import subprocess
 import typing
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from itertools import product
 from pathlib import Path
 from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
+from prescale.model.checks.chart_keys import KARPENTER_KEYS
 from prescale.model.config import CapacityConfig, Model, StackConfig
 from prescale.model.config_schema import stack_file_schema
+from prescale.model.schedule.duration import parse_duration, shorter_than
 from prescale.model.validation import ConfigError, decode_config, load_capacity_config, load_stack_config
 from prescale.stack_file import read_config_file, stack_document
 
 from tests.model.test_valid_configs import fifty_windows
 from tests.support import ROOT, TESTS
-from tests.support.capacity import RICH_POOLS, RICH_WINDOWS, pool
+from tests.support.capacity import (
+    EVERY_KIND_POOLS,
+    EVERY_KIND_WINDOWS,
+    NATIVE_POOLS,
+    NATIVE_WINDOWS,
+    RICH_POOLS,
+    RICH_WINDOWS,
+    pool,
+    window,
+)
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 PROGRAM = Draft202012Validator(stack_file_schema())
@@ -116,6 +128,8 @@ def test_a_library_schema_refuses_the_platform_keys_a_library_program_does_not_r
 
 def test_the_stacks_the_tests_build_are_valid():
     stacks = [stack(prescale__nodePools=RICH_POOLS, prescale__eventWindows=RICH_WINDOWS, prescale__tags={"team": "a"}),
+              stack(prescale__nodePools=EVERY_KIND_POOLS, prescale__eventWindows=EVERY_KIND_WINDOWS),
+              stack(prescale__nodePools=NATIVE_POOLS, prescale__eventWindows=NATIVE_WINDOWS),
               stack(prescale__nodePools=[pool(name) for name in ("web", "batch", "spot")],
                     prescale__eventWindows=fifty_windows())]
     for document in stacks:
@@ -298,3 +312,126 @@ def test_every_pattern_is_a_javascript_regexp_as_the_yaml_language_server_compil
     done = subprocess.run(["node", "-e", script], input=json.dumps(patterns), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert len(patterns) >= 30
+
+
+def program_reads(document: dict, path: Path) -> bool:
+    """Whether prescale's program accepts ``document`` read from a stack file, as ``pulumi up`` and the offline
+    commands read it."""
+    path.write_text(json.dumps(document))  # JSON is YAML
+    try:
+        load_stack_config(decode_config(read_config_file(path)), NOW)
+    except ConfigError:
+        return False
+    return True
+
+
+def test_a_secret_where_a_map_of_text_goes_is_refused_and_a_map_with_a_key_named_secure_is_not(tmp_path: Path):
+    """`{secure: <ciphertext>}` is a map of text too: only the schema's `not` tells the Pulumi CLI's secret apart."""
+    secret = stack(prescale__tags={"secure": "v1:Y2lwaGVydGV4dA==:c2FsdA=="})
+    (refused,) = errors(PROGRAM, secret)
+    assert (key_path(refused), refused.validator) == ("prescale:tags", "not")
+    assert not program_reads(secret, tmp_path / "Pulumi.dev.yaml")
+    tags = stack(prescale__tags={"secure": "yes", "team": "shop"})
+    assert errors(PROGRAM, tags) == [] and program_reads(tags, tmp_path / "Pulumi.dev.yaml")
+
+
+def test_a_library_programs_stack_file_needs_no_config_and_prescales_program_does():
+    """A library program's prescale keys all have defaults (docs/library.md): `pulumi stack init` writes a stack file
+    with no `config:` at all, which it runs as is."""
+    load_capacity_config({}, NOW)
+    for document in ({}, {"secretsprovider": "awskms://alias/pulumi", "encryptionsalt": "v1:abc"}):
+        assert errors(LIBRARY, document) == []
+        assert [error.validator for error in errors(PROGRAM, document)] == ["required"]
+
+
+# --- what one key alone decides -----------------------------------------------------------------------------
+# Each case: a stack file the program refuses for one key's value alone, the key, and the same stack with a value next
+# to it that both accept. The schema must refuse the first at that key and accept the second.
+ONE_KEY = {
+    "zero-cpu-request": ("prescale:placeholders.nodeSize.cpu", stack(prescale__placeholders={"nodeSize": {
+        "cpu": "0", "memory": "2Gi"}}), stack(prescale__placeholders={"nodeSize": {"cpu": "0.5", "memory": "2Gi"}})),
+    "zero-memory-request": ("prescale:eventWindows[0].capacity.memory", stack(
+        prescale__nodePools=[pool()],
+        prescale__eventWindows=[window("sale", "0 8 * * *", "0 9 * * *", capacity={"cpu": "4", "memory": "0Gi"})]),
+        stack(prescale__nodePools=[pool()], prescale__eventWindows=[
+            window("sale", "0 8 * * *", "0 9 * * *", capacity={"cpu": "4", "memory": "10Gi"})])),
+    "zero-exponent-limit": ("prescale:nodePools[0].limits.cpu", stack(prescale__nodePools=[pool(limits={
+        "cpu": "0e3"})]), stack(prescale__nodePools=[pool(limits={"cpu": "1e3"})])),
+    "negative-memory-limit": ("prescale:nodePools[0].limits.memory", stack(prescale__nodePools=[pool(limits={
+        "memory": "-64Gi"})]), stack(prescale__nodePools=[pool(limits={"memory": "64Gi"})])),
+    "failsafe-grace-below-its-least": ("prescale:placeholders.failsafeGrace", stack(prescale__placeholders={
+        "failsafeGrace": "90s"}), stack(prescale__placeholders={"failsafeGrace": "120s"})),
+    "zero-hold": ("prescale:eventWindows[0].reserve.holdFrom", stack(
+        prescale__nodePools=[pool(capacityTypes=["on-demand", "reserved"])], prescale__eventWindows=[window(
+            "launch", "2027-03-02T09:00", "2027-03-02T12:00", nodes=2, reserve={
+                "instanceType": "m7i.xlarge", "availabilityZones": ["ap-northeast-2a"], "holdFrom": "0h"})]),
+        stack(prescale__nodePools=[pool(capacityTypes=["on-demand", "reserved"])], prescale__eventWindows=[window(
+            "launch", "2027-03-02T09:00", "2027-03-02T12:00", nodes=2, reserve={
+                "instanceType": "m7i.xlarge", "availabilityZones": ["ap-northeast-2a"], "holdFrom": "1m"})])),
+    "ipv4-prefix-over-32": ("prescale:cluster.vpcCidr", stack(prescale__cluster={
+        "name": "prescale-test", "vpcCidr": "10.0.0.0/33"}), stack(prescale__cluster={
+            "name": "prescale-test", "vpcCidr": "10.0.0.0/16"})),
+    "ipv4-octet-over-255": ("prescale:cluster.publicAccessCidrs[0]", stack(prescale__cluster={
+        "name": "prescale-test", "publicAccessCidrs": ["203.0.113.256/32"]}), stack(prescale__cluster={
+            "name": "prescale-test", "publicAccessCidrs": ["203.0.113.255/32"]})),
+    "ipv6-prefix-over-128": ("prescale:cluster.publicAccessCidrs[0]", stack(prescale__cluster={
+        "name": "prescale-test", "publicAccessCidrs": ["2001:db8::/129"]}), stack(prescale__cluster={
+            "name": "prescale-test", "publicAccessCidrs": ["2001:db8::/128"]})),
+    "karpenter-values-unknown-key": ("prescale:karpenter.values.controler", stack(prescale__karpenter={
+        "values": {"controler": {"resources": {}}}}), stack(prescale__karpenter={
+            "values": {"controller": {"resources": {"requests": {"cpu": "500m"}}}}})),
+    "karpenter-values-unknown-nested-key": ("prescale:karpenter.values.settings.batchMaxDurations", stack(
+        prescale__karpenter={"values": {"settings": {"batchMaxDurations": "10s"}}}), stack(
+            prescale__karpenter={"values": {"settings": {"batchMaxDuration": "10s"}}})),
+    "karpenter-values-dotted-key": ("prescale:karpenter.values.settings.batchMaxDuration", stack(
+        prescale__karpenter={"values": {"settings.batchMaxDuration": "10s"}}), stack(
+            prescale__karpenter={"values": {"logLevel": "debug"}})),
+    "keda-values-unknown-key": ("prescale:keda.values.operatr", stack(prescale__keda={
+        "values": {"operatr": {}}}), stack(prescale__keda={"values": {"logging": {"operator": {"level": "debug"}}}})),
+}
+
+
+@pytest.mark.parametrize("key, refused, accepted", ONE_KEY.values(), ids=ONE_KEY.keys())
+def test_a_value_one_key_alone_refuses_is_refused_by_the_schema_at_that_key(key, refused, accepted, tmp_path):
+    assert not program_reads(refused, tmp_path / "Pulumi.dev.yaml")
+    found = errors(PROGRAM, refused)
+    assert found and all(key.startswith(key_path(error)) and key_path(error) for error in found), found
+    assert program_reads(accepted, tmp_path / "Pulumi.dev.yaml")
+    assert errors(PROGRAM, accepted) == []
+
+
+def test_the_chart_keys_reach_the_schema_from_the_charts_own_key_lists():
+    definitions = stack_file_schema()["$defs"]
+    assert definitions["KarpenterConfig"]["properties"]["values"]["allOf"] == [
+        {"$ref": "#/$defs/KarpenterChartValues"}]
+    values = definitions["KarpenterChartValues"]
+    assert values["additionalProperties"] is False and set(values["properties"]) == set(KARPENTER_KEYS)
+    settings = values["properties"]["settings"]
+    assert set(settings["properties"]) == set(KARPENTER_KEYS["settings"])
+    assert values["properties"]["nodeSelector"] is True  # read whole by the templates: any content
+
+
+@pytest.mark.parametrize("minimum", [1, 2, 15])
+def test_the_pattern_of_durations_below_a_minimum_never_matches_one_at_or_above_it(minimum):
+    below = re.compile(shorter_than(timedelta(minutes=minimum)))
+    numbers = ["0", "00", "1", "1.5", ".5", "14", "59", "60", "119", "120", "899", "900", "99999", "100000"]
+    units = ["h", "m", "s", "ms"]
+    parts = [number + unit for number, unit in product(numbers, units)]
+    checked = 0
+    for text in (*parts, *map("".join, product(parts, parts[::7]))):
+        refused, length = bool(below.fullmatch(text)), parse_duration(text)
+        assert not refused or length < timedelta(minutes=minimum), text
+        checked += refused
+    assert below.fullmatch("0") and below.fullmatch(f"{60 * minimum - 1}s") and below.fullmatch(f"{minimum - 1}m")
+    assert checked > 50
+
+
+def test_a_whole_number_written_with_a_decimal_point_is_the_programs_alone_to_refuse():
+    """JSON Schema counts 5.0 an integer (draft 2020-12: "a number with a zero fractional part"), and so do the
+    validators: jsonschema, and yaml-language-server, which marks a YAML number integer by its value
+    (redhat-developer/yaml-language-server src/languageservice/parser/ast-converter.ts, `Number.isInteger`); no
+    keyword can tell the text apart, so the program alone refuses it (it may be a typo for 5.5)."""
+    written = stack(prescale__eventWindows=[window("sale", "0 8 * * *", "0 9 * * *", nodes=5.0)])
+    assert errors(PROGRAM, written) == []
+    with pytest.raises(ConfigError, match="whole number written without a decimal point"):
+        load_stack_config(written["config"], NOW)

@@ -2,8 +2,9 @@
 
 A targeted On-Demand Capacity Reservation is billed every hour it exists, used or not. So a window's reservations are
 declared only by a ``pulumi up`` from ``reserve.holdFrom`` before its scale-up until the window ends, and each ends
-(EC2's ``limited`` end date) at the window's end plus the tail its nodes stay
-(:func:`prescale.model.schedule.after_end.usual_tail`); the pool then holds Karpenter's drift replacement of the
+(EC2's ``limited`` end date) at the window's end plus the tail its nodes stay on its pool's strategy
+(:func:`prescale.model.schedule.after_end.usual_tail`: a minute on a static pool, whose NodePool goes to 0 at the
+end); the pool then holds Karpenter's drift replacement of the
 nodes still in them (:attr:`ReservationPlan.drift_hold`) until EC2 has moved them out. Pure: the capacity wing
 renders the plan (:mod:`prescale.capacity.reservations`). The reasons and costs:
 docs/capacity.md#capacity-reservations-for-one-off-events.

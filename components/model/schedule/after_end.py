@@ -1,9 +1,9 @@
 """What happens after a window ends: KEDA scales the placeholders to zero, the nodes stay for their tail, and a
 failsafe scales down if KEDA does not.
 
-KEDA's timings (which the ScaledObject renders), the tail a window's nodes outlive its end by (which ``prescale
-schedule`` prices and a window's capacity reservations last for), and the failsafe's schedule and the rules that
-keep its run out of the next occurrence. What the user sees: docs/capacity.md#a-windows-timeline and
+KEDA's timings (which the ScaledObject renders), the tail a window's nodes outlive its end by, per strategy (which
+``prescale schedule`` prices and a window's capacity reservations last for), and the failsafe's schedule and the
+rules that keep its run out of the next occurrence. What the user sees: docs/capacity.md#a-windows-timeline and
 docs/guardrails.md#3-the-failsafe-when-keda-fails-at-a-windows-end.
 """
 
@@ -44,8 +44,18 @@ DRAIN = timedelta(minutes=1)  # an emptied node's drain and termination: nothing
 
 
 def usual_tail(pool: NodePoolConfig) -> timedelta:
-    """How long the nodes of a window on ``pool`` stay after its end when KEDA scales the placeholders down."""
-    return KEDA_COOLDOWN + parse_duration(pool.consolidate_after) + DRAIN
+    """How long the nodes of a window on ``pool`` stay after its end when its scale-down happens on time.
+
+    Placeholders: KEDA's cooldown, then the pool's ``consolidateAfter`` once the nodes are empty, then the drain.
+    Buffer: ``consolidateAfter`` and the drain, as placeholder nodes without KEDA (its driver acted at the event's
+    start). Static: the drain alone: the driver sets the window's NodePool to 0 at the end and Karpenter deletes the
+    surplus NodeClaims at once, without ``consolidateAfter`` or budgets (kubernetes-sigs/karpenter v1.14.1
+    ``pkg/controllers/static/deprovisioning/controller.go``, ``Reconcile``).
+    """
+    if pool.strategy == "static":
+        return DRAIN
+    settle = parse_duration(pool.consolidate_after) + DRAIN
+    return settle if pool.strategy == "buffer" else KEDA_COOLDOWN + settle
 
 
 # --- the failsafe --------------------------------------------------------------------------------------

@@ -32,6 +32,22 @@ ALLOWED = ('a Go duration: numbers with a unit each, h, m, s, ms, us or ns, deci
            'or "1.5h")')
 
 
+def shorter_than(minimum: timedelta) -> str:
+    """A pattern (for the editors' schema) of Go durations certainly shorter than ``minimum``, a whole number of
+    minutes: zero parts of any unit and at most one part below it (``"0"``, ``"1m"``, ``"90s"``, ``"0h500ms"``). A sum
+    of several short parts is left to the check, so the pattern never matches a duration the check accepts."""
+    minutes = minimum // timedelta(minutes=1)
+    assert minutes >= 1 and minimum % timedelta(minutes=1) == timedelta(0), minimum
+
+    def below(limit: int) -> str:
+        return "|".join(map(str, range(limit)))
+    zero = rf"(?:(?:0+(?:\.0*)?|\.0+)(?:{_UNIT}))"
+    short = [rf"0*(?:{below(minutes)})(?:\.\d*)?m", r"\.\d+m", rf"0*(?:{below(60 * minutes)})(?:\.\d*)?s",
+             *(rf"0*\d{{1,{len(str(60 * minutes * per_second)) - 1}}}(?:\.\d*)?{unit}"
+               for unit, per_second in (("ms", 10**3), ("us", 10**6), ("µs", 10**6), ("μs", 10**6), ("ns", 10**9)))]
+    return rf"^(?:0|{zero}*(?:{'|'.join(short)})?{zero}*)$"
+
+
 @lru_cache(maxsize=1024)  # pure, and a window's lead time is read by each of its checks (`EventWindow.lead`)
 def parse_duration(text: str) -> timedelta:
     """The exact ``timedelta`` of Go duration ``text``; ``ValueError`` if it is not one, is negative, or is finer
