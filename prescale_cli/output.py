@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TextIO
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import BaseModel
-from rich import box
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _GAP = "  "  # between plain-text columns
 
@@ -26,11 +26,19 @@ class Output:
     def __init__(self, stream: TextIO, terminal: bool | None = None):
         self.stream = stream
         self.terminal = stream.isatty() if terminal is None else terminal
-        self.console = Console(file=stream, force_terminal=self.terminal, no_color=not self.terminal,
-                               highlight=False, emoji=False)
+
+    @cached_property
+    def console(self) -> Console:
+        """rich, loaded only for a terminal: `prescale --version` and `schema` run without the cli extra."""
+        from rich.console import Console
+
+        return Console(file=self.stream, force_terminal=self.terminal, no_color=not self.terminal, highlight=False,
+                       emoji=False)
 
     def heading(self, text: str) -> None:
         if self.terminal:
+            from rich.text import Text
+
             self.console.print(Text(text, style="bold"))
         else:
             self.stream.write(f"{text}\n")
@@ -38,6 +46,8 @@ class Output:
     def line(self, text: str = "") -> None:
         """One line of prose, printed as is (never read as rich markup)."""
         if self.terminal:
+            from rich.text import Text
+
             self.console.print(Text(text))
         else:
             self.stream.write(f"{text}\n")
@@ -58,6 +68,10 @@ class Output:
         self.stream.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
     def _rich_table(self, columns: Sequence[str], rows: list[list[str]]) -> None:
+        from rich import box
+        from rich.table import Table
+        from rich.text import Text
+
         # Fitted to the terminal's width by wrapping cells at spaces, never inside a word (a name, a time, a
         # price) while the longest words fit side by side (else rich folds the widest); the first column, which
         # names the row or draws the resource tree, stays on one line.
