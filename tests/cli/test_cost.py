@@ -97,3 +97,26 @@ def test_an_existing_pools_estimate_says_it_assumes_prescales_defaults():
     assert cost.pools[0].existing and schedule_document("test", timeline, cost).cost.node_pools[0].existing
     assert ("It is an existing pool: its instance types and consolidateAfter are its owner's, and the estimate "
             "assumes prescale's defaults.") in text(timeline, cost)
+
+
+ZONE_A = {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["ap-northeast-2a"]}
+
+
+def test_a_static_windows_fleet_is_its_nodes_of_the_cheapest_type_whatever_the_pools_other_limits():
+    """Karpenter launches a static NodePool's N nodes of the cheapest type its requirements allow, and that NodePool
+    carries limits.nodes only: a memory limit the pool's own NodePool would have does not make the estimate price
+    a dearer type (2 r7i.large have 32Gi of memory, above 20Gi)."""
+    types = {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["r7i.large", "c7i.xlarge"]}
+    static = pool(strategy="static", limits={"nodes": 10, "memory": "20Gi"}, requirements=[types, ZONE_A])
+    config = stack_config([static], [window("sale", "0 9 * * *", "0 12 * * *", timezone="UTC", nodes=2)],
+                          pricing={"instanceTypes": {"r7i.large": 0.05, "c7i.xlarge": 0.1785}})
+    fleet = estimate(config, NOW, 1)[1].windows[0].fleet
+    assert fleet is not None and (fleet.shape.name, fleet.nodes) == ("r7i.large", 2)
+
+
+def test_a_fleet_exactly_at_the_pools_limit_is_priced():
+    """Karpenter launches up to its limits, the limit included."""
+    at_limit = pool(limits={"nodes": 3})
+    config = stack_config([at_limit], [window("sale", "0 9 * * *", "0 12 * * *", timezone="UTC", nodes=3)])
+    fleet = estimate(config, NOW, 1)[1].windows[0].fleet
+    assert fleet is not None and fleet.nodes == 3
