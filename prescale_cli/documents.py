@@ -454,8 +454,8 @@ class WindowReadiness(Record):
         "Ready; upcoming: its ScaledObject exists, Ready, not paused. Static, in its lead time or running: its "
         "NodePool at the window's count and that many nodes Ready. Buffer, in its lead time: its CapacityBuffer at "
         "the window's count, ReadyForProvisioning and Provisioning; otherwise ReadyForProvisioning. Static and "
-        "buffer: both driver CronJobs exist, not suspended, their last Jobs not failed. Always: its NodePool and node "
-        "class are Ready."))
+        "buffer: the driver's CronJobs (scale-up, scale-down, failsafe) exist, not suspended, their last Jobs not "
+        "failed. Always: its NodePool and node class are Ready."))
     not_ready: list[str] = Field(description="Why it is not ready, as sentences.")
     scaled_object: ScaledObject | None = Field(description="Placeholders only; null on static and buffer pools.")
     placeholders: PlaceholderReadiness | None = Field(description="Placeholders only; null on static and buffer "

@@ -190,7 +190,7 @@ class WindowStatus:
     freeze: Freeze | None  # the `nodes: "0"` budget in force now on its NodePool, from the plan
     static: StaticState | None = None
     buffer: BufferState | None = None
-    driver: tuple[CronJobState, ...] = ()  # a static or buffer window's scale-up and scale-down CronJobs
+    driver: tuple[CronJobState, ...] = ()  # a static or buffer window's scale-up, scale-down and failsafe CronJobs
 
     @property
     def strategy(self) -> Strategy:
@@ -310,7 +310,7 @@ def check_windows(timeline: Timeline, reader: ClusterReader) -> list[WindowStatu
             next((budget for budget in _budgets(entry, plan) if freeze_active(budget, now)), None),
             static=_static(entry, pool_states[nodepool]),
             buffer=_buffer(entry, buffers),
-            driver=driver_states((entry.native.driver.up, entry.native.driver.down), cron_jobs, jobs)
+            driver=driver_states(entry.native.driver.runs, cron_jobs, jobs)
             if entry.native else ()))
     return statuses
 

@@ -151,9 +151,12 @@ def _trigger(status: WindowStatus) -> str:
 
 
 def _capacity(status: WindowStatus) -> str:
-    """Its placeholders Ready, its static NodePool's count, or its CapacityBuffer's count and Provisioning."""
+    """Its placeholders Ready, its static NodePool's nodes Ready (and its count where the driver left another), or
+    its CapacityBuffer's count and Provisioning."""
     if status.static is not None:
-        return f"NodePool at {_count(status.static.replicas)}/{status.static.desired}"
+        static = status.static
+        count = "" if static.replicas == static.desired else f", NodePool at {_count(static.replicas)}"
+        return f"{status.nodes.ready}/{static.desired} nodes Ready{count}"
     if status.buffer is not None:
         buffer = status.buffer
         if not buffer.buffer.found:

@@ -4,6 +4,7 @@ newest, so an old failure kept in the history never hides a later success, and a
 from __future__ import annotations
 
 from prescale.model.schedule.drivers import DriverRun
+
 from prescale_cli.driver_status import driver_states
 
 RUN = DriverRun("scale-up-noon", "50 11 * * *", 3, 600, 600, 6)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from prescale_cli.node_hours import Hold, paid_node_hours, released
 
 T0 = datetime(2026, 12, 1, tzinfo=UTC)

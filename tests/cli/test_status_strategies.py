@@ -81,8 +81,8 @@ def test_counts_set_and_provisioned_in_the_lead_time_are_ready(capsys, monkeypat
     assert lunch["nodes"] == {"total": 3, "ready": 3, "reserved": 0, "reservations": []}  # not dinner's nor warm's
     assert lunch["karpenter"]["nodePool"]["name"] == LUNCH
     assert lunch["freeze"] == {"schedule": "50 2 * * *", "duration": "1h10m"}  # its own NodePool's
-    assert [(run["name"], run["sets"], run["lastJob"]["state"]) for run in lunch["driver"]] == [
-        ("scale-up-lunch", 3, "succeeded"), ("scale-down-lunch", 0, "succeeded")]
+    assert [(run["name"], run["sets"], run["lastJob"] and run["lastJob"]["state"]) for run in lunch["driver"]] == [
+        ("scale-up-lunch", 3, "succeeded"), ("scale-down-lunch", 0, "succeeded"), ("failsafe-lunch", 0, None)]
     warm = window(doc, "lunch-warm")
     assert warm["buffer"] | {"conditions": []} == {
         "name": "prescale-lunch-warm", "found": True, "desired": 2, "replicas": 2, "provisioned": 2,
@@ -91,6 +91,7 @@ def test_counts_set_and_provisioned_in_the_lead_time_are_ready(capsys, monkeypat
     dinner = window(doc, "dinner")
     assert (dinner["state"], dinner["ready"], dinner["static"]) == (
         "upcoming", True, {"desired": 2, "replicas": 0, "nodes": 0})
+    assert dinner["freeze"] is None  # lunch's freeze, in force now on lunch's own NodePool, is not dinner's
 
 
 def test_the_cluster_is_asked_for_what_the_strategies_need(project, capsys, monkeypatch):
@@ -132,7 +133,7 @@ def test_a_failed_scale_up_job_leaves_the_static_pool_at_0_and_says_why(capsys, 
     _, out = status(capsys, monkeypatch, project, RecordedCluster("native-failing"), at=RUNNING)
     rows = [" ".join(line.split()) for line in out.splitlines()]
     assert any(row.startswith("lunch fixed static running, ends in 20m") and
-               row.endswith("scale-up-lunch failed NodePool at 0/3 0/0 Ready 50 2 * * * for 1h10m NO")
+               row.endswith("scale-up-lunch failed 0/3 nodes Ready, NodePool at 0 0/0 Ready 50 2 * * * for 1h10m NO")
                for row in rows), rows
 
 
