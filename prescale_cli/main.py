@@ -315,7 +315,12 @@ def _run_plan(args: argparse.Namespace, project: Path, output: Output) -> int:
         stale = f" (removed {len(rendered.removed)} stale)" if rendered.removed else ""
         charts = ", ".join(f"{release.chart} {release.version}" for release in rendered.helm_releases)
         helm = f"; Helm releases to install first (see {rendered.readme.name} there): {charts}" if charts else ""
-        _notes(args, output).line(f"Wrote {len(rendered.files)} Kubernetes manifests to {args.out}{stale}{helm}")
+        notes = _notes(args, output)
+        notes.line(f"Wrote {len(rendered.files)} Kubernetes manifests to {args.out}{stale}{helm}")
+        if rendered.driven:
+            notes.line(f"{', '.join(rendered.driven)} written at replicas 0, not the count at the plan's time: the "
+                       "files apply later, and each window's scale-up CronJob sets its count (the README there says "
+                       "how to start one at once inside a window)")
     return 0
 
 

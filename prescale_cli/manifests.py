@@ -43,6 +43,8 @@ class RenderedObjects:
     removed: list[Path]  # stale files of an earlier run
     helm_releases: list[HelmRelease]
     readme: Path  # where the Helm releases are listed
+    # The static NodePools and CapacityBuffers, written at 0 whatever the plan's clock: their scale-up CronJobs set N
+    driven: list[str]
 
 
 CONVERGE_JOB = "kubernetes:batch/v1:Job"  # the only Jobs prescale registers
@@ -104,11 +106,24 @@ def leave_replicas_to_keda(documents: list[dict[str, Any]]) -> None:
             document["spec"].pop("replicas", None)
 
 
+def at_rest(documents: list[dict[str, Any]]) -> list[str]:
+    """Set every static NodePool's and CapacityBuffer's ``spec.replicas`` to 0, its count between windows, and name
+    them: files are applied later than the plan's clock, so the count `pulumi up` would set at that clock (N inside
+    a window) would be stale by then; their scale-up CronJobs set N at the next scale-up."""
+    driven = []
+    for document in documents:
+        if document["kind"] in ("NodePool", "CapacityBuffer") and "replicas" in document["spec"]:
+            document["spec"]["replicas"] = 0
+            driven.append(f"{document['kind']} {document['metadata']['name']}")
+    return driven
+
+
 def write_manifests(evaluation: Evaluation, directory: Path, stack: str) -> RenderedObjects:
     """One YAML file per Kubernetes object in ``directory`` (created if missing), plus a README."""
     directory.mkdir(parents=True, exist_ok=True)
     rendered = [manifest(resource) for resource in filter(is_kubernetes_object, evaluation.resources)]
     leave_replicas_to_keda(rendered)
+    driven = at_rest(rendered)
     documents = {}
     for document in rendered:
         name = file_name(document)
@@ -133,8 +148,26 @@ def write_manifests(evaluation: Evaluation, directory: Path, stack: str) -> Rend
     elif aside.exists() and _generated(aside):
         aside.unlink()
         removed.append(aside)
-    readme.write_text(_readme(stack, releases))
-    return RenderedObjects(files=files, removed=removed, helm_releases=releases, readme=readme)
+    readme.write_text(_readme(stack, releases, rendered))
+    return RenderedObjects(files=files, removed=removed, helm_releases=releases, readme=readme, driven=driven)
+
+
+def _prerequisites(documents: list[dict[str, Any]]) -> list[str]:
+    """What the cluster must run before these files apply, beyond the Helm releases: Karpenter's alpha gates and the
+    CapacityBuffer CRD (docs/strategies.md), where static NodePools or CapacityBuffers are among them."""
+    static = any(d["kind"] == "NodePool" and "replicas" in d["spec"] for d in documents)
+    buffer = any(d["kind"] == "CapacityBuffer" for d in documents)
+    if not (static or buffer):
+        return []
+    lines = ["## What the cluster must already run", ""]
+    if static:
+        lines.append("- Karpenter with its `StaticCapacity` feature gate on (chart value "
+                     "`settings.featureGates.staticCapacity: true`): without it Karpenter ignores `spec.replicas`.")
+    if buffer:
+        lines.append("- Karpenter with its `CapacityBuffer` feature gate on (chart value "
+                     "`settings.featureGates.capacityBuffer: true`), and the CapacityBuffer CRD "
+                     "(`capacitybuffers.autoscaling.x-k8s.io`, in the karpenter chart's CRDs).")
+    return [*lines, ""]
 
 
 def _generated(path: Path) -> bool:
@@ -142,7 +175,7 @@ def _generated(path: Path) -> bool:
         return GENERATED_MARKER in text.readline()
 
 
-def _readme(stack: str, releases: list[HelmRelease]) -> str:
+def _readme(stack: str, releases: list[HelmRelease], documents: list[dict[str, Any]]) -> str:
     lines = [
         f"<!-- {GENERATED_MARKER} -->",
         f"# Kubernetes objects of prescale stack `{stack}`",
@@ -158,11 +191,15 @@ def _readme(stack: str, releases: list[HelmRelease]) -> str:
         "    kubectl apply -f <this directory>",
         "",
         "The placeholder Deployments carry no `replicas`: KEDA owns it. Static NodePools and CapacityBuffers",
-        "carry the `replicas` they are created with (their CRDs need the field), which their CronJobs then set:",
-        "tell the tool to ignore `/spec/replicas` on them. With Argo CD or Flux, see prescale's docs/gitops.md",
+        "carry `replicas: 0` (their CRDs need the field), their count between windows, whatever the time the",
+        "files were written at: these files are applied later, and their scale-up CronJobs set N at each",
+        "scale-up. Applied inside a window, start its scale-up at once:",
+        "`kubectl -n prescale create job --from=cronjob/scale-up-<window> scale-up-<window>-now`.",
+        "Tell the tool to ignore `/spec/replicas` on them. With Argo CD or Flux, see prescale's docs/gitops.md",
         "for the settings that keep the tool from fighting KEDA and the drivers, the first apply's cost, and",
         "what to do after a one-off event.",
         "",
+        *_prerequisites(documents),
         "## Helm releases the stack installs (not rendered here)",
         "",
     ]

@@ -198,7 +198,7 @@ def _scaled_object_gone(pool: NodePoolConfig, objects: Sequence[str]) -> Alertin
     within = format_duration(SCALER_ABSENT_FOR)
     # absent_over_time() gives a series the labels of its equality matchers only: one call per HPA.
     absent = "\n    or ".join(
-        f'absent_over_time(kube_horizontalpodautoscaler_info{{namespace="{PLACEHOLDER_NAMESPACE}", '
+        f'absent_over_time(kube_horizontalpodautoscaler_spec_max_replicas{{namespace="{PLACEHOLDER_NAMESPACE}", '
         f'horizontalpodautoscaler="{_HPA_PREFIX}{name}"}}[{within}])' for name in objects)
     gone = (f'label_replace(\n    {absent},\n    "scaledObject", "$1", "horizontalpodautoscaler", '
             f'"{_HPA_PREFIX}(.+)")\n  unless on (scaledObject) (keda_scaled_object_paused == 1)')

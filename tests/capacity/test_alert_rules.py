@@ -114,9 +114,8 @@ def prepull_owner(pod_name: str) -> dict:
 
 def hpa(scaled_object: str, values: str) -> dict:
     """The HPA KEDA keeps for a ScaledObject, as kube-state-metrics exports it."""
-    return series("kube_horizontalpodautoscaler_info", values, namespace="prescale",
-                  horizontalpodautoscaler=f"keda-hpa-{scaled_object}", scaletargetref_kind="Deployment",
-                  scaletargetref_name=scaled_object)
+    return series("kube_horizontalpodautoscaler_spec_max_replicas", values, namespace="prescale",
+                  horizontalpodautoscaler=f"keda-hpa-{scaled_object}")
 
 
 def driver_job(job: str, cron_job: str, started: str, failed: bool) -> list[dict]:

@@ -1,8 +1,12 @@
-"""``prescale plan --out`` for static and buffer windows: their counts stay in the manifests, which pass the CRDs."""
+"""``prescale plan --out`` for static and buffer windows: their counts stay in the manifests (at 0, whatever the
+plan's clock), which pass the CRDs."""
+
+from datetime import UTC, datetime
 
 import yaml
 
 from prescale_cli.manifests import write_manifests
+from tests.support.capacity import native_config, run
 from tests.support.crd_validation import CRD_FILES, validate
 
 
@@ -26,3 +30,23 @@ def test_static_node_pools_and_buffers_keep_the_count_their_crds_need_and_the_re
     assert native_run[0].of_type("kubernetes:batch/v1:Job") and not [d for d in documents if d["kind"] == "Job"]
     readme = written.readme.read_text()
     assert "Static NodePools and CapacityBuffers" in readme and "ignore `/spec/replicas` on them" in readme
+
+
+def test_files_written_inside_a_window_still_hold_the_count_between_windows_and_say_so(tmp_path):
+    """At 12:30 KST `lunch` is on, so `pulumi up` would create its NodePool at 3; a file applied later must not carry
+    that count: 0, and the README says how to start the scale-up and what the cluster must run."""
+    inside = datetime(2026, 12, 1, 3, 30, tzinfo=UTC)
+    evaluation, _ = run(native_config(inside), inside)
+    registered = [r.inputs["spec"]["replicas"] for r in evaluation.of_type("kubernetes:karpenter.sh/v1:NodePool")
+                  if "replicas" in r.inputs["spec"]]
+    assert 3 in registered
+    written = write_manifests(evaluation, tmp_path, "native")
+    documents = [yaml.safe_load(path.read_text()) for path in written.files]
+    assert {d["spec"]["replicas"] for d in documents if d["kind"] in ("NodePool", "CapacityBuffer")
+            and "replicas" in d["spec"]} == {0}
+    assert len(written.driven) == 4
+    assert all(name.startswith(("NodePool ", "CapacityBuffer ")) for name in written.driven)
+    readme = written.readme.read_text()
+    assert "create job --from=cronjob/scale-up-<window>" in readme
+    assert "`StaticCapacity` feature gate" in readme and "`CapacityBuffer` feature gate" in readme
+    assert "capacitybuffers.autoscaling.x-k8s.io" in readme
