@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cache
+from functools import lru_cache
 from typing import Annotated, Any, TypeVar, get_args
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -237,7 +237,7 @@ def _salvage(annotation: Any, value: Any, error: ValidationError, prefix: str) -
         return None, [problem for item, problem in described if not (item["loc"] and item["loc"][0] in left_out)]
 
 
-@cache
+@lru_cache(maxsize=256)  # keyed by a config model's field types: a fixed few dozen
 def _adapter(annotation: Any) -> TypeAdapter[Any]:
     return TypeAdapter(annotation)
 
