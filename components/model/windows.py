@@ -175,9 +175,11 @@ Span = tuple[int, int]  # an occurrence's [scale_up, end) in epoch seconds
 def occupied_spans(window: EventWindow, now: datetime) -> list[Span]:
     """When ``window`` holds placeholders over the coming year (recurring occurrences are cached, as the window's
     time checks asked for the same ones)."""
+    scale_ups: Sequence[int]
+    ends: Sequence[int]
     if window.is_one_off:
         occurrence = window.one_off_occurrence()
-        scale_ups, ends = (epoch_seconds(occurrence.scale_up),), (epoch_seconds(occurrence.end),)
+        scale_ups, ends = [epoch_seconds(occurrence.scale_up)], [epoch_seconds(occurrence.end)]
     else:
         occurrences = occurrence_instants(window.start, window.end, window.timezone, window.lead, now, now + _YEAR)
         scale_ups, ends = occurrences.scale_ups, occurrences.ends
