@@ -90,8 +90,9 @@ def dated_freeze(since: datetime, until: datetime) -> Freeze:
 
 
 def _freeze_duration(length: timedelta) -> str:
-    """Whole minutes, rounded up, in Karpenter's ``duration`` pattern (``3h10m``, ``45m``, ``60h``)."""
-    return format_duration(-(-length // _MINUTE) * _MINUTE)
+    """Whole minutes in Karpenter's ``duration`` pattern (``3h10m``, ``45m``, ``60h``), rounded up: a freeze or a
+    drift hold that ended on the minute before would free the nodes it guards for its last seconds."""
+    return format_duration(math.ceil(length / _MINUTE) * _MINUTE)
 
 
 def freeze_active(budget: Freeze, at: datetime) -> bool:
