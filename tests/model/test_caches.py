@@ -39,8 +39,11 @@ def test_every_cache_that_takes_arguments_has_a_bound():
 
 
 def test_re_planning_every_minute_for_a_week_keeps_the_caches_bounded():
-    config = stack_config([pool("event")], [window("daily", "0 9 * * *", "0 17 * * *", leadTime="15m", nodes=2),
-                                            window("sale", "2027-05-05T10:00", "2027-05-05T18:00", nodes=3)])
+    # A yearly window: the caches keyed by `now` are asked as for a daily one, for a fraction of the year's walk.
+    config = stack_config([pool("event")],
+                          [window("yearly", "0 9 15 6 *", "0 17 15 6 *", timezone="Europe/Berlin", leadTime="15m",
+                                  nodes=2),
+                           window("sale", "2027-05-05T10:00", "2027-05-05T18:00", nodes=3)])
     caches = _caches()
     for minute in range(2_000):
         plan_capacity(config, NOW + timedelta(minutes=minute))
