@@ -87,9 +87,8 @@ def events(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInfo, since: int,
     """Both crons' fires in ``[since, until)`` merged in time order as ``(instant, kind)``.
 
     A start before an end at the same instant (what merging the two streams gives), and then fires at one
-    instant joined into one event. Built by sorting the two tagged runs together, which Timsort does as one
-    merge in C: the innermost step of every check, and a Python loop per fire cost several times as much.
-    Readers that may stop early ask for their range in pieces (:func:`_events_in_pieces`).
+    instant joined into one event: the two tagged runs sorted together, the innermost step of every check
+    (docs/performance.md). Readers that may stop early ask for their range in pieces (:func:`_events_in_pieces`).
     """
     starts = list(fire_timestamps(start_spec, tz, since, until))
     ends = list(fire_timestamps(end_spec, tz, since, until))
@@ -177,7 +176,7 @@ def _alternating_bounds(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInfo, 
 
 def interleaved(first: list[int], second: list[int]) -> bool:
     """Whether two ascending lists of fires strictly interleave, ``first[0] < second[0] < first[1] < …``, with
-    ``first`` the longer by at most one: each fire compared with the next of the other list, mapped in C."""
+    ``first`` the longer by at most one: each fire comes before the next of the other list."""
     return (0 <= len(first) - len(second) <= 1 and all(map(lt, first, second))
             and all(map(lt, second, first[1:])))
 
