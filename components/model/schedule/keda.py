@@ -285,14 +285,14 @@ def occurrence_instants(start: str, end: str, timezone: str, lead: timedelta, si
     start_spec, end_spec, tz = keda_window(start, end, timezone)
     scale_up_spec = keda_window(shift_cron(start, -lead), end, timezone)[0] if lead else start_spec
     opens, closes = interval_bounds(scale_up_spec, end_spec, tz, epoch_seconds(since), ceil_epoch_seconds(until))
-    if not lead or not opens:  # each interval opens at a start fire: the occurrence's start
+    if not lead or not opens:  # without a lead, each interval opens at a start fire: the occurrence's start
         return OccurrenceInstants(tuple(opens), tuple(opens), tuple(closes))
     # Each occurrence's event starts at the first start fire after its scale-up, if one comes before its end.
     fires = [*fire_timestamps(start_spec, tz, opens[0], closes[-1]), closes[-1]]  # ends the searches below
     firsts = [fires[bisect_left(fires, opened)] for opened in opens]
-    starts = tuple([begins if begins < closed else opened for opened, begins, closed in zip(opens, firsts, closes,
-                                                                                              strict=True)])
-    return OccurrenceInstants(tuple(opens), starts, tuple(closes))
+    starts = [begins if begins < closed else opened
+              for opened, begins, closed in zip(opens, firsts, closes, strict=True)]
+    return OccurrenceInstants(tuple(opens), tuple(starts), tuple(closes))
 
 
 def one_off_occurrence(start_local: datetime, end_local: datetime, timezone: str,
