@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cache
+from functools import lru_cache
 from typing import Annotated, Any, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, TypeAdapter, ValidationError, create_model
@@ -274,7 +274,7 @@ def _salvage(annotation: Any, value: Any, error: ValidationError, prefix: str) -
         return None, [problem for item, problem in described if not (item["loc"] and item["loc"][0] in left_out)]
 
 
-@cache
+@lru_cache(maxsize=256)  # keyed by a config model and the set of its fields refused: a few per model
 def _without(model: type[BaseModel], refused: frozenset[str]) -> type[BaseModel]:
     """``model`` with those of its ``refused`` fields that are required left None (they are left out of what is
     validated again): what an entry whose required value was refused (a window's misspelled ``timezone``) still is,
@@ -284,7 +284,7 @@ def _without(model: type[BaseModel], refused: frozenset[str]) -> type[BaseModel]
     return create_model(model.__name__, __base__=model, **required) if required else model
 
 
-@cache
+@lru_cache(maxsize=256)  # keyed by a config model's field types: a fixed few dozen
 def _adapter(annotation: Any) -> TypeAdapter[Any]:
     return TypeAdapter(annotation)
 

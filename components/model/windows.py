@@ -13,7 +13,6 @@ from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from operator import itemgetter
 
 from .config import CapacityConfig, EventWindow, NodePoolConfig, PlaceholderConfig
 from .fleet.addresses import WindowAddresses, window_addresses
@@ -176,12 +175,14 @@ Span = tuple[int, int]  # an occurrence's [scale_up, end) in epoch seconds
 def occupied_spans(window: EventWindow, now: datetime) -> list[Span]:
     """When ``window`` holds placeholders over the coming year (recurring occurrences are cached, as the window's
     time checks asked for the same ones)."""
+    scale_ups: Sequence[int]
+    ends: Sequence[int]
     if window.is_one_off:
         occurrence = window.one_off_occurrence()
         scale_ups, ends = [epoch_seconds(occurrence.scale_up)], [epoch_seconds(occurrence.end)]
     else:
         occurrences = occurrence_instants(window.start, window.end, window.timezone, window.lead, now, now + _YEAR)
-        scale_ups, ends = list(map(itemgetter(0), occurrences)), list(map(itemgetter(2), occurrences))
+        scale_ups, ends = occurrences.scale_ups, occurrences.ends
     # Occurrences follow one another, so those ending after now and starting before the year's end are a run of
     # them (found by bisection, not one by one: a year of daily occurrences per window).
     held = slice(bisect_right(ends, epoch_seconds(now)), bisect_left(scale_ups, epoch_seconds(now + _YEAR)))

@@ -6,6 +6,7 @@ from zoneinfo import ZoneInfo
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from prescale.model.plan import plan_capacity
 from prescale.model.schedule.cron import epoch_seconds, fire_timestamps, parse_cron
 from prescale.model.schedule.duration import parse_duration
 from prescale.model.schedule.freezes import (
@@ -15,7 +16,10 @@ from prescale.model.schedule.freezes import (
     FittedFreezes,
     Freeze,
     fit_freezes,
+    freeze_active,
 )
+
+from tests.support.capacity import NOW, pool, stack_config, window
 
 UTC_ZONE = ZoneInfo("UTC")
 SINCE = datetime(2027, 1, 1, tzinfo=UTC)
@@ -165,3 +169,19 @@ def _active_intervals(freezes, since, until):
 def _inside(intervals, start, end) -> bool:
     index = bisect.bisect_right([interval[0] for interval in intervals], start) - 1
     return index >= 0 and intervals[index][1] >= end
+
+
+def test_a_drift_hold_lasts_until_the_reserved_nodes_are_released_when_the_tail_is_not_whole_minutes():
+    """consolidateAfter 90s: the reservation ends at the window's end + 3m30s (KEDA's cooldown, 90s, the drain), so the
+    nodes are released 1h13m30s after the end; a budget counts whole minutes, so the hold rounds up to 1h14m, never
+    down to 1h13m, which would let Karpenter replace reserved nodes for the last 30 s."""
+    end = datetime(2027, 3, 2, 3, 0, tzinfo=UTC)
+    config = stack_config([pool(capacityTypes=["on-demand", "reserved"], consolidateAfter="90s")],
+                          [window("launch", "2027-03-02T09:00", "2027-03-02T12:00", nodes=5, leadTime="10m",
+                                  reserve={"instanceType": "m7i.xlarge", "availabilityZones": ["ap-northeast-2a"]})],
+                          NOW, tags={"team": "platform"})
+    (reservation,) = plan_capacity(config, end).reservations
+    assert reservation.released == end + timedelta(hours=1, minutes=13, seconds=30)
+    hold = reservation.drift_hold
+    assert hold == Freeze("0 3 2 3 *", "1h14m")
+    assert freeze_active(hold, reservation.released - timedelta(seconds=1))

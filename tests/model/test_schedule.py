@@ -19,6 +19,7 @@ from prescale.model.schedule.dst import dst_problem, dst_problem_local, wall_shi
 from prescale.model.schedule.duration import parse_duration
 from prescale.model.schedule.freezes import Freeze, freeze_active, one_off_freeze, recurring_freeze
 from prescale.model.schedule.keda import (
+    DAY,
     Occurrence,
     _scan_intervals,
     cron_window_active,
@@ -339,6 +340,34 @@ def test_budget_holds_every_minute_of_every_occurrence(start, end, timezone_name
         for now in (scale_up, (scale_up + ends) // 2, ends - 1):
             assert freeze_active(budget, datetime.fromtimestamp(now, timezone.utc))
     assert not freeze_active(budget, at(2026, 6, 6, 12, tz=ZoneInfo(timezone_name)))  # a Saturday noon
+
+
+@settings(max_examples=20, deadline=None)
+@given(times=st.sets(st.tuples(st.integers(0, 59), st.integers(0, 20)), min_size=1, max_size=2),
+       hours=st.integers(1, 3), days=st.sampled_from(["*", "1-5", "0,3"]), lead=st.integers(0, 120),
+       tz=st.sampled_from([BERLIN, NEW_YORK, SEOUL, UTC]))
+def test_a_freeze_lasts_from_each_scale_ups_latest_budget_fire_to_its_end(times, hours, days, lead, tz):
+    """Slowly: every occurrence's latest budget fire at or before its scale-up found by scanning the fires, and the
+    freeze's duration the longest from there to the occurrence's end (fires closer than the offset spread too)."""
+    minutes, hours_of_day = zip(*sorted(times), strict=True)
+    start = f"{','.join(map(str, sorted(set(minutes))))} {','.join(map(str, sorted(set(hours_of_day))))} * * {days}"
+    end = shift_cron(start, hours * H)
+    since = at(2026, 1, 1)
+    try:
+        budget = recurring_freeze(start, end, tz.key, lead * M, since)
+    except ValueError:
+        assume(False)  # not one exact UTC cron (the config checks refuse those windows)
+    occurrences = recurring_occurrences(start, end, tz.key, lead * M, since, since + timedelta(days=366))
+    fires = list(fire_timestamps(parse_cron(budget.schedule), UTC, epoch_seconds(occurrences[0].scale_up) - 3 * DAY,
+                                 epoch_seconds(occurrences[-1].scale_up) + 1))
+    latest = longest = 0
+    for occurrence in occurrences:  # both ascend: walk the fires along the scale-ups
+        scale_up = epoch_seconds(occurrence.scale_up)
+        while latest + 1 < len(fires) and fires[latest + 1] <= scale_up:
+            latest += 1
+        assert fires[latest] <= scale_up
+        longest = max(longest, epoch_seconds(occurrence.end) - fires[latest])
+    assert parse_duration(budget.duration) == timedelta(minutes=-(-longest // 60))
 
 
 def test_budget_needs_an_occurrence_within_a_year():

@@ -8,8 +8,8 @@ a consolidation freeze that cannot be one UTC budget are refused with the key at
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from itertools import compress, count, pairwise
-from operator import itemgetter, le
+from itertools import compress, count
+from operator import le
 from zoneinfo import ZoneInfo
 
 from ..config import LOCAL_DATETIME, EventWindow, KedaConfig
@@ -190,13 +190,12 @@ def lead_problem(start: str, end: str, timezone: str, lead: timedelta, since: da
     if len(occurrences) < 2:
         return None
     tz = load_zone(timezone)
-    previous_ends = list(map(itemgetter(2), occurrences[:-1]))
-    begins_after = list(map(itemgetter(1), occurrences[1:]))
+    previous_ends, begins_after = list(occurrences.ends[:-1]), list(occurrences.starts[1:])
     scale_ups = wall_shifted(begins_after, -lead, tz)
     late = next(compress(count(), map(le, scale_ups, previous_ends)), None)  # the first to reach the previous end
     if late is None:
         return None
-    gap = min(later[1] - earlier[2] for earlier, later in pairwise(occurrences))
+    gap = min(begins - ended for ended, begins in zip(previous_ends, begins_after, strict=True))
     return (f"lead time {format_duration(lead)} moves the scale-up for {show_instant(begins_after[late], tz)} to "
             f"{show_instant(scale_ups[late], tz)}, not after the previous occurrence's end "
             f"({show_instant(previous_ends[late], tz)}): KEDA would pair it with that earlier end; allowed: less "

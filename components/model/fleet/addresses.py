@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from fractions import Fraction
-from functools import cache
+from functools import lru_cache
 
 from ..config import EventWindow, NodePoolConfig
 from ..schedule.overlaps import boundaries
@@ -121,7 +121,7 @@ def window_addresses(index: int, window: EventWindow, plan: PlaceholderPlan, poo
                            f"{pods} placeholders per {packed.name} at best, {_held(packed, pods, prefixes)}")
 
 
-@cache
+@lru_cache(maxsize=256)  # keyed by a pool and a placeholder size: a few per stack
 def _cheapest(requirements: tuple[PoolRequirement, ...], cpu: str, memory: str, one_per_node: bool,
               prefixes: bool) -> tuple[int, Fraction, InstanceType, int, InstanceType] | None:
     """For placeholders of ``cpu`` and ``memory`` on these types: the most one node holds, the fewest addresses per
@@ -163,7 +163,7 @@ class _AddressTerms:
     order_for_one: tuple[int, str]  # the addresses it holds for one placeholder, then its name
 
 
-@cache
+@lru_cache(maxsize=256)
 def _address_terms(types: tuple[InstanceType, ...], prefixes: bool) -> tuple[_AddressTerms, ...]:
     return tuple(_AddressTerms(instance,
                                None if prefixes else instance.network_interfaces * (instance.ipv4_per_interface - 1),

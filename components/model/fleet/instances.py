@@ -12,7 +12,7 @@ import math
 import re
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 
 from ..config import NodePoolConfig
 from .ec2_instance_types import INSTANCE_TYPES
@@ -104,7 +104,7 @@ MATCHED_KEYS = frozenset({INSTANCE_TYPE, ARCH, *(f"{KARPENTER_DOMAIN}/instance-{
     "category", "family", "generation", "size", "cpu", "memory", "capability-flex"))})
 
 
-@cache
+@lru_cache(maxsize=256)  # keyed by what a pool launches: a few per stack
 def one_per_shape(types: tuple[InstanceType, ...]) -> tuple[InstanceType, ...]:
     """Of ``types``, the first by name of each shape: the same allocatable room, capacity and interfaces.
 
@@ -133,7 +133,7 @@ class Launchable:
     before: tuple[InstanceType, ...] = ()  # the types left just before ``emptied_by``
 
 
-@cache
+@lru_cache(maxsize=256)  # keyed by a pool's requirements: a stack has a few pools
 def launchable(requirements: tuple[PoolRequirement, ...]) -> Launchable:
     """The instance types a NodePool with ``requirements`` (in order) can launch."""
     types = instance_types()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from functools import cache
+from functools import lru_cache
 
 from .instances import InstanceType, one_per_shape
 from .sizing import PlaceholderPlan, pods_per_node
@@ -46,7 +46,7 @@ def least_launch(plan: PlaceholderPlan, types: tuple[InstanceType, ...]) -> dict
     return least
 
 
-@cache
+@lru_cache(maxsize=256)  # keyed by a pod size and a pool's types: a stack has a few of each
 def _best_types(pod: PlaceholderPlan, types: tuple[InstanceType, ...]) -> tuple[tuple[InstanceType, int], ...] | None:
     """The types (with the pods each holds) that set the least CPU, memory and nodes for one pod of ``pod``'s size;
     windows of one size on one pool share them. Ties go to the name, so that the type named is stable."""

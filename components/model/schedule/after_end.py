@@ -10,9 +10,7 @@ docs/guardrails.md#3-the-failsafe-when-keda-fails-at-a-windows-end.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from itertools import compress, count, repeat
 from math import ceil
-from operator import add, ge, itemgetter
 from zoneinfo import ZoneInfo
 
 from ..config import EventWindow, NodePoolConfig
@@ -127,26 +125,27 @@ def failsafe_problem(window: EventWindow, grace: timedelta, now: datetime) -> st
 
 def _reaches_next_window(window: EventWindow, grace: timedelta, now: datetime) -> str | None:
     """Whether a failsafe run, started as late as allowed, falls into the next occurrence of the window."""
-    # (scale_up, start, end) in epoch seconds; the same year the freeze check walked, so a cache hit.
+    # The same year the freeze check walked, so the occurrences come from their cache.
     occurrences = occurrence_instants(window.start, window.end, window.timezone, window.lead, now, now + _YEAR)
-    if len(occurrences) < 2:
-        return None
     tz = load_zone(window.timezone)
     latest = starting_deadline(window)
-    ends = list(map(itemgetter(2), occurrences[:-1]))
-    next_scale_ups = list(map(itemgetter(0), occurrences[1:]))
-    # Each end's run is its wall time plus the grace (the failsafe cron is the end's moved by it): the latest start
-    # that may still happen must come before the next scale-up. Mapped in C: a year of daily occurrences per window.
+    ends, next_scale_ups = list(occurrences.ends[:-1]), occurrences.scale_ups[1:]
+    # The failsafe cron is the end's moved by the grace on the wall clock, so each end's run is its wall time plus
+    # the grace; even started as late as the CronJob controller allows, it must come before the next scale-up.
     runs = wall_shifted(ends, grace, tz)
-    late = next(compress(count(), map(ge, map(add, runs, repeat(latest // _SECOND)), next_scale_ups)), None)
-    if late is None:
-        return None
-    ended, next_scale_up = ends[late], next_scale_ups[late]
+    for ended, run, next_scale_up in zip(ends, runs, next_scale_ups, strict=True):
+        if run + latest // _SECOND >= next_scale_up:
+            return _runs_into_next(ended, run, next_scale_up, latest, tz)
+    return None
+
+
+def _runs_into_next(ended: int, run: int, next_scale_up: int, latest: timedelta, tz: ZoneInfo) -> str:
+    """The problem of a failsafe run (for the occurrence ``ended``) that may start at or after the next scale-up."""
     longest = timedelta(seconds=next_scale_up - ended) - latest - timedelta(minutes=1)
     allowed = (f"a failsafeGrace from {format_duration(MIN_GRACE)} to {format_duration(longest)}"
                if longest >= MIN_GRACE else
                f"a next scale-up more than {format_duration(MIN_GRACE + latest)} after each end")
-    return (f"would run at {_show(runs[late], tz)} (or up to {format_duration(latest)} later), not before the "
+    return (f"would run at {_show(run, tz)} (or up to {format_duration(latest)} later), not before the "
             f"next scale-up at {_show(next_scale_up, tz)}, and empty an "
             f"open window; allowed: {allowed}")
 

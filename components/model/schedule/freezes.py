@@ -12,16 +12,14 @@ import heapq
 import math
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from functools import cache
-from itertools import pairwise, repeat
-from operator import itemgetter, sub
+from functools import lru_cache
 from typing import Literal, TypedDict, TypeVar
 from zoneinfo import ZoneInfo
 
-from .cron import CronSpec, dated_cron, epoch_seconds, fire_timestamps, next_fire_timestamp, parse_cron, render_field
+from .cron import dated_cron, epoch_seconds, fire_timestamps, next_fire_timestamp, parse_cron, render_field
 from .dst import clock_changes, offset_at
 from .duration import format_duration, parse_duration
 from .keda import DAY, Occurrence, occurrence_instants
@@ -43,7 +41,9 @@ class Freeze:
     duration: str
 
 
-@cache  # pure, and asked twice per window: by the config checks and by the component that renders it
+# Asked twice per window (by the config checks, then by the plan), with the run's `now` in the key: bounded, so that
+# re-planning in a long-lived process keeps at most a big stack's worth.
+@lru_cache(maxsize=1024)
 def recurring_freeze(start: str, end: str, timezone: str, lead: timedelta, since: datetime) -> Freeze:
     """One UTC budget that is active from every occurrence's scale-up to its end.
 
@@ -58,38 +58,24 @@ def recurring_freeze(start: str, end: str, timezone: str, lead: timedelta, since
     occurrences = occurrence_instants(start, end, timezone, lead, since, since + timedelta(days=366))
     if not occurrences:
         raise ValueError(f"window {start!r} → {end!r} has no occurrence in the year from {since:%Y-%m-%d}")
-    tz = load_zone(timezone)
-    scale_ups, ends = list(map(itemgetter(0), occurrences)), list(map(itemgetter(2), occurrences))
-    # The offset is the same from one clock change to the next: read it at the first scale-up after each.
-    bounds = sorted({0, *(bisect_left(scale_ups, change) for change in clock_changes(tz, scale_ups[0], scale_ups[-1]))}
-                    - {len(scale_ups)})
-    offsets = [offset_at(tz, scale_ups[index]) for index in bounds]
-    largest = max(offsets)
-    schedule = shift_cron(start, -(lead + timedelta(seconds=largest)))
-    spec = parse_cron(schedule)
-    if _fewest_seconds_apart(spec) > largest - min(offsets):
-        # Each scale-up's budget fire is its wall time read as UTC minus the largest offset, at most the offset
-        # spread earlier, and no other fire comes between them: the longest end - fire, period by period in C.
-        periods = zip(bounds, [*bounds[1:], len(scale_ups)], offsets, strict=True)
-        needed = largest + max(max(map(sub, ends[low:high], scale_ups[low:high])) - offset
-                               for low, high, offset in periods)
-        return Freeze(schedule, _freeze_duration(timedelta(seconds=needed)))
-    fires = list(fire_timestamps(spec, _UTC_ZONE, scale_ups[0] - 2 * DAY, scale_ups[-1] + 1))
-    # Each occurrence's budget fire is the last at or before its scale-up; they ascend, so if one has none the first
-    # has none. Mapped in C: a year of daily occurrences per window, hundreds of windows.
-    after_latest = list(map(bisect_right, repeat(fires), scale_ups))  # index of each occurrence's fire, plus one
-    if after_latest[0] == 0:
+    scale_ups = occurrences.scale_ups
+    schedule = shift_cron(start, -(lead + timedelta(seconds=_largest_offset(load_zone(timezone), scale_ups))))
+    # The budget is active from its latest fire at or before a scale-up: from there it must last to that end.
+    fires = list(fire_timestamps(parse_cron(schedule), _UTC_ZONE, scale_ups[0] - 2 * DAY, scale_ups[-1] + 1))
+    latest_fires = [bisect_right(fires, scale_up) - 1 for scale_up in scale_ups]
+    if latest_fires[0] < 0:  # they ascend: if one scale-up has no fire before it, the first has none
         raise ValueError(f"UTC schedule {schedule!r} does not fire before the scale-up at "
                          f"{datetime.fromtimestamp(scale_ups[0], UTC):%Y-%m-%d %H:%M} UTC")
-    latest_fires = map(fires.__getitem__, map(sub, after_latest, repeat(1)))
-    needed = max(map(sub, ends, latest_fires))
+    needed = max(end - fires[latest] for end, latest in zip(occurrences.ends, latest_fires, strict=True))
     return Freeze(schedule, _freeze_duration(timedelta(seconds=needed)))
 
 
-def _fewest_seconds_apart(spec: CronSpec) -> int:
-    """A lower bound on the seconds between two fires of ``spec``: its closest times of day, across midnight too."""
-    seconds = sorted(60 * minute for minute in spec.times)
-    return min(b - a for a, b in pairwise([*seconds, seconds[0] + DAY]))
+def _largest_offset(tz: ZoneInfo, scale_ups: Sequence[int]) -> int:
+    """The zone's largest UTC offset (seconds) at any of the ascending ``scale_ups``: it puts the budget's fire at or
+    before every scale-up. The offset holds from one clock change to the next, so it is read at the first scale-up
+    and at the first after each change."""
+    firsts = {0, *(bisect_left(scale_ups, change) for change in clock_changes(tz, scale_ups[0], scale_ups[-1]))}
+    return max(offset_at(tz, scale_ups[index]) for index in firsts if index < len(scale_ups))
 
 
 def one_off_freeze(occurrence: Occurrence) -> Freeze:
@@ -104,8 +90,9 @@ def dated_freeze(since: datetime, until: datetime) -> Freeze:
 
 
 def _freeze_duration(length: timedelta) -> str:
-    """Whole minutes, rounded up, in Karpenter's ``duration`` pattern (``3h10m``, ``45m``, ``60h``)."""
-    return format_duration(-(-length // _MINUTE) * _MINUTE)
+    """Whole minutes in Karpenter's ``duration`` pattern (``3h10m``, ``45m``, ``60h``), rounded up: a freeze or a
+    drift hold that ended on the minute before would free the nodes it guards for its last seconds."""
+    return format_duration(math.ceil(length / _MINUTE) * _MINUTE)
 
 
 def freeze_active(budget: Freeze, at: datetime) -> bool:

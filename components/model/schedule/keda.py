@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from itertools import chain, repeat
+from itertools import chain
 from operator import lt
 from typing import cast
 from zoneinfo import ZoneInfo
@@ -87,9 +87,8 @@ def events(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInfo, since: int,
     """Both crons' fires in ``[since, until)`` merged in time order as ``(instant, kind)``.
 
     A start before an end at the same instant (what merging the two streams gives), and then fires at one
-    instant joined into one event. Built by sorting the two tagged runs together, which Timsort does as one
-    merge in C: the innermost step of every check, and a Python loop per fire cost several times as much.
-    Readers that may stop early ask for their range in pieces (:func:`_events_in_pieces`).
+    instant joined into one event: the two tagged runs sorted together, the innermost step of every check
+    (docs/performance.md). Readers that may stop early ask for their range in pieces (:func:`_events_in_pieces`).
     """
     starts = list(fire_timestamps(start_spec, tz, since, until))
     ends = list(fire_timestamps(end_spec, tz, since, until))
@@ -177,7 +176,7 @@ def _alternating_bounds(start_spec: CronSpec, end_spec: CronSpec, tz: ZoneInfo, 
 
 def interleaved(first: list[int], second: list[int]) -> bool:
     """Whether two ascending lists of fires strictly interleave, ``first[0] < second[0] < first[1] < …``, with
-    ``first`` the longer by at most one: each fire compared with the next of the other list, mapped in C."""
+    ``first`` the longer by at most one: each fire comes before the next of the other list."""
     return (0 <= len(first) - len(second) <= 1 and all(map(lt, first, second))
             and all(map(lt, second, first[1:])))
 
@@ -240,6 +239,23 @@ class Occurrence:
         return self.end_utc - self.scale_up_utc
 
 
+@dataclass(frozen=True)
+class OccurrenceInstants:
+    """A window's occurrences as epoch seconds, in order: occurrence ``i`` opens at ``scale_ups[i]``, its event
+    starts at ``starts[i]`` and KEDA closes it at ``ends[i]`` (:class:`Occurrence` for one, as datetimes).
+
+    A column per instant, because what reads a year of them asks for one instant of each (every scale-up, or every
+    end) or pairs an end with the next scale-up.
+    """
+
+    scale_ups: tuple[int, ...]  # KEDA opens the window (the lead-shifted start)
+    starts: tuple[int, ...]  # the event starts
+    ends: tuple[int, ...]  # KEDA closes the window
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+
 def recurring_occurrences(start: str, end: str, timezone: str, lead: timedelta, since: datetime,
                           until: datetime) -> list[Occurrence]:
     """Every occurrence of a recurring window whose ``[scale_up, end)`` intersects ``[since, until)``.
@@ -251,15 +267,16 @@ def recurring_occurrences(start: str, end: str, timezone: str, lead: timedelta, 
     :func:`~prescale.model.checks.window_times.lead_problem`). Linear in the number of fires; ``ValueError`` if
     KEDA would keep the window open for more than ``_MAX_OPEN``.
     """
-    instants = occurrence_instants(start, end, timezone, lead, since, until)
     tz = load_zone(timezone)
-    return [Occurrence(*(datetime.fromtimestamp(moment, tz) for moment in occurrence)) for occurrence in instants]
+    occurrences = occurrence_instants(start, end, timezone, lead, since, until)
+    return [Occurrence(*(datetime.fromtimestamp(moment, tz) for moment in instants))
+            for instants in zip(occurrences.scale_ups, occurrences.starts, occurrences.ends, strict=True)]
 
 
 @lru_cache(maxsize=64)
 def occurrence_instants(start: str, end: str, timezone: str, lead: timedelta, since: datetime,
-                        until: datetime) -> tuple[tuple[int, int, int], ...]:
-    """:func:`recurring_occurrences` as epoch seconds ``(scale_up, start, end)``.
+                        until: datetime) -> OccurrenceInstants:
+    """:func:`recurring_occurrences` as epoch seconds.
 
     Cached: the config checks, the window's budget and its failsafe each walk the same window's year, one
     window after another, so a few windows' worth is enough (and memory stays flat however many windows).
@@ -268,14 +285,14 @@ def occurrence_instants(start: str, end: str, timezone: str, lead: timedelta, si
     start_spec, end_spec, tz = keda_window(start, end, timezone)
     scale_up_spec = keda_window(shift_cron(start, -lead), end, timezone)[0] if lead else start_spec
     opens, closes = interval_bounds(scale_up_spec, end_spec, tz, epoch_seconds(since), ceil_epoch_seconds(until))
-    if not lead:  # each interval opens at a start fire: the occurrence's start
-        return tuple(zip(opens, opens, closes, strict=True))
-    if not opens:
-        return ()
-    starts = [*fire_timestamps(start_spec, tz, opens[0], closes[-1]), closes[-1]]  # ends the searches below
-    firsts = map(starts.__getitem__, map(bisect_left, repeat(starts), opens))  # each one's first start, if any
-    return tuple([(opened, begins if begins < closed else opened, closed)
-                  for opened, begins, closed in zip(opens, firsts, closes, strict=True)])
+    if not lead or not opens:  # without a lead, each interval opens at a start fire: the occurrence's start
+        return OccurrenceInstants(tuple(opens), tuple(opens), tuple(closes))
+    # Each occurrence's event starts at the first start fire after its scale-up, if one comes before its end.
+    fires = [*fire_timestamps(start_spec, tz, opens[0], closes[-1]), closes[-1]]  # ends the searches below
+    firsts = [fires[bisect_left(fires, opened)] for opened in opens]
+    starts = [begins if begins < closed else opened
+              for opened, begins, closed in zip(opens, firsts, closes, strict=True)]
+    return OccurrenceInstants(tuple(opens), tuple(starts), tuple(closes))
 
 
 def one_off_occurrence(start_local: datetime, end_local: datetime, timezone: str,
