@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.support.cli import ROOT
 from tests.support.doc_quotes import QUOTES, Program, Quote, differences, rewrite
@@ -181,3 +182,13 @@ def test_every_module_and_name_the_docstrings_refer_to_exists():
             if not _names(absolute, [module, package, *classes]):
                 unresolved.append(f"{source.relative_to(ROOT)}: {dots}{name}")
     assert not unresolved, "\n".join(unresolved)
+
+
+def test_the_readme_shows_a_window_of_the_dev_stack_near_its_top():
+    """The README's first YAML block (within its first 80 lines) is a window of Pulumi.dev.yaml, word for word, so it
+    validates as the dev stack does (tests/project/test_program.py runs that stack)."""
+    top = "\n".join((ROOT / "README.md").read_text().splitlines()[:80])
+    (block,) = re.findall(r"^```yaml\n(.*?)^```", top, re.MULTILINE | re.DOTALL)
+    (window,) = yaml.safe_load(block)["config"]["prescale:eventWindows"]
+    dev_stack = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())["config"]["prescale:eventWindows"]
+    assert window in dev_stack
