@@ -163,8 +163,8 @@ def _compact(value: Any, indent: int = 0, key: str | None = None, width: int = 1
 
 def schema(command: str, document: type[Record]) -> Quote:
     """A document's JSON Schema, as its models generate it, in the fenced block under its summary."""
-    return Quote("docs/cli.md", f"<summary>JSON Schema of <code>{command}</code></summary>\n\n```json\n", "```",
-                 lambda program: _compact(json_schema(document)) + "\n")
+    return Quote("docs/json-schemas.md", f"<summary>JSON Schema of <code>{command}</code></summary>\n\n```json\n",
+                 "```", lambda program: _compact(json_schema(document)) + "\n")
 
 
 def manifests_sample(program: Program) -> str:
