@@ -23,9 +23,11 @@ def files(program) -> list[Generated]:
     return [*regenerate.modules(), *regenerate.docs(program)]
 
 
-def test_every_generated_file_is_current(files):
+def test_every_generated_file_is_current(program, files):
     stale = [file.path for file in files if file.stale()]
-    assert not stale, f"stale: {', '.join(stale)}; run `{COMMAND}` and review the diff"
+    quotes = [f"{found.quote.doc} after {found.quote.before.strip()[:60]!r}" for found in differences(program)] \
+        if stale else []
+    assert not stale, f"stale: {', '.join(stale)} (quotes: {quotes}); run `{COMMAND}` and review the diff"
 
 
 def test_the_command_rewrites_a_stale_file_and_only_its_generated_part(files, tmp_path: Path):
@@ -41,7 +43,8 @@ def test_the_command_rewrites_a_stale_file_and_only_its_generated_part(files, tm
     assert all((tmp_path / file.path).read_text() == (regenerate.ROOT / file.path).read_text() for file in files)
 
 
-def test_the_command_lists_nothing_when_every_file_is_current(capsys):
+def test_the_command_lists_nothing_when_every_file_is_current(program, monkeypatch, capsys):
+    monkeypatch.setattr(regenerate.doc_quotes, "Program", lambda: program)  # the module's one offline run
     assert regenerate.main([]) == 0
     assert capsys.readouterr().out == ""
     assert regenerate.main(["--check"]) == 2
