@@ -1,8 +1,8 @@
 """The ``--json`` documents of ``prescale plan``, ``schedule`` and ``status``, as typed models.
 
 What a tool reads is declared here once: every key with its type and meaning, and each document's
-``schemaVersion``. docs/cli.md shows the JSON Schema generated from these models (:func:`json_schema`), and
-tests/project/test_docs.py keeps that copy true. Instants for tools are UTC as ``YYYY-MM-DDTHH:MM:SSZ``
+``schemaVersion``. docs/json-schemas.md shows the JSON Schema generated from these models (:func:`json_schema`), and
+tests/project/test_generated.py keeps that copy true. Instants for tools are UTC as ``YYYY-MM-DDTHH:MM:SSZ``
 (:func:`prescale.model.schedule.instants.utc_iso`, as the stack outputs write them); a window's own instants keep
 its zone's offset, which is what they mean. When a version is bumped: docs/cli.md#json-documents.
 """

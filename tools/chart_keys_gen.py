@@ -4,15 +4,13 @@ Neither the Karpenter nor the KEDA chart ships a ``values.schema.json``, so Helm
 chart does not know. A key is known when the chart's ``values.yaml`` declares it or a template reads it
 (``.Values.a.b``, ``$.Values.a.b``); a path that templates read but never read below (``nodeSelector``,
 ``resources``: handed to ``toYaml`` whole) takes any content, which is Kubernetes' to check. Lists are leaves for
-the same reason. After replacing a chart in ``tests/charts/`` (see SOURCE.md there)::
-
-    python -m tools.chart_keys_gen > components/model/checks/chart_keys.py
+the same reason. After replacing a chart in ``tests/charts/`` (see SOURCE.md there), ``python -m tools.regenerate
+--write`` rewrites the module.
 """
 
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -96,6 +94,3 @@ def _paths(tree: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> Iterator[tu
         if isinstance(value, Mapping):
             yield from _paths(value, path)
 
-
-if __name__ == "__main__":
-    sys.stdout.write(render_module())

@@ -4,9 +4,7 @@ The Pulumi SDK's schema inference (``pulumi.provider.experimental``) reads a com
 plain values, never from pydantic models, and takes each property's description from the string literal after it.
 So the input types mirror :class:`prescale.model.config.CapacityConfig` field for field, each key spelled as the
 stack file spells it and described as the config reference describes it; written from the models, they cannot drift
-from them. After changing a capacity config model::
-
-    python -m tools.plugin_types_gen > components/plugin_types.py
+from them. After changing a capacity config model, ``python -m tools.regenerate --write`` rewrites the module.
 """
 
 from __future__ import annotations
@@ -107,6 +105,3 @@ def render_module() -> str:
         ''')
     return header + "".join(f"\n\n{text}\n" for text in classes)
 
-
-if __name__ == "__main__":
-    print(render_module(), end="")

@@ -2,18 +2,15 @@
 to the charts themselves (the rendered result is in test_charts.py)."""
 
 import copy
-from pathlib import Path
 
 import pytest
 from prescale.contract import AUTO_MODE_SYSTEM_PLACEMENT, SystemPlacement
-from prescale.model.checks import chart_keys
 from prescale.model.checks.helm_values import KARPENTER_VALUES, KEDA_VALUES, ChartValues, unknown_paths
 from prescale.platform.helm import merged_values
 from prescale.platform.karpenter import controller_values
 from prescale.platform.keda import keda_values
 
 from tests.support.platform import SYSTEM_PLACEMENT
-from tools.chart_keys_gen import render_module
 
 CHARTS = (KARPENTER_VALUES, KEDA_VALUES)
 PLACEMENTS = {"system-node-group": SYSTEM_PLACEMENT, "existing-cluster": SystemPlacement(),
@@ -81,8 +78,3 @@ def test_every_path_the_tables_name_is_a_key_of_its_chart(chart: ChartValues):
         for key in reversed(parents):
             values = {key: values}
         assert unknown_paths(values, chart.keys) == [], path
-
-
-def test_the_chart_keys_the_model_carries_are_the_vendored_charts_keys():
-    assert Path(chart_keys.__file__).read_text() == render_module(), \
-        "stale: python -m tools.chart_keys_gen > components/model/checks/chart_keys.py"

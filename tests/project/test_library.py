@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -82,3 +84,19 @@ def test_schedule_reads_a_library_stack(capsys):
     occurrences = json.loads(capsys.readouterr().out)["occurrences"]
     assert {(o["window"], o["protection"], o["frozen"] is None) for o in occurrences} == {
         ("morning-rush", "do-not-disrupt", True)}
+
+
+def test_example_uses_only_what_the_library_page_documents():
+    """Every prescale name the example imports or reads off ``prescale`` is named in docs/library.md: the page is
+    the library's contract, and the example a program written against it."""
+    tree = ast.parse((EXAMPLE / "__main__.py").read_text())
+    used = {f"prescale.{node.attr}" for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "prescale"}
+    used |= {f"{node.module}.{alias.name}" for node in ast.walk(tree)
+             if isinstance(node, ast.ImportFrom) and node.module.split(".")[0] == "prescale" for alias in node.names}
+    assert "prescale.deploy_capacity" in used
+    page = (ROOT / "docs" / "library.md").read_text()
+    named = set(re.findall(r"`([\w.]+)(?:\(|`)", page))  # `name`, `name(...)`, `prescale.module.name`
+    undocumented = [name for name in sorted(used)
+                    if name not in named and not (name.count(".") == 1 and name.split(".")[1] in named)]
+    assert undocumented == []

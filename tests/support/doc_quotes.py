@@ -1,13 +1,13 @@
-"""Every place the docs quote the program, and one command that checks or rewrites them all.
+"""Every place the docs quote the program, each checked and rewritten from the program as it runs now.
 
 The docs quote sample output of ``prescale plan``, ``prescale schedule`` and ``prescale status`` (the cluster
 answering from a recording in tests/data/status/), the JSON Schemas of their ``--json`` documents, the number of
 Kubernetes manifests and of resources, the stack outputs and the size of the bad-config corpus. Each quote is defined
 once below: where it sits in a doc (the text just before and just after it) and how to produce it from the
-current program, with the clock fixed at :data:`NOW`. ``tests/project/test_docs.py`` fails when a doc says
-something else; after changing the program, rewrite every quote from it with::
+current program, with the clock fixed at :data:`NOW`. ``tests/project/test_generated.py`` fails when a doc says
+something else; after changing the program, rewrite every quote from it (with every other generated file) with::
 
-    .venv/bin/python -m tests.support.doc_quotes --write    # without --write: list what differs, exit 1 if anything
+    .venv/bin/python -m tools.regenerate --write    # without --write: list the stale files, exit 1 if any
 
 Timing figures (``python -m bench``) are measurements of one machine on one day, not program output: the
 docs say when and where they were taken instead, and nothing here checks them.
@@ -15,11 +15,9 @@ docs say when and where they were taken instead, and nothing here checks them.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import json
-import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -163,8 +161,8 @@ def _compact(value: Any, indent: int = 0, key: str | None = None, width: int = 1
 
 def schema(command: str, document: type[Record]) -> Quote:
     """A document's JSON Schema, as its models generate it, in the fenced block under its summary."""
-    return Quote("docs/cli.md", f"<summary>JSON Schema of <code>{command}</code></summary>\n\n```json\n", "```",
-                 lambda program: _compact(json_schema(document)) + "\n")
+    return Quote("docs/json-schemas.md", f"<summary>JSON Schema of <code>{command}</code></summary>\n\n```json\n",
+                 "```", lambda program: _compact(json_schema(document)) + "\n")
 
 
 def manifests_sample(program: Program) -> str:
@@ -238,37 +236,27 @@ def differences(program: Program, quotes: list[Quote] = QUOTES, root: Path = ROO
     return found
 
 
+DOCS = list(dict.fromkeys(quote.doc for quote in QUOTES))  # the docs that quote the program, each once
+
+
+def rewritten(program: Program, doc: str, text: str, quotes: list[Quote] = QUOTES) -> str:
+    """``text`` (the doc ``doc``) with every quote of it that differs written anew from the program."""
+    for quote in (quote for quote in quotes if quote.doc == doc):
+        expected = quote.render(program)
+        for start, end in reversed(quote.spans(text)):
+            if not quote.agrees(text[start:end], expected):
+                text = text[:start] + expected + text[end:]
+    return text
+
+
 def rewrite(program: Program, quotes: list[Quote] = QUOTES, root: Path = ROOT) -> list[str]:
     """Rewrite every differing quote (in the docs under ``root``) from the program; returns the docs changed."""
     changed = []
     for doc in dict.fromkeys(quote.doc for quote in quotes):
         path = root / doc
-        text = original = path.read_text()
-        for quote in (quote for quote in quotes if quote.doc == doc):
-            expected = quote.render(program)
-            for start, end in reversed(quote.spans(text)):
-                if not quote.agrees(text[start:end], expected):
-                    text = text[:start] + expected + text[end:]
+        original = path.read_text()
+        text = rewritten(program, doc, original, quotes)
         if text != original:
             path.write_text(text)
             changed.append(doc)
     return changed
-
-
-def _main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.support.doc_quotes", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--write", action="store_true", help="rewrite the quotes that differ")
-    args = parser.parse_args(argv)
-    program = Program()
-    if args.write:
-        changed = rewrite(program)
-        print(f"rewrote quotes in {', '.join(changed)}" if changed else "every quote already reads as the program")
-        return 0
-    found = differences(program)
-    for difference in found:
-        print(f"{difference.quote.doc}: {difference.written!r}\n  program: {difference.expected!r}")
-    return 1 if found else 0
-
-
-if __name__ == "__main__":
-    sys.exit(_main())
