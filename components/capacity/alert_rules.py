@@ -90,8 +90,8 @@ def pool_rules(pool: NodePoolConfig, windows: Sequence[ArmedWindow]) -> RuleGrou
         _paused(pool, names), _not_evaluated(pool, objects), _scaled_object_gone(pool, objects),
         _keda_errors(pool, names),
         _not_scaled_up(pool, names), _pending(pool, names),
-        _pull_failing(pool, _of_windows_pods("ReplicaSet", f"({names}){_REPLICA_SET_SUFFIX}",
-                                             f"{_WINDOW}{_REPLICA_SET_SUFFIX}"), "Placeholder", "the placeholder"),
+        _pull_failing(pool, "PrescalePlaceholderImagePullFailing", _placeholder_pods(names), "Placeholder",
+                      "the placeholder"),
         *(_not_ready_at_start(pool, lead, [armed.window.name for armed in same]) for lead, same in by_lead),
         _launch_failures(pool, [node_pool_object_name(pool.name) if pool.owned else pool.name],
                          f'(max({_deployments("kube_deployment_spec_replicas", names)}) > 0)',
@@ -112,7 +112,8 @@ def native_rules(pool: NodePoolConfig, windows: Sequence[NativeWindow]) -> RuleG
         *([_node_count_missing(pool, static)] if static else []),
         *([_buffer_unplaceable(pool, windows)] if not static else []),
         _driver_failed(pool, windows), _converge_failed(pool, windows),
-        *([_pull_failing(pool, _of_windows_pods("DaemonSet", "|".join(prepulls), f"{PREPULL_PREFIX}(.+)"),
+        *([_pull_failing(pool, "PrescalePrepullImagePullFailing",
+                         _of_windows_pods("DaemonSet", "|".join(prepulls), f"{PREPULL_PREFIX}(.+)"),
                          "Pre-pull pod", "the pre-pull DaemonSet's pod")] if prepulls else []),
         _launch_failures(pool, nodepools, _driver_on(windows), "one of its windows is on")]}
 
@@ -136,6 +137,11 @@ def _of_windows_pods(owner_kind: str, owners: str, window_of_owner: str) -> str:
     ReplicaSets) or its pre-pull DaemonSet's pods."""
     return (f'label_replace(kube_pod_owner{{namespace="{PLACEHOLDER_NAMESPACE}", owner_kind="{owner_kind}", '
             f'owner_name=~"{owners}"}}, "window", "$1", "owner_name", "{window_of_owner}")')
+
+
+def _placeholder_pods(names: str) -> str:
+    """:func:`_of_windows_pods` for the placeholder pods of the Deployments ``names`` (by their ReplicaSets)."""
+    return _of_windows_pods("ReplicaSet", f"({names}){_REPLICA_SET_SUFFIX}", f"{_WINDOW}{_REPLICA_SET_SUFFIX}")
 
 
 def _of_windows(expr: str, owners: str) -> str:
@@ -257,8 +263,7 @@ def _pending(pool: NodePoolConfig, names: str) -> AlertingRule:
     unscheduled = f'(kube_pod_status_scheduled{{namespace="{PLACEHOLDER_NAMESPACE}", condition="false"}} == 1)'
     return {
         "alert": "PrescalePlaceholdersPending",
-        "expr": _of_windows(unscheduled, _of_windows_pods("ReplicaSet", f"({names}){_REPLICA_SET_SUFFIX}",
-                                                          f"{_WINDOW}{_REPLICA_SET_SUFFIX}")),
+        "expr": _of_windows(unscheduled, _placeholder_pods(names)),
         "for": format_duration(PENDING_FOR),
         "labels": _labels(pool, "warning"),
         "annotations": {
@@ -271,15 +276,14 @@ def _pending(pool: NodePoolConfig, names: str) -> AlertingRule:
                            "{{ $labels.pod }}` has the scheduler's reason."}}
 
 
-def _pull_failing(pool: NodePoolConfig, owners: str, who: str, whose: str) -> AlertingRule:
-    """A pod of the windows' (``owners``: :func:`_of_windows_pods`) on its node that cannot pull an image: a
-    placeholder never gets Ready, a pre-pull pod leaves the event's images unpulled on its node."""
+def _pull_failing(pool: NodePoolConfig, alert: str, owners: str, who: str, whose: str) -> AlertingRule:
+    """``alert``: a pod of the windows' (``owners``: :func:`_of_windows_pods`) on its node that cannot pull an image:
+    a placeholder never gets Ready, a pre-pull pod leaves the event's images unpulled on its node."""
     reasons = "|".join(PULL_FAILURE_REASONS)
     waiting = "\n  or ".join(f'{metric}{{namespace="{PLACEHOLDER_NAMESPACE}", reason=~"{reasons}"}}' for metric in
                              ("kube_pod_init_container_status_waiting_reason",
                               "kube_pod_container_status_waiting_reason"))
     # By pod: the reason flips between ErrImagePull and ImagePullBackOff at each retry, a new series each time.
-    alert = "PrescalePlaceholderImagePullFailing" if who == "Placeholder" else "PrescalePrepullImagePullFailing"
     return {
         "alert": alert,
         "expr": _of_windows(f"max by (namespace, pod) (\n  {waiting}\n)", owners),
