@@ -79,7 +79,7 @@ def read_config_file(path: Path, project: str = CONFIG_NAMESPACE) -> dict[str, s
     unreadable: set[str] = set()  # keys whose value cannot be handed over
     meant: set[str] = set()  # the keys an unreadable one most likely stands for (`prescale:cluster:name`)
     for written, value in config.items():
-        key = _full_key(str(written), project)
+        key = full_key(str(written), project)
         if key is None:
             problems.append(_unreadable_key(str(written)))
             meant.add(":".join(str(written).split(":")[:2]))
@@ -139,7 +139,7 @@ def _map(value: Any, path: Path, what: str) -> dict:
     return value
 
 
-def _full_key(key: str, project: str) -> str | None:
+def full_key(key: str, project: str) -> str | None:
     """The key as the Pulumi CLI reads it, or None where the CLI refuses it."""
     parts = key.split(":")
     if len(parts) == 1:

@@ -74,6 +74,13 @@ that run the YAML language server validate and complete stack files with it (a
 `# yaml-language-server: $schema=FILE` line, or VS Code's yaml.schemas setting); rules
 across keys stay `prescale plan`'s and `prescale schedule`'s. See docs/config.md."""
 
+_PRUNE_DESCRIPTION = """\
+List the one-off windows (start and end as local date-times) whose event ended, at least
+--older-than ago: they deploy nothing any more, but stay in the stack file. With --write, remove
+them from Pulumi.<stack>.yaml, each with the comment lines right above it, keeping every other
+line as written, and only if the rest still validates. Then `pulumi up` removes their idle
+objects."""
+
 _SCHEMA_EXAMPLES = """examples:
   prescale schema --out prescale.schema.json             for prescale's own program
   prescale schema --library --out prescale.schema.json   for a program using prescale as a library
@@ -169,7 +176,8 @@ def build_parser() -> CommandParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(title="commands", dest="command", required=True,
-                                     metavar="{plan,schedule,status,schema}", parser_class=argparse.ArgumentParser)
+                                     metavar="{plan,schedule,status,prune,schema}",
+                                     parser_class=argparse.ArgumentParser)
 
     common = argparse.ArgumentParser(add_help=False)
     options = common.add_argument_group("stack options")
@@ -226,6 +234,17 @@ def build_parser() -> CommandParser:
                              '"ready", "notReady", "scaledObject", "placeholders", "static", "buffer", "driver", '
                              '"nodes", "nodeClaims", "freeze", ...}]}')
     status.set_defaults(run=_run_status, reads_project=True)
+
+    prune = commands.add_parser(
+        "prune", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="list one-off windows whose event is over, and remove them from the stack file",
+        description=_PRUNE_DESCRIPTION)
+    prune.add_argument("--older-than", type=_within, default=timedelta(0), metavar="DURATION",
+                       help="only those that ended at least this long ago, e.g. 7d, 36h (default: 0, every ended one)")
+    prune.add_argument("--write", action="store_true",
+                       help="remove them from Pulumi.<stack>.yaml, keeping its other lines, comments and quoting, if "
+                            "what is left validates as `pulumi up` validates it")
+    prune.set_defaults(run=_run_prune, reads_project=True)
 
     schema = commands.add_parser(
         "schema", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_SCHEMA_EXAMPLES,
@@ -357,6 +376,26 @@ def _run_status(args: argparse.Namespace, project: Path, output: Output) -> int:
     else:
         show_status(args.stack, now, args.within, statuses, output)
     return 0 if all_ready(statuses) else 1
+def _run_prune(args: argparse.Namespace, project: Path, output: Output) -> int:
+    from .prune import ended_one_offs, prune
+
+    now = _now(args)
+    ended = ended_one_offs(project, args.stack, now, args.older_than)
+    if not ended:
+        output.line(f"No one-off window of stack {args.stack} ended before {now - args.older_than:%Y-%m-%d %H:%M} UTC.")
+        return 0
+    output.table(["Window", "Pool", "Ended"], [[entry.window.name, entry.window.node_pool,
+                                                f"{entry.end:%Y-%m-%d %H:%M %Z} ({entry.window.timezone})"]
+                                               for entry in ended], title="One-off windows whose event is over")
+    if not args.write:
+        output.line(f"`prescale prune --stack {args.stack} --write` removes them from Pulumi.{args.stack}.yaml; "
+                    "the next `pulumi up` then removes their objects.")
+        return 0
+    prune(project, args.stack, now, ended)
+    output.line(f"Removed {len(ended)} from Pulumi.{args.stack}.yaml; `pulumi up` removes their objects.")
+    return 0
+
+
 def _run_schema(args: argparse.Namespace, project: Path | None, output: Output) -> int:
     from prescale.model.config_schema import stack_file_schema  # pydantic's schema generator: only when asked
 

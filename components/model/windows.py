@@ -26,6 +26,9 @@ from .schedule.freezes import Freeze, one_off_freeze, recurring_freeze
 from .schedule.keda import Occurrence, occurrence_instants, one_off_problem, one_off_trigger
 from .schedule.shift import shift_cron
 
+# An ended one-off this long ago is pointed at `prescale prune`, which removes it from the stack file.
+STALE_AFTER = timedelta(days=7)
+
 
 @dataclass(frozen=True)
 class ArmedWindow:
@@ -132,8 +135,10 @@ def _idle_reason(occurrence: Occurrence, window: EventWindow, now: datetime) -> 
     """Why a one-off deploys nothing at ``now``: it is over, or more than a year ahead (its dated crons have no
     year); ``None`` when it is armed."""
     if now >= occurrence.end_utc:
+        stale = (", over a week ago: `prescale prune --write` removes it and the other ended ones"
+                 if now - occurrence.end_utc > STALE_AFTER else "")
         return (f"one-off event ended at {occurrence.end:%Y-%m-%d %H:%M %Z} ({window.timezone}); nothing is deployed "
-                "for it (its dated crons would fire again next year); remove it from prescale:eventWindows")
+                f"for it (its dated crons would fire again next year); remove it from prescale:eventWindows{stale}")
     problem = one_off_problem(occurrence, now)
     if problem:
         return (f"one-off event is not armed yet: {problem}. It is deployed by the first `pulumi up` less than a "
