@@ -92,14 +92,15 @@ def test_older_than_keeps_what_ended_more_recently(capsys, tmp_path):
 
 def test_a_removal_that_would_leave_the_stack_invalid_is_refused_and_the_file_kept(capsys, tmp_path):
     """The pool's reserved capacity comes only from the ended window's reserve: without it the pool is refused."""
-    reserving = STACK.replace('      limits: {cpu: "512", memory: 2048Gi}\n',
-                              '      limits: {cpu: "512", memory: 2048Gi}\n      capacityTypes: [on-demand, reserved]\n'
-                              ).replace("      nodes: 10\n", "      nodes: 10\n      reserve: {instanceType: m7i.xlarge, "
-                                        "availabilityZones: [ap-northeast-2a]}\n")
+    limits = '      limits: {cpu: "512", memory: 2048Gi}\n'
+    reserve = "      reserve: {instanceType: m7i.xlarge, availabilityZones: [ap-northeast-2a]}\n"
+    reserving = STACK.replace(limits, f"{limits}      capacityTypes: [on-demand, reserved]\n").replace(
+        "      nodes: 10\n", f"      nodes: 10\n{reserve}")
     code, _, err, after = prune(capsys, tmp_path, "--write", stack=reserving)
     assert code == 1 and after == reserving
-    assert err.startswith("prescale: invalid stack config") and "removing 'black-friday' would leave Pulumi.shop.yaml " \
-        "invalid, so it was left as it is: prescale:nodePools[0]" in err
+    assert err.startswith("prescale: invalid stack config")
+    assert "removing 'black-friday' would leave Pulumi.shop.yaml invalid, so it was left as it is: " \
+        "prescale:nodePools[0]" in err
 
 
 def test_the_plan_points_at_prune_a_week_after_a_one_off_ended():
