@@ -257,32 +257,26 @@ def test_a_controller_env_entry_of_a_variable_the_chart_sets_comes_after_the_cha
     assert len(gates) == 2 and "StaticCapacity=true" in gates[0] and gates[-1] == "StaticCapacity=false"
 
 
-def monitors(stack: Evaluation, helm: Path, work_dir: Path) -> dict[str, list[str]]:
-    """Release → the names of the ServiceMonitors and PodMonitors its chart renders, as `pulumi up` installs it on a
-    cluster that runs the Prometheus Operator (which prescale:alerts.prometheusRule requires)."""
-    found = {}
-    for name in RELEASES:
-        release = stack.named(RELEASE, name).inputs
-        objects = render(helm, release["chart"].rsplit("/", 1)[-1], release=release["name"],
-                         namespace=release["namespace"], values=release["values"], kube_version=KUBERNETES_VERSION,
-                         work_dir=work_dir, include_crds=False, api_versions=("monitoring.coreos.com/v1",))
-        found[name] = sorted(o["metadata"]["name"] for o in objects if o["kind"] in ("ServiceMonitor", "PodMonitor"))
-    return found
-
-
 def test_with_alerts_on_the_charts_have_what_the_rules_read_scraped(dev_stack, helm, tmp_path):
     """The rules read Karpenter's and KEDA's own series (docs/alerts.md): with prescale:alerts.prometheusRule the
-    charts create their ServiceMonitors (and KEDA exposes its operator's metrics); without it, as they ship."""
+    charts create their ServiceMonitors (and KEDA exposes its operator's metrics), rendered as `pulumi up` installs
+    them on a cluster that runs the Prometheus Operator (which the alerts require); without it, as they ship."""
     alerted = existing_cluster_stack(alerts={"prometheusRule": True})
-    assert monitors(alerted, helm, tmp_path) == {"prescale-karpenter-crd": [], "prescale-karpenter": ["karpenter"],
-                                                 "prescale-keda": ["keda-operator"]}
-    operator = keda_deployments({"prescale-keda": render(
-        helm, "keda", release="keda", namespace="keda",
-        values=alerted.named(RELEASE, "prescale-keda").inputs["values"], kube_version=KUBERNETES_VERSION,
-        work_dir=tmp_path)})["keda-operator"]
+    rendered = {}
+    for name in ("prescale-karpenter", "prescale-keda"):
+        release = alerted.named(RELEASE, name).inputs
+        rendered[name] = render(helm, release["chart"].rsplit("/", 1)[-1], release=release["name"],
+                                namespace=release["namespace"], values=release["values"],
+                                kube_version=KUBERNETES_VERSION, work_dir=tmp_path, include_crds=False,
+                                api_versions=("monitoring.coreos.com/v1",))
+    assert {name: sorted(o["metadata"]["name"] for o in objects if o["kind"] in ("ServiceMonitor", "PodMonitor"))
+            for name, objects in rendered.items()} == {"prescale-karpenter": ["karpenter"],
+                                                       "prescale-keda": ["keda-operator"]}
+    operator = keda_deployments(rendered)["keda-operator"]
     assert "--enable-prometheus-metrics=true" in operator["spec"]["template"]["spec"]["containers"][0]["args"]
-    assert monitors(dev_stack, helm, tmp_path) == {"prescale-karpenter-crd": [], "prescale-karpenter": [],
-                                                   "prescale-keda": []}
+    # Without alerts the monitor values stay the charts' defaults (off).
+    values = {name: dev_stack.named(RELEASE, name).inputs["values"] for name in rendered}
+    assert "serviceMonitor" not in values["prescale-karpenter"] and "prometheus" not in values["prescale-keda"]
 
 
 # --- KEDA ------------------------------------------------------------------------------------------------
