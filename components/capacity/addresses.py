@@ -16,9 +16,9 @@ import pulumi
 import pulumi_aws as aws
 
 from ..contract import Platform
-from ..model.checks.addresses import address_shortfall
 from ..model.fleet.addresses import Subnets, planned_subnets, selector_groups
 from ..model.plan import CapacityPlan
+from ..model.shortfall import address_shortfall
 from ..names import DISCOVERY_TAG
 
 

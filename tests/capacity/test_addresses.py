@@ -13,7 +13,6 @@ from datetime import datetime, timezone
 import pytest
 from prescale.capacity import deploy_capacity
 from prescale.contract import AUTO_MODE_NODE_CLASSES, NodeNetwork, Platform
-from prescale.model.checks.addresses import address_shortfall
 from prescale.model.config import EventWindow
 from prescale.model.fleet.addresses import (
     Subnets,
@@ -25,6 +24,7 @@ from prescale.model.fleet.addresses import (
 )
 from prescale.model.fleet.instances import instance_type
 from prescale.model.plan import plan_capacity
+from prescale.model.shortfall import address_shortfall
 from prescale.model.validation import ConfigError
 from prescale.model.windows import IdleWindow
 from prescale.offline import OfflineMocks, evaluate, fake_invoke
