@@ -1,6 +1,6 @@
 """The names prescale writes into a cluster and its AWS account, in one place (label keys:
-:mod:`prescale.model.fleet.labels`; the objects of static and buffer windows, which the plan carries:
-:mod:`prescale.model.native`).
+:mod:`prescale.model.fleet.labels`; the objects of each strategy's windows, which the plan carries:
+:mod:`prescale.model.strategies`).
 
 Label sets, tags and object names are read back by other objects (a Deployment's ``nodeSelector`` names the pool's
 label, a failsafe names the Deployment it scales, the policy pack and ``prescale status`` find objects by them), so
@@ -10,7 +10,7 @@ each is defined once here and both wings import it. Pure: no Pulumi.
 from __future__ import annotations
 
 from .model.fleet.labels import NODEPOOL_LABEL, POOL_LABEL
-from .model.native import window_object_name
+from .model.strategies.base import window_object_name
 
 # Subnets and security groups an EC2NodeClass selects, unless a pool gives its own selector terms (Karpenter's
 # getting-started convention).

@@ -13,17 +13,15 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Final, Literal
 
-from prescale.model.config import EventWindow, Limits, NodePoolConfig, PricingConfig, Strategy
+from prescale.model.config import EventWindow, Limits, NodePoolConfig, PricingConfig
 from prescale.model.fleet.instances import InstanceType, instance_type, pool_launchable
 from prescale.model.fleet.quantity import parse_quantity
 from prescale.model.fleet.sizing import PlaceholderPlan, pods_per_node
-from prescale.model.native import StaticNodes
 from prescale.model.plan import CapacityPlan
-from prescale.model.schedule.after_end import KEDA_COOLDOWN, usual_tail
 from prescale.model.schedule.cron import parse_cron
-from prescale.model.schedule.drivers import run_bounds
 from prescale.model.schedule.duration import parse_duration
-from prescale.model.windows import NativeWindow, WindowPlan
+from prescale.model.strategies import Strategy
+from prescale.model.windows import ArmedWindow, WindowPlan
 
 from .node_hours import Hold, paid_node_hours
 from .timeline import Timeline, build_timeline
@@ -98,9 +96,9 @@ class WindowTail:
 
     window: str
     strategy: Strategy
-    usual: timedelta  # placeholders: KEDA's cooldown + consolidateAfter + drain (others: :func:`_tail`)
+    usual: timedelta  # its strategy's usual tail (placeholders: KEDA's cooldown + consolidateAfter + drain)
     usual_cost: float
-    without_keda: timedelta  # placeholders: failsafeGrace + consolidateAfter + drain, KEDA never scaled down
+    without_keda: timedelta  # at the latest (placeholders: failsafeGrace + consolidateAfter + drain, no KEDA)
     without_keda_cost: float
 
 
@@ -198,7 +196,7 @@ def _fleet(plan: CapacityPlan, window: WindowPlan) -> Fleet | None:
     a static NodePool (whose only limit is its N nodes)."""
     pool = plan.pools[window.window.node_pool]
     shapes = window_candidates(window.window, pool.pool, plan.config.pricing)
-    if pool.strategy == "static":
+    if pool.strategy.holds_nodes:
         return cheapest_fleet(window.placeholders, shapes)  # one pod per node: N nodes (the checks: any type fits)
     return cheapest_fleet(window.placeholders, shapes, pool.pool.limits)
 
@@ -206,7 +204,7 @@ def _fleet(plan: CapacityPlan, window: WindowPlan) -> Fleet | None:
 def _holds(timeline: Timeline, fleets: dict[str, Fleet | None]) -> list[Hold]:
     """Each estimated occurrence's fleet, from scale-up to the end; a static window's on its own NodePool, where no
     other window takes its nodes over and nothing keeps them past the end."""
-    return [Hold(entry.window.name, entry.native.node_pool_name if isinstance(entry.native, StaticNodes)
+    return [Hold(entry.window.name, own if entry.capacity is not None and (own := entry.capacity.node_pool_object)
                  else entry.window.node_pool, fleet.shape.name, fleet.nodes,
                  entry.occurrence.scale_up_utc, entry.occurrence.end_utc)
             for entry in timeline.entries if (fleet := fleets[entry.window.name])]
@@ -226,32 +224,12 @@ def _tails(plan: CapacityPlan, windows: list[WindowCost]) -> list[WindowTail]:
 
 
 def _tail(plan: CapacityPlan, window: WindowPlan) -> tuple[timedelta, timedelta]:
-    """How long a window's nodes stay after its end, usually and when the scale-down is as late as it can be.
-
-    Placeholders: KEDA's cooldown, the pool's ``consolidateAfter``, the drain; the failsafe at the end plus
-    ``failsafeGrace`` when KEDA never scales down. Static: the drain, Karpenter deleting the NodeClaims as soon as the
-    scale-down run sets 0; at the latest the run's ``startingDeadlineSeconds`` plus its Job's
-    ``activeDeadlineSeconds`` after the end. Buffer: ``consolidateAfter`` and the drain once the freeze ends, as
-    placeholder nodes without KEDA (its driver acted at the event's start).
-    """
-    pool = plan.pools[window.window.node_pool]
-    usual = usual_tail(pool.pool)
-    if pool.strategy == "static":
-        return usual, usual + _latest_scale_down(window, plan.now)
-    if pool.strategy == "buffer":
-        return usual, usual
-    return usual, usual - KEDA_COOLDOWN + parse_duration(plan.config.placeholders.failsafe_grace)
-
-
-def _latest_scale_down(window: WindowPlan, now: datetime) -> timedelta:
-    """How long after its end a static window's scale-down run may still set 0: it may start that late and its Job
-    retries for that long (a window not armed yet has no driver in the plan: its bounds as it will get them)."""
-    if isinstance(window, NativeWindow):
-        down = window.capacity.driver.down
-        starting, active = down.starting_deadline_seconds, down.active_deadline_seconds
-    else:
-        starting, active, _ = run_bounds(window.window, "end", now)[1]
-    return timedelta(seconds=starting + active)
+    """How long a window's nodes stay after its end, usually and when the scale-down is as late as it can be, as
+    its strategy says (``Strategy.usual_tail``, ``Strategy.latest_tail``)."""
+    pool, strategy = plan.pools[window.window.node_pool].pool, window.strategy
+    capacity = window.capacity if isinstance(window, ArmedWindow) else None
+    return strategy.usual_tail(pool), strategy.latest_tail(window.window, pool, capacity, parse_duration(
+        plan.config.placeholders.failsafe_grace), plan.now)
 
 
 def _peak_price(timeline: Timeline, pool: str, fleets: dict[str, Fleet | None]) -> float:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from prescale.model.config import Strategy
 from prescale.model.schedule.instants import utc_iso
+from prescale.model.strategies import STRATEGIES
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema
 from pydantic.alias_generators import to_camel
 from pydantic.json_schema import GenerateJsonSchema
@@ -23,6 +23,8 @@ from .status import WindowState
 
 UtcInstant = Annotated[AwareDatetime, PlainSerializer(utc_iso, return_type=str), WithJsonSchema(
     {"type": "string", "format": "date-time", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$"})]
+# A pool's strategy, by name: one the registry knows (prescale.model.strategies), listed as the schema's enum.
+Strategy = Annotated[str, WithJsonSchema({"enum": list(STRATEGIES), "type": "string"})]
 LocalInstant = Annotated[AwareDatetime, PlainSerializer(datetime.isoformat, return_type=str), WithJsonSchema(
     {"type": "string", "format": "date-time", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$"})]
 

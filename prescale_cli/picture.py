@@ -25,6 +25,7 @@ from matplotlib.patches import Patch, Rectangle  # noqa: E402
 from prescale.model.config import EventWindow  # noqa: E402
 from prescale.model.plan import CapacityPlan  # noqa: E402
 from prescale.model.schedule.freezes import unite
+from prescale.model.strategies import DEFAULT
 
 from .schedule_report import _holds, zoned_times  # noqa: E402 - the table's words for what and when
 from .timeline import Entry, Timeline  # noqa: E402
@@ -73,7 +74,7 @@ def week_figure(timeline: Timeline) -> Figure:
     figure.suptitle(f"Event windows, {_range(since, until, zone)}", x=0.01, ha="left", fontsize=12)
     if not drawn:
         axis.text(0.5, 0.5, "No window occurs in this week.", transform=axis.transAxes, ha="center")
-    _key(figure, axis, native=any(entry.strategy != "placeholders" for entry in drawn))
+    _key(figure, axis, native=any(entry.strategy is not DEFAULT for entry in drawn))
     return figure
 
 
@@ -168,7 +169,7 @@ def _label_rows(axis, rows: list[_Row], headers: dict[int, str]) -> None:
 def _row_label(row: _Row) -> str:
     if len(row.windows) == 1:
         entry = row.entries[0]
-        strategy = f"{entry.strategy}: " if entry.strategy != "placeholders" else ""
+        strategy = f"{entry.strategy.name}: " if entry.strategy is not DEFAULT else ""
         return f"{row.windows[0].name}  ·  {strategy}{_holds(entry)}\n{_times(row.entries)}"
     return f"{len(row.windows)} windows: {row.windows[0].name} … {row.windows[-1].name}\n(their times: the table)"
 
@@ -215,7 +216,7 @@ def _time_axis(axis, since: datetime, until: datetime, zone: ZoneInfo, multiple_
 
 def _key(figure: Figure, axis, native: bool) -> None:
     """What each mark means, only for marks that are drawn: below the plot, never over the title. ``native``: a
-    static or buffer window is drawn, so the lead time holds more than placeholders."""
+    window of another strategy than the default is drawn, so the lead time holds more than placeholders."""
     gids = {(artist.get_gid() or "").split(":")[0] for artist in (*axis.patches, *axis.lines)}
     held = "capacity" if native else "placeholders"
     kinds = [("lead", Patch(color=EVENT, alpha=LEAD_ALPHA, linewidth=0,

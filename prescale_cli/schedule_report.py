@@ -9,6 +9,7 @@ so a tool never has to guess a zone.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -16,15 +17,15 @@ from prescale.model.config import CapacityConfig
 from prescale.model.fleet.quantity import format_cpu, format_memory
 from prescale.model.fleet.reservations import next_up
 from prescale.model.plan import CapacityPlan
-from prescale.model.schedule.after_end import DRAIN, KEDA_COOLDOWN
 from prescale.model.schedule.duration import format_duration
 from prescale.model.schedule.keda import Occurrence
+from prescale.model.strategies import DEFAULT, STRATEGIES, Strategy
 
 from . import documents
 from .cost import CURRENCY, CostEstimate, PoolCost, Rate, WindowCost
 from .output import Output
 from .reservation_report import ReservationCost, reservation_costs
-from .timeline import DriverFire, Entry, Interval, Timeline, driven_object
+from .timeline import DriverFire, Entry, Interval, Timeline
 
 
 def schedule_document(stack: str, timeline: Timeline, cost: CostEstimate) -> documents.ScheduleDocument:
@@ -49,7 +50,7 @@ def schedule_document(stack: str, timeline: Timeline, cost: CostEstimate) -> doc
 def _occurrence(entry: Entry) -> documents.Occurrence:
     window, occurrence, placeholders = entry.window, entry.occurrence, entry.placeholders
     return documents.Occurrence(
-        window=window.name, node_pool=window.node_pool, strategy=entry.strategy, timezone=window.timezone,
+        window=window.name, node_pool=window.node_pool, strategy=entry.strategy.name, timezone=window.timezone,
         one_off=window.is_one_off,
         scale_up=occurrence.scale_up, start=occurrence.start, end=occurrence.end,
         zone_abbreviations=documents.ZoneAbbreviations(scale_up=f"{occurrence.scale_up:%Z}",
@@ -65,9 +66,10 @@ def _occurrence(entry: Entry) -> documents.Occurrence:
 
 
 def _driver(entry: Entry) -> documents.Driver | None:
-    if entry.native is None or entry.driver is None:
+    driven = entry.capacity.driven if entry.capacity is not None else None
+    if driven is None or entry.driver is None:
         return None
-    kind, name = driven_object(entry.native)
+    kind, name = driven
     up, down, failsafe = entry.driver
     return documents.Driver(kind=kind, name=name, scale_up=_run(up), scale_down=_run(down),
                             failsafe=_run(failsafe))
@@ -84,7 +86,7 @@ def _cost(cost: CostEstimate, bills: dict[str, ReservationBill]) -> documents.Co
     return documents.Cost(
         currency=CURRENCY, days=cost.days,
         windows=[documents.WindowCost(
-            window=window.window, node_pool=window.node_pool, strategy=window.strategy,
+            window=window.window, node_pool=window.node_pool, strategy=window.strategy.name,
             occurrences=window.occurrences,
             instance_type=window.fleet.shape.name if window.fleet else None,
             nodes_estimated=window.fleet.nodes if window.fleet else None,
@@ -105,7 +107,7 @@ def _cost(cost: CostEstimate, bills: dict[str, ReservationBill]) -> documents.Co
             total_cost=_round(_total(pool, bills)), existing=pool.existing)
             for pool in cost.pools],
         tails=[documents.Tail(
-            window=tail.window, strategy=tail.strategy, nodes_stay_after_end=format_duration(tail.usual),
+            window=tail.window, strategy=tail.strategy.name, nodes_stay_after_end=format_duration(tail.usual),
             cost_per_end=_round(tail.usual_cost),
             if_keda_fails_stay=format_duration(tail.without_keda),
             if_keda_fails_cost_per_end=_round(tail.without_keda_cost)) for tail in cost.tails])
@@ -184,8 +186,8 @@ def show_schedule(stack: str, timeline: Timeline, cost: CostEstimate, output: Ou
 
 
 def _shows_strategies(timeline: Timeline) -> bool:
-    """Whether the stack has a static or buffer pool: only then is each window's strategy a column."""
-    return any(pool.strategy != "placeholders" for pool in timeline.plan.pools.values())
+    """Whether a pool of the stack has a strategy other than the default: only then is each window's a column."""
+    return any(pool.strategy is not DEFAULT for pool in timeline.plan.pools.values())
 
 
 def _entry_row(entry: Entry, strategies: bool) -> list[str]:
@@ -194,14 +196,14 @@ def _entry_row(entry: Entry, strategies: bool) -> list[str]:
     utc = _span(occurrence.scale_up_utc, occurrence.start_utc, occurrence.end_utc)
     frozen = "not armed yet" if entry.not_armed else \
         "do-not-disrupt pods" if entry.existing_pool else _frozen(entry.freeze, occurrence.scale_up_utc)
-    return [entry.window.name, entry.window.node_pool, *([entry.strategy] if strategies else []), local, utc,
+    return [entry.window.name, entry.window.node_pool, *([entry.strategy.name] if strategies else []), local, utc,
             _holds(entry), frozen]
 
 
 def _show_drivers(timeline: Timeline, output: Output) -> None:
-    """When each static or buffer window's CronJobs fire in the range, in its zone and in UTC, and how late each
+    """When each driven window's CronJobs fire in the range, in its zone and in UTC, and how late each
     run may act (within its half of the window, so the two never race: docs/internals.md)."""
-    driven = [entry for entry in timeline.entries if entry.native and entry.driver]
+    driven = [entry for entry in timeline.entries if entry.driver]
     if not driven:
         return
     output.table(["Window", "Sets", "Count", "Local: scale-up run → scale-down run", "UTC: scale-up → scale-down",
@@ -220,8 +222,8 @@ def _show_drivers(timeline: Timeline, output: Output) -> None:
 
 
 def _driver_row(entry: Entry) -> list[str]:
-    assert entry.native is not None and entry.driver is not None
-    kind, name = driven_object(entry.native)
+    assert entry.capacity is not None and entry.capacity.driven is not None and entry.driver is not None
+    kind, name = entry.capacity.driven
     up, down, failsafe = entry.driver
     zones = dict.fromkeys(f"{fire.at:%Z}" for fire in (up, down))
     local = (f"{up.at:%a %Y-%m-%d %H:%M} → {_clock(down.at, up.at)} {zones.popitem()[0]}" if len(zones) == 1 else
@@ -263,8 +265,7 @@ def _holds(entry: Entry) -> str:
     if window.nodes is not None:
         return f"{window.nodes} node{'s' * (window.nodes != 1)} ({placeholders.cpu} CPU/{placeholders.memory} free)"
     assert window.capacity is not None  # the config model guarantees nodes or capacity
-    pods = "virtual pods" if entry.strategy == "buffer" else "pods"  # a static window takes nodes only
-    return f"{window.capacity.cpu} CPU/{window.capacity.memory} ({placeholders.pods} {pods})"
+    return f"{window.capacity.cpu} CPU/{window.capacity.memory} ({placeholders.pods} {entry.strategy.counted})"
 
 
 def _frozen(freeze: Interval | None, reference: datetime) -> str:
@@ -327,15 +328,9 @@ def _show_cost(timeline: Timeline, cost: CostEstimate, output: Output) -> None:
                 "window on the pool pays for the nodes it takes over. A rate is a week of the window's schedule from "
                 "now, or the coming year's average month for one that repeats by the month, whatever the range. "
                 "`prescale schedule --help` explains the estimate.")
-    strategies = {window.strategy for window in cost.windows}
-    if "static" in strategies:
-        output.line("Static windows: exactly their nodes, of the cheapest instance type the pool allows, which "
-                    "Karpenter launches for a static NodePool (another when EC2 has none of it: kubernetes-sigs/"
-                    "karpenter designs/static-capacity.md), from the scale-up run to the scale-down run at the end.")
-    if "buffer" in strategies:
-        output.line("Buffer windows: the buffer's virtual pods packed as placeholders are, from the scale-up run; "
-                    "the window's freeze keeps the nodes from the event's start, where the buffer goes to 0, to "
-                    "its end.")
+    for strategy in _in_registry_order(window.strategy for window in cost.windows):
+        if strategy.cost_basis:
+            output.line(strategy.cost_basis)
     _show_tails(timeline.plan.config, cost, output)
 
 
@@ -354,24 +349,14 @@ def _show_tails(config: CapacityConfig, cost: CostEstimate, output: Output) -> N
                  [(tail.window, format_duration(tail.usual), _money(tail.usual_cost),
                    format_duration(tail.without_keda), _money(tail.without_keda_cost)) for tail in tails],
                  title="Tail after each window (the cost above counts only consolidateAfter of it)")
-    strategies = {tail.strategy for tail in tails}
-    if "placeholders" in strategies:
-        output.line(f"Nodes stay after each end for KEDA's cooldown ({format_duration(KEDA_COOLDOWN)}), then the "
-                    f"pool's consolidateAfter, then about {format_duration(DRAIN)} to drain and terminate them (empty "
-                    "nodes go all at once; a drain may take up to the pool's terminationGracePeriod). If KEDA never "
-                    "scales the placeholders down, the failsafe does at the end + failsafeGrace "
-                    f"({config.placeholders.failsafe_grace}) instead of the cooldown.")
-    if "static" in strategies:
-        output.line("A static NodePool's nodes go as soon as its scale-down run sets 0 at the end: Karpenter deletes "
-                    "them without waiting for consolidation or disruption budgets, draining them as "
-                    f"PodDisruptionBudgets allow (about {format_duration(DRAIN)}, at most the pool's "
-                    "terminationGracePeriod). A late run (its CronJob controller down, its Job failing) acts at "
-                    "the latest its deadlines allow, as shown; one that never succeeds leaves them up to the next "
-                    "scale-up.")
-    if "buffer" in strategies:
-        output.line("A buffer's nodes stay frozen to the end (the buffer went to 0 at the event's start), then the "
-                    f"pool's consolidateAfter and about {format_duration(DRAIN)} to drain: as placeholder nodes, "
-                    "without KEDA's cooldown; nothing of prescale's scales down at the end, so nothing can be late.")
+    for strategy in _in_registry_order(tail.strategy for tail in tails):
+        output.line(strategy.tail_basis(config.placeholders.failsafe_grace))
+
+
+def _in_registry_order(used: Iterable[Strategy]) -> list[Strategy]:
+    """The strategies ``used``, once each, in the registry's order (placeholders, static, buffer)."""
+    names = {strategy.name for strategy in used}
+    return [strategy for name, strategy in STRATEGIES.items() if name in names]
 
 
 def _money(amount: float) -> str:

@@ -23,12 +23,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final, Literal
 
-from prescale.model.config import Strategy
 from prescale.model.fleet.labels import NODEPOOL_LABEL, WINDOW_LABEL
-from prescale.model.native import BufferedCapacity, StaticNodes
 from prescale.model.plan import CapacityPlan
 from prescale.model.schedule.freezes import Freeze, freeze_active
-from prescale.model.windows import NativeWindow
+from prescale.model.strategies import Strategy
+from prescale.model.windows import ArmedWindow
 from prescale.names import (
     PLACEHOLDER_LABELS,
     PLACEHOLDER_NAMESPACE,
@@ -272,19 +271,18 @@ def check_windows(timeline: Timeline, reader: ClusterReader) -> list[WindowStatu
     first: dict[str, Entry] = {}
     for entry in timeline.entries:
         first.setdefault(entry.window.name, entry)
-    strategies = {entry.strategy for entry in first.values()}
+    driven = {kind for entry in first.values() if entry.capacity and (kind := _driven_kind(entry))}
     scaled_objects: dict[str, Object] = {}
     pods_by_window: dict[str, list[Object]] = defaultdict(list)
-    if "placeholders" in strategies:
+    if any(entry.strategy.keda_scaled for entry in first.values()):
         scaled_objects = {so["metadata"]["name"]: so for so in reader.scaled_objects(PLACEHOLDER_NAMESPACE)}
         for pod in reader.pods(PLACEHOLDER_NAMESPACE, PLACEHOLDER_LABELS):
             if not pod["metadata"].get("deletionTimestamp"):  # a preempted placeholder on its way out
                 pods_by_window[_labels(pod).get(WINDOW_LABEL, "")].append(pod)
-    native = {"static", "buffer"} & strategies
-    cron_jobs = {item["metadata"]["name"]: item for item in reader.cron_jobs(PLACEHOLDER_NAMESPACE)} if native else {}
-    jobs = reader.jobs(PLACEHOLDER_NAMESPACE) if native else []
+    cron_jobs = {item["metadata"]["name"]: item for item in reader.cron_jobs(PLACEHOLDER_NAMESPACE)} if driven else {}
+    jobs = reader.jobs(PLACEHOLDER_NAMESPACE) if driven else []
     buffers = {item["metadata"]["name"]: item for item in reader.capacity_buffers(PLACEHOLDER_NAMESPACE)} \
-        if "buffer" in strategies else {}
+        if "CapacityBuffer" in driven else {}
     nodepools = {name: _node_pool_of(entry, plan) for name, entry in first.items()}  # window → (NodePool, selector)
     selectors = dict(nodepools.values())
     nodes = {nodepool: reader.nodes(selector) for nodepool, selector in selectors.items()}
@@ -297,7 +295,7 @@ def check_windows(timeline: Timeline, reader: ClusterReader) -> list[WindowStatu
         state = window_state(occurrence.scale_up_utc, occurrence.start_utc, now)
         nodepool = nodepools[window.name][0]
         since = occurrence.scale_up_utc if state != UPCOMING else None
-        placeholders = entry.strategy == "placeholders"
+        placeholders = entry.strategy.keda_scaled
         name = placeholder_name(window.name)
         statuses.append(WindowStatus(
             entry, state,
@@ -310,45 +308,59 @@ def check_windows(timeline: Timeline, reader: ClusterReader) -> list[WindowStatu
             next((budget for budget in _budgets(entry, plan) if freeze_active(budget, now)), None),
             static=_static(entry, pool_states[nodepool]),
             buffer=_buffer(entry, buffers),
-            driver=driver_states(entry.native.driver.runs, cron_jobs, jobs)
-            if entry.native else ()))
+            driver=driver_states(driver.runs, cron_jobs, jobs)
+            if entry.capacity and (driver := entry.capacity.driver) else ()))
     return statuses
 
 
+def _driven_kind(entry: Entry) -> str | None:
+    driven = entry.capacity.driven if entry.capacity is not None else None
+    return driven[0] if driven is not None else None
+
+
+def _own_node_pool(entry: Entry) -> str | None:
+    return entry.capacity.node_pool_object if entry.capacity is not None else None
+
+
 def _node_pool_of(entry: Entry, plan: CapacityPlan) -> tuple[str, dict[str, str]]:
-    """The NodePool a window's nodes come from, and the labels its nodes and NodeClaims carry: a static window's
-    own (``karpenter.sh/nodepool``, which Karpenter sets), else its pool's
+    """The NodePool a window's nodes come from, and the labels its nodes and NodeClaims carry: the window's own
+    (static; ``karpenter.sh/nodepool``, which Karpenter sets), else its pool's
     (:func:`prescale.names.pool_node_selector`)."""
-    if isinstance(entry.native, StaticNodes):
-        return entry.native.node_pool_name, {NODEPOOL_LABEL: entry.native.node_pool_name}
+    own = _own_node_pool(entry)
+    if own is not None:
+        return own, {NODEPOOL_LABEL: own}
     pool = entry.window.node_pool
     owned = plan.pools[pool].pool.owned
     return node_pool_object_name(pool) if owned else pool, pool_node_selector(pool, owned)
 
 
 def _budgets(entry: Entry, plan: CapacityPlan) -> list[Freeze]:
-    """The freezes of the NodePool the window's nodes are on: a static window's own, else its pool's."""
+    """The freezes of the NodePool the window's nodes are on: the window's own (static), else its pool's."""
     window = plan.window(entry.window.name)
-    if isinstance(entry.native, StaticNodes) and isinstance(window, NativeWindow):
+    if _own_node_pool(entry) is not None and isinstance(window, ArmedWindow):
         return [window.freeze] if window.freeze is not None else []
     return plan.pools[entry.window.node_pool].freezes
 
 
 def _static(entry: Entry, pool: PoolState) -> StaticState | None:
-    if not isinstance(entry.native, StaticNodes):
+    """A driven NodePool's count: planned, set (``spec.replicas``) and running (``status.nodes``)."""
+    if entry.capacity is None or entry.capacity.driver is None or _driven_kind(entry) != "NodePool":
         return None
     listed = pool.listed or {}
-    return StaticState(entry.native.nodes, (listed.get("spec") or {}).get("replicas"),
+    return StaticState(entry.capacity.driver.up.replicas, (listed.get("spec") or {}).get("replicas"),
                        (listed.get("status") or {}).get("nodes"))
 
 
 def _buffer(entry: Entry, buffers: Mapping[str, Object]) -> BufferState | None:
-    if not isinstance(entry.native, BufferedCapacity):
+    """A driven CapacityBuffer: its conditions, and its count planned, set and provisioned."""
+    if entry.capacity is None or entry.capacity.driver is None or entry.capacity.driven is None \
+            or entry.capacity.driven[0] != "CapacityBuffer":
         return None
-    name = entry.native.buffer_name
+    name = entry.capacity.driven[1]
     listed = buffers.get(name, {})
-    return BufferState(ObjectState("CapacityBuffer", name, name in buffers, _conditions(listed)), entry.native.pods,
-                       (listed.get("spec") or {}).get("replicas"), (listed.get("status") or {}).get("replicas"))
+    return BufferState(ObjectState("CapacityBuffer", name, name in buffers, _conditions(listed)),
+                       entry.capacity.driver.up.replicas, (listed.get("spec") or {}).get("replicas"),
+                       (listed.get("status") or {}).get("replicas"))
 
 
 def window_state(scale_up: datetime, start: datetime, now: datetime) -> WindowState:

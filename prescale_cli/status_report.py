@@ -11,6 +11,7 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 from prescale.model.schedule.duration import format_duration
+from prescale.model.strategies import DEFAULT
 
 from . import documents
 from .output import Output
@@ -46,7 +47,7 @@ def _window(status: WindowStatus) -> documents.WindowReadiness:
                                       status.node_claims)
     static, buffer = status.static, status.buffer
     return documents.WindowReadiness(
-        window=entry.window.name, node_pool=entry.window.node_pool, strategy=status.strategy, state=status.state,
+        window=entry.window.name, node_pool=entry.window.node_pool, strategy=status.strategy.name, state=status.state,
         scale_up=entry.occurrence.scale_up, start=entry.occurrence.start, end=entry.occurrence.end,
         ready=status.ready, not_ready=status.blockers,
         scaled_object=documents.ScaledObject(
@@ -98,7 +99,7 @@ def show_status(stack: str, now: datetime, within: timedelta, statuses: list[Win
     if not statuses:
         output.line(f"No window is running or starts within {format_duration(within)}: nothing to be ready for.")
         return
-    if any(status.strategy != "placeholders" for status in statuses):
+    if any(status.strategy is not DEFAULT for status in statuses):
         output.table(["Window", "Pool", "Strategy", "State", "Local: scale-up → start – end", "Trigger", "Capacity",
                       "Nodes", "Frozen now (UTC)", "Ready"],
                      [_row(status, now, strategy=True) for status in statuses])
@@ -122,7 +123,7 @@ def show_status(stack: str, now: datetime, within: timedelta, statuses: list[Win
 
 
 def _row(status: WindowStatus, now: datetime, strategy: bool = False) -> list[str]:
-    """A window's row; ``strategy``: the stack has static or buffer pools, so the row says which, and its trigger
+    """A window's row; ``strategy``: some window's strategy is not the default, so the row says which, and its trigger
     and capacity columns hold a ScaledObject and placeholders, or a driver and its NodePool or CapacityBuffer."""
     entry, nodes = status.entry, status.nodes
     occurrence = entry.occurrence
@@ -133,7 +134,7 @@ def _row(status: WindowStatus, now: datetime, strategy: bool = False) -> list[st
     node_cell = f"{nodes.ready}/{nodes.total} Ready" + (f", {nodes.reserved} reserved" if nodes.reserved else "")
     frozen = ("do-not-disrupt pods" if entry.existing_pool else
               f"{status.freeze.schedule} for {status.freeze.duration}" if status.freeze else "no")
-    return [entry.window.name, entry.window.node_pool, *([status.strategy] if strategy else []), state, local,
+    return [entry.window.name, entry.window.node_pool, *([status.strategy.name] if strategy else []), state, local,
             _trigger(status), _capacity(status), node_cell, frozen, _verdict(status)]
 
 

@@ -2,7 +2,7 @@
 
 All time maths is :mod:`prescale.model.schedule`'s and every deployment decision the
 :class:`~prescale.model.plan.CapacityPlan`'s (what the program deploys at ``now``, the same object the components
-render); this module only asks them about a range and lines the answers up, with when a static or buffer window's
+render); this module only asks them about a range and lines the answers up, with when a driven window's
 driver CronJobs fire for each occurrence (docs/internals.md#prescale_clitimeline).
 """
 
@@ -13,13 +13,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from typing import Literal
 from zoneinfo import ZoneInfo
 
-from prescale.model.config import EventWindow, Strategy
+from prescale.model.config import EventWindow
 from prescale.model.fleet.quantity import parse_quantity
 from prescale.model.fleet.sizing import PlaceholderPlan
-from prescale.model.native import NativeCapacity, StaticNodes
 from prescale.model.plan import CapacityPlan
 from prescale.model.schedule.cron import epoch_seconds, fire_timestamps, next_fire, parse_cron
 from prescale.model.schedule.drivers import DriverRun, DriverSchedule
@@ -28,7 +26,9 @@ from prescale.model.schedule.freezes import Freeze, unite
 from prescale.model.schedule.keda import Occurrence, recurring_occurrences
 from prescale.model.schedule.overlaps import coinciding
 from prescale.model.schedule.time_zones import load_zone
-from prescale.model.windows import IdleWindow, NativeWindow, WindowPlan
+from prescale.model.strategies import Capacity, Strategy
+from prescale.model.strategies.placeholders import PLACEHOLDERS
+from prescale.model.windows import ArmedWindow, IdleWindow, WindowPlan
 from prescale.names import node_pool_object_name
 
 _UTC_ZONE = ZoneInfo("UTC")  # Karpenter evaluates budget schedules in UTC
@@ -38,7 +38,7 @@ Interval = tuple[datetime, datetime]  # [from, until) in UTC
 
 @dataclass(frozen=True)
 class DriverFire:
-    """When one CronJob of a static or buffer window's driver fires for one occurrence, and the count it sets."""
+    """When one CronJob of a driven window's driver fires for one occurrence, and the count it sets."""
 
     run: DriverRun
     at: datetime  # in the window's zone
@@ -59,8 +59,8 @@ class Entry:
     not_armed: str | None = None  # why the program deploys nothing for it yet (a one-off far ahead)
     # On a NodePool prescale does not own: no freeze, its placeholders carry `karpenter.sh/do-not-disrupt`.
     existing_pool: bool = False
-    strategy: Strategy = "placeholders"  # its pool's
-    native: NativeCapacity | None = None  # the static NodePool or CapacityBuffer its driver sets, once armed
+    strategy: Strategy = PLACEHOLDERS  # its pool's
+    capacity: Capacity | None = None  # what its strategy deploys for it, once armed
     driver: tuple[DriverFire, DriverFire, DriverFire] | None = None  # its scale-up, scale-down, failsafe here
 
 
@@ -104,13 +104,14 @@ def build_timeline(plan: CapacityPlan, since: datetime, until: datetime) -> Time
     freezes = pool_freezes(plan)
     frozen = {pool: _frozen_intervals(plan.pools[pool].freezes, since, until)
               for pool in dict.fromkeys(budget.node_pool for budget in freezes)
-              if plan.pools[pool].strategy != "static"}
+              if not plan.pools[pool].strategy.own_node_pools}
     entries = []
     for window_plan in plan.windows:
         window, pool = window_plan.window, plan.pools[window_plan.window.node_pool]
         existing, strategy = not pool.pool.owned, pool.strategy
         own = _own_freeze(window_plan, since, until)
-        native = window_plan.capacity if isinstance(window_plan, NativeWindow) else None
+        capacity = window_plan.capacity if isinstance(window_plan, ArmedWindow) else None
+        driver = capacity.driver if capacity is not None else None
         for occurrence in window_occurrences(window_plan, since, until, now):
             if isinstance(window_plan, IdleWindow):
                 entries.append(Entry(window, occurrence, window_plan.placeholders, None, not_armed=window_plan.reason,
@@ -118,35 +119,30 @@ def build_timeline(plan: CapacityPlan, since: datetime, until: datetime) -> Time
                 continue
             freeze = _covering(own if own is not None else frozen.get(window.node_pool, []), occurrence)
             entries.append(Entry(window, occurrence, window_plan.placeholders, freeze, existing_pool=existing,
-                                 strategy=strategy, native=native,
-                                 driver=driver_fires(native.driver, occurrence) if native else None))
+                                 strategy=strategy, capacity=capacity,
+                                 driver=driver_fires(driver, occurrence) if driver is not None else None))
     entries.sort(key=lambda entry: (entry.occurrence.scale_up_utc, entry.window.name))
     return Timeline(since, until, now, entries, overlaps(entries), freezes, frozen, plan)
 
 
 def pool_freezes(plan: CapacityPlan) -> list[PoolFreeze]:
-    """Every pool's fitted budgets on the NodePool that gets them: a static window's freeze is on its own."""
+    """Every pool's fitted budgets on the NodePool that gets them: a window with its own NodePool (static) has its
+    freeze there."""
     found = []
     for name, pool in plan.pools.items():
-        if pool.strategy != "static":
+        if not pool.strategy.own_node_pools:
             found += [PoolFreeze(name, node_pool_object_name(name), freeze) for freeze in pool.freezes]
             continue
-        found += [PoolFreeze(name, native.capacity.node_pool_name, native.freeze) for native in plan.native
-                  if native.window.node_pool == name and isinstance(native.capacity, StaticNodes)
-                  and native.freeze is not None]
+        found += [PoolFreeze(name, own, armed.freeze) for armed in plan.armed
+                  if armed.window.node_pool == name and (own := armed.capacity.node_pool_object) is not None
+                  and armed.freeze is not None]
     return found
 
 
-def driven_object(native: NativeCapacity) -> tuple[Literal["NodePool", "CapacityBuffer"], str]:
-    """The kind and name of the object a static or buffer window's driver sets."""
-    if isinstance(native, StaticNodes):
-        return "NodePool", native.node_pool_name
-    return "CapacityBuffer", native.buffer_name
-
-
 def _own_freeze(plan: WindowPlan, since: datetime, until: datetime) -> list[Interval] | None:
-    """A static window's own NodePool's freeze, active around the range; None for a window on its pool's NodePool."""
-    if isinstance(plan, NativeWindow) and isinstance(plan.capacity, StaticNodes) and plan.freeze is not None:
+    """The freeze of a window's own NodePool (static), active around the range; None for a window on its pool's
+    NodePool."""
+    if isinstance(plan, ArmedWindow) and plan.capacity.node_pool_object is not None and plan.freeze is not None:
         return _frozen_intervals([plan.freeze], since, until)
     return None
 

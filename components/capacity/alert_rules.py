@@ -10,17 +10,20 @@ and docs/alerts.md#static-and-buffer-pools.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from itertools import groupby
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from ..model.config import NodePoolConfig
-from ..model.native import StaticNodes, converge_name, driver_failsafe_name, driver_names, prepull_name
 from ..model.plan import CapacityPlan
+from ..model.schedule.drivers import DriverRun
 from ..model.schedule.duration import format_duration
-from ..model.windows import ArmedWindow, NativeWindow
+from ..model.strategies.driven import converge_name, driver_failsafe_name, driver_names, prepull_name
+from ..model.strategies.static import StaticNodes
+from ..model.windows import ArmedWindow
 from ..names import PLACEHOLDER_NAMESPACE, node_pool_object_name, placeholder_name
 
 if TYPE_CHECKING:  # the PrometheusRule's shapes, for type checkers only: nothing of the SDK is loaded
@@ -69,14 +72,13 @@ NODEPOOL_NODE_LABEL = "label_karpenter_sh_nodepool"
 
 
 def rule_groups(plan: CapacityPlan) -> list[RuleGroup]:
-    """The rule groups watching every deployed window, one per node pool that has any, in pool-name order (a pool
-    has one strategy, so its windows are all armed placeholders or all static or buffer)."""
-    pool_of = attrgetter("window.node_pool")
-    groups = {name: pool_rules(plan.pools[name].pool, list(windows))
-              for name, windows in groupby(sorted(plan.armed, key=pool_of), pool_of)}
-    groups |= {name: native_rules(plan.pools[name].pool, list(windows))
-               for name, windows in groupby(sorted(plan.native, key=pool_of), pool_of)}
-    return [groups[name] for name in sorted(groups)]
+    """The rule groups watching every deployed window, one per node pool that has any, in pool-name order, each
+    written by its pool's strategy's rules (:data:`RULES`; a strategy without rules of its own gets none)."""
+    by_pool: dict[str, list[ArmedWindow]] = defaultdict(list)
+    for window in plan.armed:
+        by_pool[window.window.node_pool].append(window)
+    return [RULES[strategy](plan.pools[name].pool, by_pool[name]) for name in sorted(by_pool)
+            if (strategy := plan.pools[name].strategy.name) in RULES]
 
 
 def pool_rules(pool: NodePoolConfig, windows: Sequence[ArmedWindow]) -> RuleGroup:
@@ -98,20 +100,29 @@ def pool_rules(pool: NodePoolConfig, windows: Sequence[ArmedWindow]) -> RuleGrou
                          "one of its windows holds placeholders")]}
 
 
-def native_rules(pool: NodePoolConfig, windows: Sequence[NativeWindow]) -> RuleGroup:
-    """The rules for one static or buffer pool's windows: each static window's nodes against its count (and whether
-    they can be counted), a buffer's pods Karpenter cannot place, a driver run that gave up, the pre-pull DaemonSets'
-    images, launches."""
+def static_rules(pool: NodePoolConfig, windows: Sequence[ArmedWindow]) -> RuleGroup:
+    """The rules for one static pool's windows: each window's nodes against its count, and whether they can be
+    counted, then the driven windows' rules (:func:`driven_rules`) on the windows' own NodePools."""
     windows = sorted(windows, key=attrgetter("window.name"))
-    static = [window for window in windows if isinstance(window.capacity, StaticNodes)]
-    nodepools = [window.capacity.node_pool_name for window in static if isinstance(window.capacity, StaticNodes)] \
-        or [node_pool_object_name(pool.name)]
+    nodepools = [window.capacity.node_pool_name for window in windows if isinstance(window.capacity, StaticNodes)]
+    return driven_rules(pool, windows, [*(_static_short(pool, window) for window in windows),
+                                        _node_count_missing(pool, windows)], nodepools)
+
+
+def buffer_rules(pool: NodePoolConfig, windows: Sequence[ArmedWindow]) -> RuleGroup:
+    """The rules for one buffer pool's windows: pods Karpenter cannot place while a buffer is up, then the driven
+    windows' rules (:func:`driven_rules`) on the pool's NodePool."""
+    windows = sorted(windows, key=attrgetter("window.name"))
+    return driven_rules(pool, windows, [_buffer_unplaceable(pool, windows)], [node_pool_object_name(pool.name)])
+
+
+def driven_rules(pool: NodePoolConfig, windows: Sequence[ArmedWindow], own: list[AlertingRule],
+                 nodepools: list[str]) -> RuleGroup:
+    """A driven pool's group: its strategy's ``own`` rules, then a driver run or converge Job that gave up, the
+    pre-pull DaemonSets' images, and launches on ``nodepools`` while a window is on."""
     prepulls = sorted(window.capacity.prepull.name for window in windows if window.capacity.prepull is not None)
     return {"name": f"prescale-pool-{pool.name}", "rules": [
-        *(_static_short(pool, window) for window in static),
-        *([_node_count_missing(pool, static)] if static else []),
-        *([_buffer_unplaceable(pool, windows)] if not static else []),
-        _driver_failed(pool, windows), _converge_failed(pool, windows),
+        *own, _driver_failed(pool, windows), _converge_failed(pool, windows),
         *([_pull_failing(pool, "PrescalePrepullImagePullFailing",
                          _of_windows_pods("DaemonSet", "|".join(prepulls), f"{PREPULL_PREFIX}(.+)"),
                          "Pre-pull pod", "the pre-pull DaemonSet's pod")] if prepulls else []),
@@ -342,7 +353,11 @@ def _launch_failures(pool: NodePoolConfig, nodepools: Sequence[str], on: str, wh
                            "Karpenter retries; while it fails, the window's capacity is short."}}
 
 
-def _driver_on(windows: Sequence[NativeWindow]) -> str:
+def _runs(window: ArmedWindow) -> tuple[DriverRun, ...]:
+    return window.capacity.driver.runs if window.capacity.driver is not None else ()
+
+
+def _driver_on(windows: Sequence[ArmedWindow]) -> str:
     """One series per window its driver holds at its count now, labelled ``namespace`` and ``window`` only: its
     scale-up CronJob last ran later than its scale-down one, or the scale-down never ran (kube-state-metrics'
     lastScheduleTime, set when the CronJob controller starts a run). A static window is so from scale-up to its
@@ -371,12 +386,13 @@ def _nodes_of(nodepool: str) -> str:
 _COUNTABLE = f'(count(kube_node_labels{{{NODEPOOL_NODE_LABEL}!=""}}) > 0 or count(karpenter_build_info) > 0)'
 
 
-def _static_short(pool: NodePoolConfig, window: NativeWindow) -> AlertingRule:
+def _static_short(pool: NodePoolConfig, window: ArmedWindow) -> AlertingRule:
     """A static window's NodePool with fewer Ready nodes than its count, minutes after its scale-up run, where its
     nodes can be counted (:func:`_node_count_missing` tells when they cannot, rather than paging for nodes that may
     well be there)."""
-    assert isinstance(window.capacity, StaticNodes)
-    nodepool, nodes = window.capacity.node_pool_name, window.capacity.nodes
+    capacity = window.capacity
+    assert isinstance(capacity, StaticNodes)
+    nodepool, nodes = capacity.node_pool_name, capacity.nodes
     ready = (f"count (\n    {_nodes_of(nodepool)}\n"
              '    * on (node) group_left () (kube_node_status_condition{condition="Ready", status="true"} == 1)\n'
              "  )")
@@ -389,14 +405,14 @@ def _static_short(pool: NodePoolConfig, window: NativeWindow) -> AlertingRule:
             "summary": f"Static NodePool {nodepool} of window {window.window.name} has {{{{ $value }}}} of its "
                        f"{nodes} nodes Ready",
             "description": f"{format_duration(STATIC_SHORT_FOR)} after its scale-up run (CronJob "
-                           f"{PLACEHOLDER_NAMESPACE}/{window.capacity.driver.up.name}) the window's NodePool has "
+                           f"{PLACEHOLDER_NAMESPACE}/{capacity.driver.up.name}) the window's NodePool has "
                            f"fewer than its {nodes} nodes Ready: Karpenter creates them all at once, so they are not "
                            "coming. The run may have failed (PrescaleDriverRunFailed), EC2 may be out of the pool's "
                            "type (PrescaleNodeClaimsFailingToLaunch), Karpenter's StaticCapacity gate may be off, or "
                            f"the NodePool or its node class may not be Ready: `prescale status` shows each."}}
 
 
-def _node_count_missing(pool: NodePoolConfig, static: Sequence[NativeWindow]) -> AlertingRule:
+def _node_count_missing(pool: NodePoolConfig, static: Sequence[ArmedWindow]) -> AlertingRule:
     """A static window is on and no series says which node belongs to which NodePool: its nodes cannot be counted,
     so :func:`_static_short` stays silent, and this says what to turn on instead of paging."""
     return {
@@ -415,7 +431,7 @@ def _node_count_missing(pool: NodePoolConfig, static: Sequence[NativeWindow]) ->
                            "included.)"}}
 
 
-def _buffer_unplaceable(pool: NodePoolConfig, windows: Sequence[NativeWindow]) -> AlertingRule:
+def _buffer_unplaceable(pool: NodePoolConfig, windows: Sequence[ArmedWindow]) -> AlertingRule:
     """Karpenter cannot place some pending pods, for minutes, while a buffer window of the pool is on (no metric
     says which CapacityBuffer: its virtual pods count among those of the whole cluster)."""
     unplaceable = 'max (karpenter_scheduler_unschedulable_pods_count{controller="provisioner"}) > 0'
@@ -437,10 +453,10 @@ def _buffer_unplaceable(pool: NodePoolConfig, windows: Sequence[NativeWindow]) -
                            "and `prescale status` show its conditions."}}
 
 
-def _driver_failed(pool: NodePoolConfig, windows: Sequence[NativeWindow]) -> AlertingRule:
+def _driver_failed(pool: NodePoolConfig, windows: Sequence[ArmedWindow]) -> AlertingRule:
     """A driver CronJob's Job that failed (its deadline passed, its retries spent) after the CronJob's last success:
     the count it was to set may not be set."""
-    names = "|".join(sorted(run.name for window in windows for run in window.capacity.driver.runs))
+    names = "|".join(sorted(run.name for window in windows for run in _runs(window)))
     where = f'namespace="{PLACEHOLDER_NAMESPACE}"'
     failed = (f"kube_job_status_start_time{{{where}}}\n"
               f'    * on (namespace, job_name) group_left (owner_name)\n'
@@ -465,12 +481,12 @@ def _driver_failed(pool: NodePoolConfig, windows: Sequence[NativeWindow]) -> Ale
                            "a missing object, the API server)."}}
 
 
-def _converge_failed(pool: NodePoolConfig, windows: Sequence[NativeWindow]) -> AlertingRule:
+def _converge_failed(pool: NodePoolConfig, windows: Sequence[ArmedWindow]) -> AlertingRule:
     """The Job a `pulumi up` registers to set a window's count now failed, and no driver run of the window succeeded
     since: the count may be wrong until the window's next run."""
     where = f'namespace="{PLACEHOLDER_NAMESPACE}"'
     jobs = "|".join(sorted(converge_name(window.window.name) for window in windows))
-    runs = "|".join(sorted(run.name for window in windows for run in window.capacity.driver.runs))
+    runs = "|".join(sorted(run.name for window in windows for run in _runs(window)))
     failed = (f'label_replace(\n    kube_job_status_start_time{{{where}, job_name=~"{jobs}"}}\n'
               f'    and on (namespace, job_name) (kube_job_failed{{{where}, condition="true"}} == 1),\n'
               f'    "window", "$1", "job_name", "{_CONVERGE}(.+)")')
@@ -489,3 +505,8 @@ def _converge_failed(pool: NodePoolConfig, windows: Sequence[NativeWindow]) -> A
                            "added mid-event may hold no capacity). `kubectl -n "
                            f"{PLACEHOLDER_NAMESPACE} logs job/{{{{ $labels.job_name }}}}` has kubectl's error; the "
                            "docs' converge section (docs/capacity.md) shows how to run it again by hand."}}
+
+
+# Each strategy's rules for one pool's deployed windows, by strategy name.
+RULES: dict[str, Callable[[NodePoolConfig, Sequence[ArmedWindow]], RuleGroup]] = {
+    "placeholders": pool_rules, "static": static_rules, "buffer": buffer_rules}

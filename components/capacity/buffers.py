@@ -16,16 +16,17 @@ import pulumi_kubernetes as k8s
 from ..contract import Platform
 from ..model.config import NodePoolConfig, PlaceholderConfig
 from ..model.fleet.labels import POOL_LABEL, WINDOW_LABEL
-from ..model.native import BufferedCapacity
-from ..model.windows import NativeWindow
+from ..model.strategies.buffer import BufferedCapacity
+from ..model.windows import ArmedWindow
 from ..names import BUFFER_LABELS
 from .crds import CapacityBuffer
+from .provider import on_cluster
 from .scheduled_capacity import placeholder_pod_template
 
 
 @dataclass(frozen=True)
 class WindowBufferArgs:
-    window: NativeWindow  # a buffer window deployed now (`plan_capacity(...).native`, capacity a BufferedCapacity)
+    window: ArmedWindow  # a buffer window deployed now (`plan_capacity(...).armed`, capacity a BufferedCapacity)
     pool: NodePoolConfig  # its pool: the node selector and taints of the virtual pods
     placeholders: PlaceholderConfig  # the pause image and pull secrets of the pod's shape
     namespace: pulumi.Input[str]  # where both live (namespace prescale)
@@ -43,8 +44,7 @@ class WindowBuffer(pulumi.ComponentResource):
         capacity = window.capacity
         if not isinstance(capacity, BufferedCapacity):
             raise ValueError(f"event window {window.window.name!r} is not on a buffer pool")
-        super().__init__("prescale:index:WindowBuffer", name, {}, pulumi.ResourceOptions.merge(
-            opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
+        super().__init__("prescale:index:WindowBuffer", name, {}, on_cluster(opts, platform))
         labels = {**BUFFER_LABELS, WINDOW_LABEL: window.window.name, POOL_LABEL: window.window.node_pool}
         self.buffer_name: str = capacity.buffer_name
         self.pod_template: k8s.core.v1.PodTemplate = k8s.core.v1.PodTemplate(
@@ -55,7 +55,7 @@ class WindowBuffer(pulumi.ComponentResource):
         self.buffer: CapacityBuffer = CapacityBuffer(
             f"{name}-buffer", {"name": capacity.buffer_name, "namespace": args.namespace, "labels": labels},
             {"podTemplateRef": {"name": capacity.pod_template_name}, "replicas": capacity.created_replicas},
-            # The driver owns the count from creation on (docs/internals.md, `prescale.model.native`).
+            # The driver owns the count from creation on (docs/internals.md, `prescale.model.strategies`).
             opts=pulumi.ResourceOptions(parent=self, depends_on=[*platform.karpenter_ready, self.pod_template],
                                         ignore_changes=["spec.replicas"]))
         self.register_outputs({"bufferName": capacity.buffer_name, "pods": capacity.pods})

@@ -4,12 +4,13 @@
 platform exists; :func:`deploy_capacity` is its wrapper. It plans the config once
 (:func:`prescale.model.plan.plan_capacity`), says the plan's warnings, checks each pool's subnets for addresses
 (:mod:`prescale.capacity.addresses`), and renders the plan: the namespace and PriorityClass, the reservations held
-now, one :class:`~prescale.capacity.node_pools.EventNodePool` per pool prescale owns, per armed window a
+now, one :class:`~prescale.capacity.node_pools.EventNodePool` per pool prescale owns, per armed window what its
+strategy builds (:mod:`prescale.capacity.strategies`: a
 :class:`~prescale.capacity.scheduled_capacity.ScheduledCapacity` and :class:`~prescale.capacity.failsafe.Failsafe`,
-per static or buffer window what its strategy makes of it (:func:`native_capacity`, the one place that branches on
-it), its :class:`~prescale.capacity.drivers.CapacityDriver` and :class:`~prescale.capacity.node_prepull.NodePrepull`,
-and the alerts. What each becomes: docs/capacity.md#what-each-config-entry-becomes; why names and aliases keep every
-existing URN: docs/internals.md#prescalecapacitydeploy.
+or the object a :class:`~prescale.capacity.drivers.CapacityDriver` sets and its
+:class:`~prescale.capacity.node_prepull.NodePrepull`), and the alerts. What each becomes:
+docs/capacity.md#what-each-config-entry-becomes; why names and aliases keep every existing URN:
+docs/internals.md#prescalecapacitydeploy.
 """
 
 from __future__ import annotations
@@ -25,21 +26,18 @@ import pulumi_kubernetes as k8s
 from ..contract import Platform
 from ..model.config import CapacityConfig
 from ..model.fleet.reservations import next_up
-from ..model.native import StaticNodes
 from ..model.plan import CapacityPlan, plan_capacity
 from ..model.schedule.instants import utc_iso
-from ..model.windows import NativeWindow
 from ..names import PLACEHOLDER_LABELS, PLACEHOLDER_NAMESPACE, PRIORITY_CLASS_NAME
 from .addresses import address_checks
 from .alerts import EventAlerts, EventAlertsArgs
-from .buffers import WindowBuffer, WindowBufferArgs
-from .drivers import CapacityDriver, CapacityDriverArgs
-from .failsafe import Failsafe, FailsafeArgs
+from .drivers import CapacityDriver
+from .failsafe import Failsafe
 from .node_pools import EventNodePool, EventNodePoolArgs
-from .node_prepull import NodePrepull, NodePrepullArgs
+from .node_prepull import NodePrepull
 from .reservations import WindowReservations, WindowReservationsArgs, end_date
-from .scheduled_capacity import ScheduledCapacity, ScheduledCapacityArgs
-from .static_pools import StaticNodePool, StaticNodePoolArgs
+from .scheduled_capacity import ScheduledCapacity
+from .strategies import WindowSite, deploy_window
 
 
 @dataclass(frozen=True)
@@ -50,13 +48,14 @@ class DeployedCapacity:
     namespace: k8s.core.v1.Namespace
     priority_class: k8s.scheduling.v1.PriorityClass
     node_pools: dict[str, EventNodePool]  # the pools prescale owns
-    windows: dict[str, ScheduledCapacity]  # armed windows only
-    failsafes: dict[str, Failsafe]  # one per armed window
+    windows: dict[str, ScheduledCapacity]  # armed windows holding placeholders
+    failsafes: dict[str, Failsafe]  # one per window holding placeholders
     alerts: EventAlerts | None = None  # with `prescale:alerts.prometheusRule` only
     reservations: dict[str, WindowReservations] = field(default_factory=dict)  # windows holding them now
-    native: dict[str, StaticNodePool | WindowBuffer] = field(default_factory=dict)  # static and buffer windows now
-    drivers: dict[str, CapacityDriver] = field(default_factory=dict)  # one per static or buffer window
-    prepulls: dict[str, NodePrepull] = field(default_factory=dict)  # static and buffer windows with prepullImages
+    # The object each driven window's driver sets (a StaticNodePool, a WindowBuffer), its driver, its pre-pull.
+    native: dict[str, pulumi.ComponentResource] = field(default_factory=dict)
+    drivers: dict[str, CapacityDriver] = field(default_factory=dict)
+    prepulls: dict[str, NodePrepull] = field(default_factory=dict)  # driven windows with prepullImages
 
     @property
     def idle_windows(self) -> dict[str, str]:
@@ -144,24 +143,15 @@ class PrescaleCapacity(pulumi.ComponentResource):
 
         # Names as outputs, so every window's objects wait for the namespace and the class to exist. Each read of
         # `metadata.name` lifts a new Output that every consumer then awaits: read once, shared by every window.
-        namespace_name, priority_class_name = namespace.metadata.name, priority_class.metadata.name
-        windows = {armed.window.name: ScheduledCapacity(armed.window.name, ScheduledCapacityArgs(
-            armed, plan.pools[armed.window.node_pool].pool, config.placeholders, namespace_name,
-            priority_class_name, platform), moved) for armed in plan.armed}
-        failsafes = {name: Failsafe(name, FailsafeArgs(window, config.placeholders.failsafe_image, platform), moved)
-                     for name, window in windows.items()}
-        # Static and buffer windows never sat anywhere else: no alias.
-        added = pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts else None)
-        native = {native_plan.window.name: native_capacity(
-            native_plan, node_pools[native_plan.window.node_pool], config, namespace_name,
-            priority_class_name, platform, added) for native_plan in plan.native}
-        drivers = {native_plan.window.name: CapacityDriver(native_plan.window.name, CapacityDriverArgs(
-            native_plan, namespace_name, config.placeholders.failsafe_image, platform), added)
-            for native_plan in plan.native}
-        prepulls = {native_plan.window.name: NodePrepull(native_plan.window.name, NodePrepullArgs(
-            native_plan.window.name, native_plan.capacity.prepull, config.node_pool(native_plan.window.node_pool),
-            config.placeholders, namespace_name, platform), added)
-            for native_plan in plan.native if native_plan.capacity.prepull}
+        namespace_name = namespace.metadata.name
+        site = WindowSite(config, platform, node_pools, namespace_name, priority_class.metadata.name, moved,
+                          pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts else None))
+        parts = {armed.window.name: deploy_window(armed, site) for armed in plan.armed}
+        windows = {name: part.scheduled for name, part in parts.items() if part.scheduled is not None}
+        failsafes = {name: part.failsafe for name, part in parts.items() if part.failsafe is not None}
+        native = {name: part.native for name, part in parts.items() if part.native is not None}
+        drivers = {name: part.driver for name, part in parts.items() if part.driver is not None}
+        prepulls = {name: part.prepull for name, part in parts.items() if part.prepull is not None}
         alerts = EventAlerts("alerts", EventAlertsArgs(plan, namespace_name, platform), moved) \
             if config.alerts.prometheus_rule else None
         self.deployed = DeployedCapacity(plan, namespace, priority_class, node_pools, windows, failsafes, alerts,
@@ -174,19 +164,6 @@ class PrescaleCapacity(pulumi.ComponentResource):
             self.stack_outputs.update(reservations=self.deployed.reservation_outputs,
                                       nextUpForReservations=self.deployed.next_up_for_reservations)
         self.register_outputs(self.stack_outputs)
-
-
-def native_capacity(window: NativeWindow, pool: EventNodePool, config: CapacityConfig,
-                    namespace: pulumi.Input[str], priority_class_name: pulumi.Input[str], platform: Platform,
-                    opts: pulumi.ResourceOptions) -> StaticNodePool | WindowBuffer:
-    """What a static or buffer window's driver sets, by its pool's strategy: a static NodePool of the pool's node
-    class (after the pool's component: its node class and address check), or a CapacityBuffer."""
-    name, pool_config = window.window.name, config.node_pool(window.window.node_pool)
-    if isinstance(window.capacity, StaticNodes):
-        return StaticNodePool(name, StaticNodePoolArgs(window, pool_config, pool.node_class_name, platform, [pool]),
-                              opts)
-    return WindowBuffer(name, WindowBufferArgs(window, pool_config, config.placeholders, namespace,
-                                               priority_class_name, platform), opts)
 
 
 def deploy_capacity(config: CapacityConfig, platform: Platform, now: datetime,

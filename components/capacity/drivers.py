@@ -1,4 +1,5 @@
-"""Per static or buffer window: the two CronJobs that set its object's count, with exactly the rights they need.
+"""Per driven window (strategy static or buffer): the CronJobs that set its object's count, with exactly the rights
+they need.
 
 ``kubectl scale`` of a static window's NodePool or a merge patch of a CapacityBuffer's ``spec.replicas``, in the
 failsafe's kubectl pods, with the plan's deadlines; a one-off's scale-down also deletes its scale-up. One
@@ -19,12 +20,14 @@ import pulumi_kubernetes as k8s
 
 from ..contract import Platform
 from ..model.fleet.labels import WINDOW_LABEL
-from ..model.native import NativeCapacity, StaticNodes, driver_account_name
 from ..model.schedule.drivers import ConvergeRun, DriverRun
 from ..model.schedule.instants import utc_iso
-from ..model.windows import NativeWindow
+from ..model.strategies.base import DrivenKind
+from ..model.strategies.driven import driver_account_name
+from ..model.windows import ArmedWindow
 from ..names import DRIVER_LABELS
 from .failsafe import kubectl_cron_job_spec, pod_spec
+from .provider import on_cluster
 
 KARPENTER_GROUP = "karpenter.sh"
 BUFFER_GROUP = "autoscaling.x-k8s.io"
@@ -36,7 +39,7 @@ Rule = dict[str, list[str]]
 
 @dataclass(frozen=True)
 class CapacityDriverArgs:
-    window: NativeWindow  # a static or buffer window deployed now (`plan_capacity(...).native`)
+    window: ArmedWindow  # a driven window deployed now (`plan_capacity(...).armed`, its capacity with a driver)
     namespace: pulumi.Input[str]  # where its CronJobs, ServiceAccount and Role live (namespace prescale)
     image: str  # a kubectl image (`placeholders.failsafeImage`)
     platform: Platform  # its provider, and where controllers run (`system_placement`)
@@ -54,17 +57,19 @@ class CapacityDriver(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: CapacityDriverArgs, opts: pulumi.ResourceOptions | None = None):
         window, platform, namespace = args.window, args.platform, args.namespace
-        super().__init__("prescale:index:CapacityDriver", name, {}, pulumi.ResourceOptions.merge(
-            opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
+        super().__init__("prescale:index:CapacityDriver", name, {}, on_cluster(opts, platform))
         child = pulumi.ResourceOptions(parent=self)
-        capacity, driver = window.capacity, window.capacity.driver
+        driven, driver, converge = window.capacity.driven, window.capacity.driver, window.capacity.converge
+        if driven is None or driver is None:
+            raise ValueError(f"event window {window.window.name!r} has no driver: its pool's strategy is "
+                             f"{window.strategy.name}")
         labels = {**DRIVER_LABELS, WINDOW_LABEL: window.window.name}
         account_name = driver_account_name(window.window.name)
         metadata = {"name": account_name, "namespace": namespace, "labels": labels}
         account = k8s.core.v1.ServiceAccount(f"{name}-driver-account", metadata=metadata,
                                              automount_service_account_token=False, opts=child)
         subjects = [{"kind": "ServiceAccount", "name": account.metadata.name, "namespace": namespace}]
-        cluster_wide, in_namespace = role_rules(capacity, driver.down)
+        cluster_wide, in_namespace = role_rules(driven, driver.down)
         bindings: list[pulumi.Resource] = []
         if cluster_wide:
             cluster_metadata = {"name": f"prescale-{account_name}", "labels": labels}
@@ -83,7 +88,7 @@ class CapacityDriver(pulumi.ComponentResource):
 
         def spec(run: DriverRun) -> pulumi.Output[dict[str, Any]]:
             return pulumi.Output.all(namespace, account.metadata.name).apply(lambda names: cron_job_spec(
-                run, capacity, driver.timezone, names[0], names[1], args.image, platform, labels))
+                run, driven, driver.timezone, names[0], names[1], args.image, platform, labels))
 
         # by CronJob name: scale-up, scale-down, then the failsafe
         runs = (("scale-up", driver.up), ("scale-down", driver.down), ("failsafe", driver.failsafe))
@@ -92,13 +97,12 @@ class CapacityDriver(pulumi.ComponentResource):
             spec=spec(run), opts=after_rights) for edge, run in runs}
         # A `pulumi up` away from the edges sets the count at once; Pulumi never writes spec.replicas after creation.
         self.converge: k8s.batch.v1.Job | None = None
-        if capacity.converge is not None:
-            converge = capacity.converge
+        if converge is not None:
             self.converge = k8s.batch.v1.Job(
                 f"{name}-converge", metadata={"name": converge.name, "namespace": namespace, "labels": labels,
                                               "annotations": {"pulumi.com/skipAwait": "true"}},
                 spec=pulumi.Output.all(namespace, account.metadata.name).apply(lambda names: converge_job_spec(
-                    converge, capacity, names[0], names[1], args.image, platform, labels)),
+                    converge, driven, names[0], names[1], args.image, platform, labels)),
                 # A Job's template cannot change: a new half or count replaces it, under the same name.
                 opts=pulumi.ResourceOptions.merge(after_rights, pulumi.ResourceOptions(delete_before_replace=True)))
         self.register_outputs({"timeZone": driver.timezone, "scaleUp": driver.up.schedule,
@@ -106,20 +110,20 @@ class CapacityDriver(pulumi.ComponentResource):
                                "cronJobNames": list(self.cron_jobs)})
 
 
-def cron_job_spec(run: DriverRun, capacity: NativeCapacity, timezone: str, namespace: str, service_account: str,
+def cron_job_spec(run: DriverRun, driven: tuple[DrivenKind, str], timezone: str, namespace: str, service_account: str,
                   image: str, platform: Platform, labels: dict[str, str]) -> dict[str, Any]:
     """``run`` as a CronJob in ``timezone``, with the plan's deadlines, retries and policies."""
-    pod = pod_spec(commands(run, capacity, namespace), service_account, image, platform.system_placement)
+    pod = pod_spec(commands(run, driven, namespace), service_account, image, platform.system_placement)
     return kubectl_cron_job_spec(run.schedule, timezone, run.starting_deadline_seconds, run.active_deadline_seconds,
                                  run.backoff_limit, labels, {**pod, "restartPolicy": run.restart_policy},
                                  run.concurrency_policy)
 
 
-def converge_job_spec(run: ConvergeRun, capacity: NativeCapacity, namespace: str, service_account: str, image: str,
-                      platform: Platform, labels: dict[str, str]) -> dict[str, Any]:
+def converge_job_spec(run: ConvergeRun, driven: tuple[DrivenKind, str], namespace: str, service_account: str,
+                      image: str, platform: Platform, labels: dict[str, str]) -> dict[str, Any]:
     """``run`` as a Job: the runs' pod setting ``run.replicas`` once, its half and count in the template (so that a
     new one replaces it), retried until its deadline, which ends before the driver's next run."""
-    pod = pod_spec({"set-count": set_count(capacity, run.replicas, namespace)}, service_account, image,
+    pod = pod_spec({"set-count": set_count(driven, run.replicas, namespace)}, service_account, image,
                    platform.system_placement)
     since = "none" if run.since is None else utc_iso(datetime.fromtimestamp(run.since, UTC))
     return {"backoffLimit": run.backoff_limit, "activeDeadlineSeconds": run.active_deadline_seconds,
@@ -127,41 +131,44 @@ def converge_job_spec(run: ConvergeRun, capacity: NativeCapacity, namespace: str
                 CONVERGE_SINCE: since, CONVERGE_COUNT: str(run.replicas)}}, "spec": pod}}
 
 
-def commands(run: DriverRun, capacity: NativeCapacity, namespace: str) -> dict[str, list[str]]:
+def commands(run: DriverRun, driven: tuple[DrivenKind, str], namespace: str) -> dict[str, list[str]]:
     """Container name → kubectl arguments: set the count; for a one-off's scale-down and failsafe, also delete the
     scale-up CronJob (independent containers, so one failing never stops the other)."""
-    calls = {"set-count": set_count(capacity, run.replicas, namespace)}
+    calls = {"set-count": set_count(driven, run.replicas, namespace)}
     if run.disarms is not None:
         calls["disarm-scale-up"] = ["delete", f"cronjobs.batch/{run.disarms}", f"--namespace={namespace}",
                                     "--ignore-not-found", "--wait=false"]
     return calls
 
 
-def set_count(capacity: NativeCapacity, replicas: int, namespace: str) -> list[str]:
-    """kubectl's arguments that set ``spec.replicas`` of the window's object to ``replicas``."""
-    if isinstance(capacity, StaticNodes):  # through the NodePool's scale subresource
-        return ["scale", f"nodepools.{KARPENTER_GROUP}/{capacity.node_pool_name}", f"--replicas={replicas}"]
+def set_count(driven: tuple[DrivenKind, str], replicas: int, namespace: str) -> list[str]:
+    """kubectl's arguments that set ``spec.replicas`` of the window's object (``driven``: its kind and name) to
+    ``replicas``: a NodePool through its scale subresource, a CapacityBuffer (which has none) by a merge patch."""
+    kind, name = driven
+    if kind == "NodePool":
+        return ["scale", f"nodepools.{KARPENTER_GROUP}/{name}", f"--replicas={replicas}"]
     patch = json.dumps({"spec": {"replicas": replicas}}, separators=(",", ":"))
-    return ["patch", f"capacitybuffers.{BUFFER_GROUP}/{capacity.buffer_name}", f"--namespace={namespace}",
-            "--type=merge", f"--patch={patch}"]
+    return ["patch", f"capacitybuffers.{BUFFER_GROUP}/{name}", f"--namespace={namespace}", "--type=merge",
+            f"--patch={patch}"]
 
 
-def role_rules(capacity: NativeCapacity, down: DriverRun) -> tuple[list[Rule], list[Rule]]:
+def role_rules(driven: tuple[DrivenKind, str], down: DriverRun) -> tuple[list[Rule], list[Rule]]:
     """The rules of the ClusterRole and of the Role (either may be empty): exactly the requests kubectl 1.34 makes
     for :func:`commands` (kubernetes/kubectl ``pkg/cmd/scale``, ``pkg/cmd/patch``, ``pkg/cmd/delete``; cli-runtime's
     builder GETs an object named by type/name before scaling or patching it, but not before deleting it with
     ``--wait=false``), on exactly the window's objects."""
     cluster_wide: list[Rule] = []
     in_namespace: list[Rule] = []
-    if isinstance(capacity, StaticNodes):
-        name = [capacity.node_pool_name]
+    kind, object_name = driven
+    if kind == "NodePool":  # cluster-scoped
+        name = [object_name]
         cluster_wide += [{"apiGroups": [KARPENTER_GROUP], "resources": ["nodepools"], "resourceNames": name,
                           "verbs": ["get"]},
                          {"apiGroups": [KARPENTER_GROUP], "resources": ["nodepools/scale"], "resourceNames": name,
                           "verbs": ["patch"]}]
     else:
         in_namespace.append({"apiGroups": [BUFFER_GROUP], "resources": ["capacitybuffers"],
-                             "resourceNames": [capacity.buffer_name], "verbs": ["get", "patch"]})
+                             "resourceNames": [object_name], "verbs": ["get", "patch"]})
     if down.disarms is not None:
         in_namespace.append({"apiGroups": ["batch"], "resources": ["cronjobs"], "resourceNames": [down.disarms],
                              "verbs": ["delete"]})

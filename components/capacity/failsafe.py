@@ -21,7 +21,8 @@ from ..model.config import EventWindow
 from ..model.fleet.labels import WINDOW_LABEL
 from ..model.schedule.after_end import starting_deadline
 from ..names import FAILSAFE_LABELS, failsafe_name, placeholder_name
-from .scheduled_capacity import ScheduledCapacity
+from .provider import on_cluster
+from .scheduled_capacity import ScheduledCapacity, keda_trigger
 
 KUBECTL_USER = 65532  # any non-root uid: kubectl only needs the service-account token and a scratch HOME
 HOME = "/home/kubectl"
@@ -48,8 +49,7 @@ class Failsafe(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: FailsafeArgs, opts: pulumi.ResourceOptions | None = None):
         window, platform = args.window, args.platform
-        super().__init__("prescale:index:Failsafe", name, {}, pulumi.ResourceOptions.merge(
-            opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
+        super().__init__("prescale:index:Failsafe", name, {}, on_cluster(opts, platform))
         event = window.armed.window
         child = pulumi.ResourceOptions(parent=self)
         # One name for the account, its Role and binding, and the job; each object depends on those it names.
@@ -65,7 +65,7 @@ class Failsafe(pulumi.ComponentResource):
             role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": named},
             subjects=[{"kind": "ServiceAccount", "name": named, "namespace": window.namespace}],
             opts=pulumi.ResourceOptions(parent=self, depends_on=[role, account]))
-        schedule = window.armed.failsafe_schedule
+        schedule = keda_trigger(window.armed).failsafe_schedule
         self.cron_job: k8s.batch.v1.CronJob = k8s.batch.v1.CronJob(
             f"{name}-failsafe-job", metadata=metadata,
             spec=cron_job_spec(event, schedule, window.namespace, window.deployment_name, named,

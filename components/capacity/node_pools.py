@@ -30,6 +30,7 @@ from ..model.fleet.labels import POOL_LABEL, mode_key_problem
 from ..model.fleet.requirements import pool_requirements
 from ..model.schedule.duration import nodepool_duration
 from ..model.schedule.freezes import FREEZE_SLOTS, STANDING_BUDGETS
+from ..model.strategies import strategy_of
 from ..names import DISCOVERY_TAG, node_pool_object_name
 from .crds import (
     BlockDeviceMapping,
@@ -48,6 +49,7 @@ from .crds import (
     SelectorTerm,
     Taint,
 )
+from .provider import on_cluster
 
 # Karpenter's own per-family defaults, with a larger disk for event workloads' images.
 _DISK_GIB = 50
@@ -88,8 +90,8 @@ class EventNodePool(pulumi.ComponentResource):
 
     For a pool prescale owns (``existing`` false). The node class is an ``EC2NodeClass`` for self-managed
     Karpenter, a ``NodeClass`` on EKS Auto Mode, and names ``platform.node_role_name``; with ``nodeClassName``
-    the NodePool uses that existing node class instead and none is created. A static pool has no NodePool of its
-    own: its windows' static NodePools use its node class.
+    the NodePool uses that existing node class instead and none is created. A pool whose strategy gives each window
+    its own NodePool (static) has none: its windows' NodePools use its node class.
     """
 
     node_class: EC2NodeClass | NodeClass | None  # None when the pool uses an existing node class
@@ -102,14 +104,14 @@ class EventNodePool(pulumi.ComponentResource):
             raise ValueError(f"node pool {pool.name!r} is an existing pool: prescale creates no NodePool for it")
         if pool.node_class_name is None:
             _node_role(pool, platform)  # refused before anything is registered
-        if pool.strategy != "static" and len(args.freezes) + len(args.drift_holds) > FREEZE_SLOTS:
+        own_node_pools = strategy_of(pool).own_node_pools  # its windows' NodePools carry their own freezes
+        if not own_node_pools and len(args.freezes) + len(args.drift_holds) > FREEZE_SLOTS:
             raise ValueError(f"node pool {pool.name!r}: {len(args.freezes)} freezes and {len(args.drift_holds)} drift "
                              f"holds do not fit beside the standing budgets ({FREEZE_SLOTS} at most); fit them first "
                              "(prescale.plan_capacity does)")
         # Registered once its subnets' addresses are checked, so its node class and NodePool never are if they fail.
         checked = {} if args.addresses_checked is None else {"addressesChecked": args.addresses_checked}
-        super().__init__("prescale:index:EventNodePool", name, checked, pulumi.ResourceOptions.merge(
-            opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
+        super().__init__("prescale:index:EventNodePool", name, checked, on_cluster(opts, platform))
         children = pulumi.ResourceOptions(parent=self, depends_on=list(platform.karpenter_ready))
         object_name = node_pool_object_name(pool.name)
         self.node_class = None
@@ -127,7 +129,7 @@ class EventNodePool(pulumi.ComponentResource):
             # After its node class, so that deleting the pool removes its nodes before the class they launch from.
             children = pulumi.ResourceOptions.merge(children, pulumi.ResourceOptions(depends_on=[self.node_class]))
         self.node_class_name = node_class_name
-        self.node_pool = None if pool.strategy == "static" else NodePool(
+        self.node_pool = None if own_node_pools else NodePool(
             f"{name}-node-pool", {"name": object_name},
             node_pool_spec(pool, node_class_name, budgets(args.freezes, args.drift_holds), platform.node_classes),
             opts=children)

@@ -16,9 +16,10 @@ import pulumi_kubernetes as k8s
 from ..contract import Platform
 from ..model.config import NodePoolConfig, PlaceholderConfig
 from ..model.fleet.labels import WINDOW_LABEL
-from ..model.native import Prepull
+from ..model.strategies.base import Prepull
 from ..names import PREPULL_LABELS
 from .prepull import prepull_pod_fields
+from .provider import on_cluster
 from .scheduled_capacity import pause_pod_security, pull_secrets, restricted_container, tolerations
 
 # What each container of the pod asks for: pause and busybox's `true` need next to nothing.
@@ -28,7 +29,7 @@ PREPULL_REQUESTS = {"cpu": "5m", "memory": "16Mi"}
 @dataclass(frozen=True)
 class NodePrepullArgs:
     window_name: str
-    prepull: Prepull  # the plan's (`NativeWindow.capacity.prepull`): the images and the nodes' label
+    prepull: Prepull  # the plan's (`ArmedWindow.capacity.prepull`): the images and the nodes' label
     pool: NodePoolConfig  # its taints, tolerated
     placeholders: PlaceholderConfig  # the pause image, the prepull tool image, pull secrets
     namespace: pulumi.Input[str]  # namespace prescale (pod security "restricted")
@@ -41,8 +42,7 @@ class NodePrepull(pulumi.ComponentResource):
     # Attributes are annotated in __init__, not here: docs/performance.md#how-the-program-stays-fast.
 
     def __init__(self, name: str, args: NodePrepullArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("prescale:index:NodePrepull", name, {}, pulumi.ResourceOptions.merge(
-            opts, pulumi.ResourceOptions(providers=[args.platform.kubernetes_provider])))
+        super().__init__("prescale:index:NodePrepull", name, {}, on_cluster(opts, args.platform))
         labels = {**PREPULL_LABELS, WINDOW_LABEL: args.window_name}
         self.daemon_set: k8s.apps.v1.DaemonSet = k8s.apps.v1.DaemonSet(
             f"{name}-prepull",

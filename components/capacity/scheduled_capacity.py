@@ -25,10 +25,12 @@ from ..model.schedule.after_end import (
     INITIAL_COOLDOWN_SECONDS,
     POLLING_INTERVAL_SECONDS,
 )
-from ..model.windows import ArmedWindow, NativeWindow
+from ..model.strategies.placeholders import PlaceholderPods
+from ..model.windows import ArmedWindow
 from ..names import DO_NOT_DISRUPT, PLACEHOLDER_LABELS, placeholder_name, pool_node_selector
 from .crds import ObjectMeta, ScaledObject, ScaledObjectSpec
 from .prepull import prepull_pod_fields
+from .provider import on_cluster
 
 PAUSE_USER = 65535  # the pause image's own non-root user; every container of the pod runs as it
 
@@ -53,8 +55,8 @@ class ScheduledCapacity(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: ScheduledCapacityArgs, opts: pulumi.ResourceOptions | None = None):
         armed, pool, namespace, platform = args.armed, args.pool, args.namespace, args.platform
-        super().__init__("prescale:index:ScheduledCapacity", name, {}, pulumi.ResourceOptions.merge(
-            opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
+        keda_trigger(armed)  # refused before anything is registered
+        super().__init__("prescale:index:ScheduledCapacity", name, {}, on_cluster(opts, platform))
         self.armed: ArmedWindow = armed  # its crons, freeze and placeholder plan (e.g. for a failsafe scale-down)
         self.namespace: pulumi.Input[str] = namespace
         self.deployment_name: str = placeholder_name(armed.window.name)
@@ -69,6 +71,14 @@ class ScheduledCapacity(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, depends_on=[*platform.keda_ready, self.deployment]))
         self.register_outputs({"deploymentName": self.deployment_name, "namespace": namespace,
                                "pods": armed.placeholders.pods})
+
+
+def keda_trigger(armed: ArmedWindow) -> PlaceholderPods:
+    """What KEDA and the failsafe run for ``armed``: only a window of strategy placeholders has them."""
+    if not isinstance(armed.capacity, PlaceholderPods):
+        raise ValueError(f"event window {armed.window.name!r} holds no placeholders: its pool's strategy is "
+                         f"{armed.strategy.name}")
+    return armed.capacity
 
 
 def labels(armed: ArmedWindow) -> dict[str, str]:
@@ -89,7 +99,7 @@ def deployment_spec(armed: ArmedWindow, pool: NodePoolConfig, placeholders: Plac
     }
 
 
-def placeholder_pod_template(plan: ArmedWindow | NativeWindow, pool: NodePoolConfig, placeholders: PlaceholderConfig,
+def placeholder_pod_template(plan: ArmedWindow, pool: NodePoolConfig, placeholders: PlaceholderConfig,
                              priority_class_name: pulumi.Input[str], pod_labels: dict[str, str],
                              prepull_images: Sequence[str] = ()) -> dict[str, Any]:
     """A window's placeholder pod (a placeholder Deployment's, or a CapacityBuffer's virtual pods' shape): its
@@ -150,7 +160,7 @@ def pull_secrets(placeholders: PlaceholderConfig) -> dict[str, Any]:
     return {"imagePullSecrets": [{"name": secret} for secret in secrets]} if secrets else {}
 
 
-def _reserved_type(plan: ArmedWindow | NativeWindow) -> dict[str, str]:
+def _reserved_type(plan: ArmedWindow) -> dict[str, str]:
     """The reserved instance type, for a window with capacity reservations: its placeholders wait for the reserved
     instances rather than any type Karpenter finds cheaper
     (docs/capacity.md#capacity-reservations-for-one-off-events)."""
@@ -191,8 +201,8 @@ def scaled_object_spec(armed: ArmedWindow, deployment_name: str) -> ScaledObject
         "initialCooldownPeriod": INITIAL_COOLDOWN_SECONDS,
         "triggers": [{"type": "cron", "metadata": {
             "timezone": armed.window.timezone,
-            "start": armed.trigger_start,
-            "end": armed.trigger_end,
+            "start": keda_trigger(armed).trigger_start,
+            "end": keda_trigger(armed).trigger_end,
             "desiredReplicas": str(pods),  # required by the cron scaler; only the clamped HPA reads it
         }}],
     }

@@ -17,10 +17,11 @@ from ..contract import NodeClassFlavour, Platform
 from ..model.config import NodePoolConfig
 from ..model.fleet.labels import INSTANCE_TYPE, ZONE
 from ..model.fleet.reservations import ReservationPlan
-from ..model.native import StaticNodes
-from ..model.windows import NativeWindow
+from ..model.strategies.static import StaticNodes
+from ..model.windows import ArmedWindow
 from .crds import NodePool, NodePoolSpec, NodeSelectorRequirement
 from .node_pools import budgets, node_claim_template, requirements
+from .provider import on_cluster
 
 # Ignored with replicas set, but required beside budgets (the NodePool CRD): "Never" says what happens.
 STATIC_CONSOLIDATE_AFTER = "Never"
@@ -28,7 +29,7 @@ STATIC_CONSOLIDATE_AFTER = "Never"
 
 @dataclass(frozen=True)
 class StaticNodePoolArgs:
-    window: NativeWindow  # a static window deployed now (`plan_capacity(...).native`, capacity a StaticNodes)
+    window: ArmedWindow  # a static window deployed now (`plan_capacity(...).armed`, capacity a StaticNodes)
     pool: NodePoolConfig  # its pool: the template (requirements, taints, labels, lifetimes)
     node_class_name: str  # the pool's node class (`EventNodePool.node_class_name`)
     platform: Platform  # its provider, node class flavour, and what Karpenter's install waits for
@@ -46,19 +47,18 @@ class StaticNodePool(pulumi.ComponentResource):
         capacity = window.capacity
         if not isinstance(capacity, StaticNodes):
             raise ValueError(f"event window {window.window.name!r} is not on a static pool")
-        super().__init__("prescale:index:StaticNodePool", name, {}, pulumi.ResourceOptions.merge(
-            opts, pulumi.ResourceOptions(providers=[platform.kubernetes_provider])))
+        super().__init__("prescale:index:StaticNodePool", name, {}, on_cluster(opts, platform))
         self.node_pool_name: str = capacity.node_pool_name
         self.node_pool: NodePool = NodePool(
             f"{name}-static-node-pool", {"name": capacity.node_pool_name},
             static_node_pool_spec(window, args.pool, args.node_class_name, platform.node_classes),
-            # The driver owns the count from creation on (docs/internals.md, `prescale.model.native`).
+            # The driver owns the count from creation on (docs/internals.md, `prescale.model.strategies`).
             opts=pulumi.ResourceOptions(parent=self, depends_on=[*platform.karpenter_ready, *args.pool_ready],
                                         ignore_changes=["spec.replicas"]))
         self.register_outputs({"nodePoolName": capacity.node_pool_name, "nodes": capacity.nodes})
 
 
-def static_node_pool_spec(window: NativeWindow, pool: NodePoolConfig, node_class_name: str,
+def static_node_pool_spec(window: ArmedWindow, pool: NodePoolConfig, node_class_name: str,
                           node_classes: NodeClassFlavour) -> NodePoolSpec:
     """The pool's template at ``created_replicas`` nodes, at most ``node_limit`` with those terminating (the surge
     that replaces a lost node at once), with the window's freeze."""

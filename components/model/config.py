@@ -143,6 +143,11 @@ def _whole_seconds(value: str) -> str:
     return value
 
 
+def _strategies(info: ValidationInfo) -> dict[str, Any]:
+    """The registered strategies by name, as the validation door hands them over (none: names are not checked)."""
+    return (info.context or {}).get(STRATEGIES_CONTEXT) or {}
+
+
 def _left_out(info: ValidationInfo, *fields: str) -> bool:
     """Whether this is a refused map validated again without one of ``fields`` (see :data:`SALVAGE_CONTEXT`)."""
     context = info.context or {}
@@ -389,10 +394,9 @@ def karpenter_policy_problem(version: str) -> str | None:
 KARPENTER_INSTALL_KEYS = ("version", "controller_auth", "create_spot_service_linked_role", "values")
 
 # Karpenter's feature gates (kubernetes-sigs/karpenter v1.14.1, pkg/operator/options/options.go `FeatureGates`); the
-# two the native strategies need, and the chart values that turn them on (settings.featureGates.<key>).
+# two some strategies need (`Strategy.gate`), and the chart values that turn them on (settings.featureGates.<key>).
 FeatureGate = Literal["NodeRepair", "ReservedCapacity", "SpotToSpotConsolidation", "NodeOverlay", "StaticCapacity",
                       "CapacityBuffer"]
-STRATEGY_GATES: dict[str, FeatureGate] = {"static": "StaticCapacity", "buffer": "CapacityBuffer"}
 GATE_VALUES: dict[FeatureGate, str] = {"StaticCapacity": "staticCapacity", "CapacityBuffer": "capacityBuffer"}
 
 
@@ -723,14 +727,14 @@ class DataVolumeConfig(Model):
         "blocks are fetched from S3 as they are first read."))
 
 
-# How a pool's windows get their nodes (docs/capacity.md#strategies): KEDA-scaled placeholder pods, Karpenter's static
-# NodePools (one per window) or its CapacityBuffers.
-Strategy = Literal["placeholders", "static", "buffer"]
+# How a pool's windows get their nodes (docs/strategies.md): the name of a strategy prescale.model.strategies
+# registers. Config cannot import the strategies (they plan from it), so the validation door hands their registry
+# over in pydantic's context (STRATEGIES_CONTEXT), and the strategy's own rules on the pool's keys run from there.
+StrategyName = str
+STRATEGIES_CONTEXT = "strategies"
 # Keys a pool that prescale does not own (``existing: true``) may take: its NodePool belongs to someone else (the
 # placeholder sizes are its windows', not the pool's).
 EXISTING_POOL_KEYS = frozenset({"name", "existing", "strategy", "taints", "limits", "nodeSize", "maxPodSize"})
-# Keys a static NodePool cannot take (its CEL rule refuses weight) or ignores (consolidation, with replicas set).
-STATIC_IGNORED_KEYS = frozenset({"weight", "consolidationPolicy", "consolidateAfter"})
 # Keys that shape the EC2NodeClass prescale creates, so they cannot go with ``nodeClassName``.
 NODE_CLASS_KEYS = frozenset({"amiAlias", "subnetSelectorTerms", "securityGroupSelectorTerms",
                              "capacityReservationSelectorTerms", "dataVolume"})
@@ -755,7 +759,7 @@ class NodePoolConfig(Model):
         "taints (to tolerate; none by default), limits (for the checks), nodeSize, maxPodSize and strategy "
         "placeholders "
         "(docs/adoption.md#windows-on-a-nodepool-you-own-nodepoolsexisting-true)."))
-    strategy: Strategy = Field(default="placeholders", description=(
+    strategy: StrategyName = Field(default="placeholders", description=(
         "How the pool's windows get their nodes: placeholders (KEDA-scaled pause pods that Karpenter launches nodes "
         "for), static (one static NodePool of exactly nodes: N per window, needs Karpenter's StaticCapacity gate; "
         "windows take nodes, not capacity) or buffer (one CapacityBuffer per window, virtual pods that real pods "
@@ -872,25 +876,26 @@ class NodePoolConfig(Model):
                                  "(e.g. {cpu: \"512\", memory: 2048Gi}), or it could launch without bound")
         return value
 
+    @field_validator("strategy", mode="before")
+    @classmethod
+    def _registered_strategy(cls, value: Any, info: ValidationInfo) -> Any:
+        known = _strategies(info)
+        if known and (not isinstance(value, str) or value not in known):
+            raise PydanticCustomError("literal_error", "Input should be {expected}",
+                                      {"expected": ", ".join(repr(name) for name in known)})
+        return value
+
     @model_validator(mode="after")
-    def _keys_fit_the_kind_of_pool(self) -> Self:
+    def _keys_fit_the_kind_of_pool(self, info: ValidationInfo) -> Self:
         given = {to_camel(f) for f in self.model_fields_set}
         if self.existing and given - EXISTING_POOL_KEYS:
             raise _fail("model", f"an existing pool (existing: true) is used as it is, so it takes only "
                                  f"{', '.join(sorted(EXISTING_POOL_KEYS))}; these keys only shape pools prescale "
                                  f"creates: {', '.join(sorted(given - EXISTING_POOL_KEYS))}")
-        if self.existing and self.strategy != "placeholders":
-            raise _fail("model", f"strategy {self.strategy!r} needs a pool prescale creates: a static window gets "
-                                 "NodePools made from the pool's template, and a buffer's nodes are kept through the "
-                                 "event by the pool's disruption budgets, and an existing pool's NodePool is its "
-                                 "owner's; allowed: strategy placeholders (its placeholders carry "
-                                 "karpenter.sh/do-not-disrupt), or a pool prescale creates")
-        if self.strategy == "static" and given & STATIC_IGNORED_KEYS:
-            ignored = sorted(given & STATIC_IGNORED_KEYS)
-            raise _fail("model", f"{', '.join(ignored)} do{'es' * (len(ignored) == 1)} not apply to strategy static: "
-                                 "its NodePools keep exactly their windows' nodes, are never consolidated, and the "
-                                 "NodePool CRD refuses a weight on them (Karpenter 1.14); allowed: remove them, or "
-                                 "strategy placeholders or buffer")
+        rules = _strategies(info).get(self.strategy)
+        problem = rules.pool_key_problem(self.existing, given) if rules is not None else None
+        if problem:
+            raise _fail("model", problem)
         if self.node_class_name is not None and given & NODE_CLASS_KEYS:
             raise _fail("model", f"{', '.join(sorted(given & NODE_CLASS_KEYS))} shape the EC2NodeClass prescale "
                                  f"creates; with nodeClassName {self.node_class_name!r} the pool uses that existing "
@@ -1176,12 +1181,6 @@ class CapacityConfig(Model):
             if pool.name == name:
                 return pool
         raise KeyError(name)
-
-    def strategy_gates(self) -> tuple[FeatureGate, ...]:
-        """The Karpenter feature gates the pools' strategies need on a self-managed Karpenter (Auto Mode needs none
-        for static pools and has no CapacityBuffer), in :data:`STRATEGY_GATES` order."""
-        used = {pool.strategy for pool in self.node_pools}
-        return tuple(gate for strategy, gate in STRATEGY_GATES.items() if strategy in used)
 
     def placeholders_for(self, pool: str | NodePoolConfig) -> PlaceholderConfig:
         """The placeholder settings of windows on node pool ``pool`` (a valid pool's name, or the pool itself, which

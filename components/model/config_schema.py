@@ -22,6 +22,7 @@ from .checks.chart_keys import KARPENTER_KEYS, KEDA_KEYS, KeyTree
 from .config import CONFIG_NAMESPACE, CapacityConfig, StackConfig
 from .schedule.after_end import MIN_GRACE
 from .schedule.duration import shorter_than
+from .strategies import STRATEGIES
 from .validation import CAPACITY_KEYS, KEYS
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -79,9 +80,10 @@ _CHART_VALUES = {"KarpenterConfig": ("KarpenterChartValues", KARPENTER_KEYS),
 
 def _checked_facts() -> dict[str, dict[str, JsonSchemaValue]]:
     """What the checks know of one key alone beyond its model's type (model → property → JSON Schema to add): the
-    failsafe's least grace (its most, and whole minutes, stay the check's), the keys of the charts prescale
-    installs."""
+    failsafe's least grace (its most, and whole minutes, stay the check's), the strategies a pool may name (the
+    registry's, which config cannot see), the keys of the charts prescale installs."""
     return {"PlaceholderConfig": {"failsafeGrace": {"not": {"pattern": shorter_than(MIN_GRACE)}}},
+            "NodePoolConfig": {"strategy": {"enum": list(STRATEGIES)}},
             **{model: {"values": {"allOf": [{"$ref": f"#/$defs/{name}"}]}}
                for model, (name, _) in _CHART_VALUES.items()}}
 

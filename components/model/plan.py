@@ -22,7 +22,6 @@ from .config import (
     NodePoolConfig,
     PricingConfig,
     StackConfig,
-    Strategy,
 )
 from .fleet.addresses import WindowAddresses
 from .fleet.instances import instance_type, instance_types
@@ -32,10 +31,10 @@ from .fleet.zones import unknown_zone
 from .schedule.after_end import POLLING_INTERVAL_SECONDS
 from .schedule.duration import format_duration
 from .schedule.freezes import FREEZE_SLOTS, MAX_BUDGETS, STANDING_BUDGETS, FittedFreezes, Freeze, fit_freezes
+from .strategies import Strategy, strategy_of
 from .windows import (
     ArmedWindow,
     IdleWindow,
-    NativeWindow,
     WindowPlan,
     address_demand,
     plan_windows,
@@ -57,8 +56,8 @@ class PoolPlan:
 
     @property
     def strategy(self) -> Strategy:
-        """How the pool's windows get their nodes (``nodePools[].strategy``): each renderer branches on it once."""
-        return self.pool.strategy
+        """How the pool's windows get their nodes (``nodePools[].strategy``): renderers ask it, never its name."""
+        return strategy_of(self.pool)
 
     @property
     def freezes(self) -> list[Freeze]:
@@ -117,13 +116,8 @@ class CapacityPlan:
 
     @property
     def armed(self) -> tuple[ArmedWindow, ...]:
-        """The placeholder windows deployed now."""
+        """The windows deployed now, whatever their strategy."""
         return tuple(plan for plan in self.windows if isinstance(plan, ArmedWindow))
-
-    @property
-    def native(self) -> tuple[NativeWindow, ...]:
-        """The static and buffer windows deployed now."""
-        return tuple(plan for plan in self.windows if isinstance(plan, NativeWindow))
 
     @property
     def idle(self) -> tuple[IdleWindow, ...]:
@@ -239,7 +233,7 @@ def plan_pool(pool: NodePoolConfig, freezes: Sequence[Freeze], drift_holds: Sequ
     them (there are seldom more than one or two), and the freezes the rest; a static pool's freezes are its windows'
     own, one on each of their NodePools, and it holds no drift (its nodes go at each end). ``region``: the stack's,
     when known."""
-    if pool.strategy == "static":
+    if strategy_of(pool).own_node_pools:
         unfitted = FittedFreezes(list(dict.fromkeys(freezes)), len(set(freezes)), merged=False)
         return PoolPlan(pool, tuple(freezes), unfitted, fit_freezes(()), region)
     fitted_holds = fit_freezes(drift_holds, FREEZE_SLOTS // 2)

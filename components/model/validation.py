@@ -25,7 +25,8 @@ from pydantic_core import ErrorDetails
 
 from .checks.refused import Partial, Refused
 from .checks.stack import capacity_config_problems, stack_problems
-from .config import CONFIG_NAMESPACE, SALVAGE_CONTEXT, CapacityConfig, PoolName, StackConfig
+from .config import CONFIG_NAMESPACE, SALVAGE_CONTEXT, STRATEGIES_CONTEXT, CapacityConfig, PoolName, StackConfig
+from .strategies import STRATEGIES
 
 
 class ConfigError(ValueError):
@@ -128,7 +129,7 @@ def _load(model: type[_Config], keys: Mapping[str, str], required: tuple[str, ..
     # Built from the parts that validated, their own rules passed; missing fields keep their defaults. A key the
     # stack file could not hand over (its problem reported by the caller) is missing too: never validate without it.
     incomplete = bool(problems or sections)
-    config = model.model_construct(**values) if incomplete else model.model_validate(values)
+    config = model.model_construct(**values) if incomplete else model.model_validate(values, context=_registered())
     refused = Refused(frozenset(sections), frozenset(left_out["node_pools"]), frozenset(left_out["event_windows"]),
                       frozenset(_pool_name(raw[f"{CONFIG_NAMESPACE}:nodePools"][index])
                                 for index in left_out["node_pools"]), partial)
@@ -230,7 +231,7 @@ def _validate_section(model: type[BaseModel], key: str, field: str, value: Any) 
         item_type, section = get_args(annotation)[0], _Section([], [])
         for index, item in enumerate(value):
             try:
-                section.value.append(_adapter(item_type).validate_python(item))
+                section.value.append(_adapter(item_type).validate_python(item, context=_registered()))
             except ValidationError as error:
                 salvaged, more = _salvage(item_type, item, error, f"{key}[{index}]")
                 section.problems += _describe(error, f"{key}[{index}]", item_type) + more
@@ -239,7 +240,7 @@ def _validate_section(model: type[BaseModel], key: str, field: str, value: Any) 
                     section.partial[index] = salvaged
         return section
     try:
-        return _Section(_adapter(annotation).validate_python(value), [])
+        return _Section(_adapter(annotation).validate_python(value, context=_registered()), [])
     except ValidationError as error:
         salvaged, more = _salvage(annotation, value, error, key)
         return _Section(None, _describe(error, key, annotation) + more,
@@ -267,7 +268,8 @@ def _salvage(annotation: Any, value: Any, error: ValidationError, prefix: str) -
     kept = {key: item for key, item in value.items() if key not in bad and fields.get(key) not in refused}
     target = _without(model, refused) if annotation is model else annotation
     try:
-        return Partial(_adapter(target).validate_python(kept, context={SALVAGE_CONTEXT: refused}), refused), []
+        salvaged = _adapter(target).validate_python(kept, context={**_registered(), SALVAGE_CONTEXT: refused})
+        return Partial(salvaged, refused), []
     except ValidationError as again:
         left_out = {alias for alias, name in fields.items() if name in refused}  # reported "missing" once left out
         described = zip(again.errors(include_url=False), _describe(again, prefix, annotation), strict=True)
@@ -282,6 +284,12 @@ def _without(model: type[BaseModel], refused: frozenset[str]) -> type[BaseModel]
     required: dict[str, Any] = {name: (None, None) for name, info in model.model_fields.items()
                                 if name in refused and info.is_required()}
     return create_model(model.__name__, __base__=model, **required) if required else model
+
+
+def _registered() -> dict[str, Any]:
+    """What config's validators read beside the values: the strategies a pool may name (config cannot import
+    them)."""
+    return {STRATEGIES_CONTEXT: STRATEGIES}
 
 
 @lru_cache(maxsize=256)  # keyed by a config model's field types: a fixed few dozen
@@ -371,7 +379,7 @@ def _as_list(text: str, root: Any, loc: list[int | str]) -> str:
     annotation = _field_annotation(root, loc)
     for candidate in candidates if annotation is not None else ():
         try:
-            _adapter(annotation).validate_python(candidate)
+            _adapter(annotation).validate_python(candidate, context=_registered())
         except ValidationError:
             continue
         return f"[{', '.join(candidate)}]"

@@ -1,5 +1,5 @@
-"""What each event window becomes right now: an armed trigger with its freeze and placeholders, the static NodePool
-or CapacityBuffer its pool's strategy drives instead (:mod:`.native`), or nothing.
+"""What each event window becomes right now: armed, with what its pool's strategy deploys for it
+(:mod:`.strategies`), its freeze and its pods' shape, or idle, with the reason.
 
 Pure (no Pulumi): the decision depends on the window, its pool, the placeholder settings and ``now``, so it is
 tested directly and the components only render it. What the user sees: docs/capacity.md#one-off-windows; how it
@@ -18,13 +18,12 @@ from .config import CapacityConfig, EventWindow, NodePoolConfig, PlaceholderConf
 from .fleet.addresses import WindowAddresses, window_addresses
 from .fleet.reservations import ReservationPlan, plan_reservation
 from .fleet.sizing import PlaceholderPlan, plan_placeholders
-from .native import NativeCapacity, plan_native
-from .schedule.after_end import failsafe_schedule
 from .schedule.cron import epoch_seconds
 from .schedule.duration import parse_duration
 from .schedule.freezes import Freeze, one_off_freeze, recurring_freeze
-from .schedule.keda import Occurrence, occurrence_instants, one_off_problem, one_off_trigger
-from .schedule.shift import shift_cron
+from .schedule.keda import Occurrence, occurrence_instants, one_off_problem
+from .strategies import Capacity, Strategy, strategy_of
+from .strategies.placeholders import PLACEHOLDERS
 
 # An ended one-off this long ago is pointed at `prescale prune`, which removes it from the stack file.
 STALE_AFTER = timedelta(days=7)
@@ -32,15 +31,15 @@ STALE_AFTER = timedelta(days=7)
 
 @dataclass(frozen=True)
 class ArmedWindow:
-    """A window to deploy: KEDA's cron pair in ``window.timezone``, its UTC freeze, its placeholders and the
-    failsafe's schedule (also in ``window.timezone``)."""
+    """A window to deploy now, whatever its pool's strategy: what the strategy deploys for it (``capacity``: KEDA's
+    cron pair and failsafe for placeholders, a static NodePool or a CapacityBuffer and their driver), its UTC freeze,
+    the pod shape its nodes are sized for and, for a one-off, its only occurrence and its capacity reservations."""
 
     window: EventWindow
-    trigger_start: str  # lead-shifted start
-    trigger_end: str
+    strategy: Strategy
+    capacity: Capacity
     freeze: Freeze | None  # None on a pool prescale does not own: its budgets are not ours
-    placeholders: PlaceholderPlan
-    failsafe_schedule: str
+    placeholders: PlaceholderPlan  # nodes: N pods of nodeSize, one per node; capacity: pods no bigger than maxPodSize
     occurrence: Occurrence | None = None  # a one-off's only occurrence
     reservation: ReservationPlan | None = None  # a one-off's capacity reservations (`reserve`), held now or not
 
@@ -55,6 +54,7 @@ class IdleWindow:
     """A window with nothing to deploy now, and why (shown to the user as a warning)."""
 
     window: EventWindow
+    strategy: Strategy
     reason: str
     occurrence: Occurrence  # only one-offs go idle: their only occurrence
     placeholders: PlaceholderPlan  # what it would hold once armed
@@ -65,31 +65,7 @@ class IdleWindow:
         return (f"event window {self.window.name!r}: {self.reason}",) + _reservation_warnings(self)
 
 
-@dataclass(frozen=True)
-class NativeWindow:
-    """A window on a static or buffer pool to deploy: the object its driver sets (``capacity``), its UTC freeze
-    (on its own static NodePool, or fitted into its pool's), the pod shape its nodes are sized for and, for a
-    one-off, its only occurrence and its capacity reservations."""
-
-    window: EventWindow
-    capacity: NativeCapacity
-    freeze: Freeze | None  # set: a static or buffer pool is always one prescale creates
-    placeholders: PlaceholderPlan  # static: N pods of nodeSize, one per node; buffer: its PodTemplate's pods
-    occurrence: Occurrence | None = None
-    reservation: ReservationPlan | None = None
-
-    @property
-    def strategy(self) -> str:
-        return self.capacity.strategy
-
-    @property
-    def warnings(self) -> tuple[str, ...]:
-        # A buffer's freeze is on its pool's NodePool; a static window's on its own, at 0 nodes once it is over.
-        repeats = one_off_repeat_warning(self) if self.strategy == "buffer" else None
-        return ((f"event window {self.window.name!r}: {repeats}",) if repeats else ()) + _reservation_warnings(self)
-
-
-WindowPlan = ArmedWindow | NativeWindow | IdleWindow
+WindowPlan = ArmedWindow | IdleWindow
 
 
 def _reservation_warnings(plan: WindowPlan) -> tuple[str, ...]:
@@ -109,26 +85,25 @@ def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datet
     """Arm ``window`` at ``now`` (an aware datetime), or say why it stays idle (docs/capacity.md#one-off-windows).
 
     ``freeze``: whether the window's pool is prescale's, so that its consolidation freeze is computed. ``pool``: the
-    window's pool, needed to plan its capacity reservations (``reserve``; none are planned without it) and, with
-    strategy static or buffer, what its driver sets instead of placeholders.
+    window's pool, whose strategy decides what it deploys (placeholders without it) and needed to plan its capacity
+    reservations (``reserve``; none are planned without it).
     """
+    strategy: Strategy = strategy_of(pool) if pool is not None else PLACEHOLDERS
     plan = plan_placeholders(window, placeholders)
     occurrence, reservation = None, None
     if window.is_one_off:
         occurrence = window.one_off_occurrence()
         idle = _idle_reason(occurrence, window, now)
         if idle:
-            return IdleWindow(window, idle, occurrence, plan, _reservation(window, pool, plan, now, armed=False))
+            return IdleWindow(window, strategy, idle, occurrence, plan,
+                              _reservation(window, pool, strategy, plan, now, armed=False))
         budget = one_off_freeze(occurrence) if freeze else None
-        reservation = _reservation(window, pool, plan, now, armed=True)
+        reservation = _reservation(window, pool, strategy, plan, now, armed=True)
     else:  # the config checks proved the freeze can be written
         budget = recurring_freeze(window.start, window.end, window.timezone, window.lead, now) if freeze else None
-    if pool is not None and pool.strategy != "placeholders":
-        native = plan_native(window, pool, plan, parse_duration(placeholders.failsafe_grace), now)
-        return NativeWindow(window, native, budget, plan, occurrence, reservation)
-    start, end = one_off_trigger(occurrence) if occurrence else (shift_cron(window.start, -window.lead), window.end)
-    failsafe = failsafe_schedule(window, parse_duration(placeholders.failsafe_grace))
-    return ArmedWindow(window, start, end, budget, plan, failsafe, occurrence, reservation)
+    capacity = strategy.plan(window, pool, plan,
+                             parse_duration(placeholders.failsafe_grace), occurrence, now)
+    return ArmedWindow(window, strategy, capacity, budget, plan, occurrence, reservation)
 
 
 def _idle_reason(occurrence: Occurrence, window: EventWindow, now: datetime) -> str | None:
@@ -146,16 +121,19 @@ def _idle_reason(occurrence: Occurrence, window: EventWindow, now: datetime) -> 
     return None
 
 
-def _reservation(window: EventWindow, pool: NodePoolConfig | None, plan: PlaceholderPlan, now: datetime,
-                 armed: bool) -> ReservationPlan | None:
-    return plan_reservation(window, pool, plan, now, armed) if pool is not None else None
+def _reservation(window: EventWindow, pool: NodePoolConfig | None, strategy: Strategy, plan: PlaceholderPlan,
+                 now: datetime, armed: bool) -> ReservationPlan | None:
+    if pool is None:
+        return None
+    return plan_reservation(window, pool, plan, now, armed, strategy.usual_tail(pool), strategy.own_node_pools)
 
 
-def one_off_repeat_warning(armed: ArmedWindow | NativeWindow) -> str | None:
+def one_off_repeat_warning(armed: ArmedWindow) -> str | None:
     """For a one-off window whose pool prescale freezes, why a ``pulumi up`` after the event matters; ``None``
-    for a recurring one, or one on a pool prescale does not own (no freeze of ours to come back)."""
+    for a recurring one, one on a pool prescale does not own (no freeze of ours to come back), or one with its own
+    NodePool (which is at 0 nodes once the event is over)."""
     window, freeze = armed.window, armed.freeze
-    if armed.occurrence is None or freeze is None:
+    if armed.occurrence is None or freeze is None or armed.strategy.own_node_pools:
         return None
     end = armed.occurrence.end
     return (f"one-off event: its consolidation freeze on node pool {window.node_pool!r} (UTC budget "
@@ -168,7 +146,7 @@ def requested_freezes(plans: list[WindowPlan]) -> dict[str, list[Freeze]]:
     """The consolidation freezes each node pool's deployed windows ask for (before fitting them into 50)."""
     freezes: dict[str, list[Freeze]] = defaultdict(list)
     for plan in plans:
-        if isinstance(plan, ArmedWindow | NativeWindow) and plan.freeze is not None:
+        if isinstance(plan, ArmedWindow) and plan.freeze is not None:
             freezes[plan.window.node_pool].append(plan.freeze)
     return dict(freezes)
 

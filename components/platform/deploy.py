@@ -17,6 +17,7 @@ import pulumi
 
 from ..contract import AUTO_MODE_NODE_CLASSES, KARPENTER_NODE_CLASSES, Platform
 from ..model.config import ClusterConfig, FeatureGate, KarpenterConfig, KedaConfig, StackConfig
+from ..model.strategies import feature_gates
 from .cluster import Cluster, ClusterArgs
 from .karpenter import Karpenter, KarpenterArgs
 from .keda import Keda, KedaArgs
@@ -40,7 +41,7 @@ class PrescalePlatformArgs:
     @classmethod
     def from_config(cls, config: StackConfig, now: datetime) -> PrescalePlatformArgs:
         return cls(cluster=config.cluster, karpenter=config.karpenter, keda=config.keda, region=config.region,
-                   tags=config.tags, now=now, karpenter_feature_gates=config.strategy_gates(),
+                   tags=config.tags, now=now, karpenter_feature_gates=feature_gates(config),
                    scraped=config.alerts.prometheus_rule)
 
 

@@ -65,7 +65,7 @@ class KarpenterArgs:
     # What the controller needs running before it can start (system nodes, pod identity agent...).
     cluster_ready: Sequence[pulumi.Resource]
     tags: Mapping[str, str]
-    # The gates the stack's node pools need (`StackConfig.strategy_gates`), turned on in the chart's settings.
+    # The gates the stack's pools need (`prescale.model.strategies.feature_gates`), on in the chart's settings.
     feature_gates: Sequence[FeatureGate] = ()
     # Alerts read the controller's metrics: the chart's ServiceMonitor (for the Prometheus Operator) is created.
     scraped: bool = False

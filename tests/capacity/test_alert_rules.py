@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 from prescale.capacity.alert_rules import rule_groups
-from prescale.model.native import static_node_pool_name
 from prescale.model.plan import plan_capacity
+from prescale.model.strategies.static import static_node_pool_name
 
 from tests.support.capacity import pool, stack_config, window
 from tests.support.promtool import promtool as find_promtool

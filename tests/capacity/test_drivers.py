@@ -9,7 +9,7 @@ import pytest
 from prescale.capacity.failsafe import pod_spec
 from prescale.contract import SystemPlacement
 from prescale.model.config import PlaceholderConfig
-from prescale.model.native import static_node_pool_name
+from prescale.model.strategies.static import static_node_pool_name
 
 from policy.prescale_policies import restricted_pod_problems
 from tests.support.capacity import CRON_JOB, as_object
@@ -39,7 +39,7 @@ def calls(job: dict) -> dict[str, list[str]]:
 def test_each_window_has_a_scale_up_a_scale_down_and_a_failsafe_bounded_as_its_plan_says(native_run):
     evaluation, (deployed,) = native_run
     assert sorted(deployed.drivers) == ["flash", "launch", "lunch", "sale"]
-    for plan in deployed.plan.native:
+    for plan in deployed.plan.armed:
         driver = plan.capacity.driver
         for edge, run in (("scale-up", driver.up), ("scale-down", driver.down), ("failsafe", driver.failsafe)):
             job = cron_job(evaluation, f"{plan.window.name}-{edge}")

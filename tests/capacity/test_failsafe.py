@@ -143,7 +143,9 @@ def test_no_guard_run_lands_while_its_window_is_open_even_when_it_starts_late(ri
                                     epoch_seconds(NOW + timedelta(days=61))):
             for moment in (fire, fire + spec["startingDeadlineSeconds"]):
                 at = datetime.fromtimestamp(moment, zone)
-                assert not cron_window_active(armed.trigger_start, armed.trigger_end, spec["timeZone"], at), (name, at)
+                trigger = armed.capacity
+                assert not cron_window_active(trigger.trigger_start, trigger.trigger_end, spec["timeZone"], at), (
+                    name, at)
                 checked += 1
     assert checked > 100
 

@@ -2,7 +2,7 @@
 
 from prescale.capacity.prepull import prepull_pod_fields
 from prescale.model.config import PlaceholderConfig
-from prescale.model.native import static_node_pool_name
+from prescale.model.strategies.static import static_node_pool_name
 from prescale.offline import Evaluation
 
 from policy.prescale_policies import restricted_pod_problems

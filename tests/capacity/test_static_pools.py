@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 
 from prescale.capacity import deploy_capacity
 from prescale.contract import AUTO_MODE_NODE_CLASSES
-from prescale.model.native import static_node_pool_name
 from prescale.model.plan import plan_capacity
+from prescale.model.strategies.static import static_node_pool_name
 from prescale.offline import evaluate
 
 from tests.support.capacity import (
@@ -167,4 +167,4 @@ def test_on_auto_mode_a_static_window_node_pool_uses_auto_modes_node_class_and_l
         "karpenter.sh/capacity-type", "eks.amazonaws.com/instance-category", "kubernetes.io/arch",
         "node.kubernetes.io/instance-type", "topology.kubernetes.io/zone"}
     assert validate(node_pool) == []
-    assert plan_capacity(config, NOW).pools["static"].strategy == "static"
+    assert plan_capacity(config, NOW).pools["static"].strategy.name == "static"

@@ -11,8 +11,8 @@ from pathlib import Path
 import matplotlib.dates as mdates
 import matplotlib.pyplot as plt
 import pytest
-from prescale.model.native import static_node_pool_name
 from prescale.model.plan import plan_capacity
+from prescale.model.strategies.static import static_node_pool_name
 
 from prescale_cli.documents import ScheduleDocument
 from prescale_cli.main import main

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from prescale.model.native import static_node_pool_name
+from prescale.model.strategies.static import static_node_pool_name
 
 from prescale_cli import main as cli
 from prescale_cli.cluster_reader import connect

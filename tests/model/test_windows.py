@@ -21,7 +21,7 @@ def test_a_recurring_window_starts_its_trigger_lead_time_early_in_its_own_zone()
                          end="30 11 * * *", nodes=5, lead_time="10m")
     armed = plan_window(window, PLACEHOLDERS, datetime(2026, 12, 1, tzinfo=UTC))
     assert isinstance(armed, ArmedWindow)
-    assert (armed.trigger_start, armed.trigger_end) == ("5 11 * * *", "30 11 * * *")
+    assert (armed.capacity.trigger_start, armed.capacity.trigger_end) == ("5 11 * * *", "30 11 * * *")
     assert armed.freeze == Freeze("5 2 * * *", "25m")  # 11:05-11:30 KST = 02:05-02:30 UTC
     assert armed.placeholders.pods == 5
 
@@ -30,9 +30,10 @@ def test_a_dst_window_is_active_from_scale_up_in_both_seasons_and_frozen_through
     window = EventWindow(name="open", node_pool="event", timezone="America/New_York", start="0 9 * * 1-5",
                          end="0 17 * * 1-5", nodes=3, lead_time="15m")
     armed = plan_window(window, PLACEHOLDERS, datetime(2026, 12, 1, tzinfo=UTC))
-    assert armed.trigger_start == "45 8 * * 1-5"
+    assert armed.capacity.trigger_start == "45 8 * * 1-5"
     for scale_up_utc in (datetime(2027, 1, 4, 13, 45, tzinfo=UTC), datetime(2027, 7, 5, 12, 45, tzinfo=UTC)):
-        assert cron_window_active(armed.trigger_start, armed.trigger_end, window.timezone, scale_up_utc)
+        trigger = armed.capacity
+        assert cron_window_active(trigger.trigger_start, trigger.trigger_end, window.timezone, scale_up_utc)
         assert freeze_active(armed.freeze, scale_up_utc)  # EST (13:45Z) and EDT (12:45Z) scale-ups
     for end_utc in (datetime(2027, 1, 4, 21, 59, tzinfo=UTC), datetime(2027, 7, 5, 20, 59, tzinfo=UTC)):
         assert freeze_active(armed.freeze, end_utc)
@@ -42,7 +43,7 @@ def test_a_one_off_within_a_year_is_armed_with_dated_crons():
     armed = plan_window(one_off("2027-03-02T08:00", "2027-03-02T14:00"), PLACEHOLDERS,
                         datetime(2026, 12, 1, tzinfo=UTC))
     assert isinstance(armed, ArmedWindow)
-    assert (armed.trigger_start, armed.trigger_end) == ("40 7 2 3 *", "0 14 2 3 *")
+    assert (armed.capacity.trigger_start, armed.capacity.trigger_end) == ("40 7 2 3 *", "0 14 2 3 *")
     assert armed.freeze == Freeze("40 12 2 3 *", "6h20m")
 
 
@@ -50,7 +51,7 @@ def test_a_one_off_in_progress_stays_armed():
     armed = plan_window(one_off("2027-03-02T08:00", "2027-03-02T14:00"), PLACEHOLDERS,
                         datetime(2027, 3, 2, 15, 0, tzinfo=UTC))  # 10:00 in New York
     assert isinstance(armed, ArmedWindow)
-    assert (armed.trigger_start, armed.trigger_end) == ("40 7 2 3 *", "0 14 2 3 *")
+    assert (armed.capacity.trigger_start, armed.capacity.trigger_end) == ("40 7 2 3 *", "0 14 2 3 *")
     assert armed.freeze == Freeze("40 12 2 3 *", "6h20m") and armed.placeholders.pods == 4
     # ...until its very end: an instant before it still deploys it, the end itself does not.
     assert isinstance(plan_window(armed.window, PLACEHOLDERS, datetime(2027, 3, 2, 18, 59, 59, tzinfo=UTC)),

@@ -22,6 +22,7 @@ from ..fleet.requirements import pool_requirements
 from ..fleet.sizing import PlaceholderPlan, plan_placeholders
 from ..schedule.overlaps import boundaries
 from ..schedule.time_zones import load_zone
+from ..strategies import strategy_of
 from ..windows import Span
 from .pools import POOL_SHAPE
 from .refused import Refused
@@ -101,8 +102,8 @@ def _plans(config: CapacityConfig, pools: Mapping[str, tuple[int, NodePoolConfig
                                                                                        "capacity"}):
         if window.node_pool not in pools:
             continue  # reported with the pool names allowed, or its pool was refused
-        if pools[window.node_pool][1].strategy == "static" and window.capacity is not None:
-            continue  # a static pool holds nodes, not requests: refused by prescale.model.checks.strategies
+        if strategy_of(pools[window.node_pool][1]).holds_nodes and window.capacity is not None:
+            continue  # a pool that holds whole nodes takes no requests: refused by its strategy
         placeholders = config.placeholders_for(pools[window.node_pool][1])
         try:
             plan = plan_placeholders(window, placeholders)

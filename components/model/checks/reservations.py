@@ -16,6 +16,7 @@ from ..fleet.quantity import MIB, format_memory, parse_quantity
 from ..fleet.requirements import pool_requirements
 from ..fleet.reservations import reservation_zones, reserved_count
 from ..fleet.sizing import plan_placeholders
+from ..strategies import strategy_of
 from .pools import POOL_SHAPE
 from .refused import Refused
 
@@ -119,10 +120,11 @@ def _zone_problems(path: str, window: EventWindow, pool: NodePoolConfig, region:
 
 
 def _static_count_problems(path: str, window: EventWindow, pool: NodePoolConfig) -> list[str]:
-    """More reservations than a static window's nodes: Karpenter launches exactly ``nodes`` for it, so the rest are
-    billed and never used (a placeholders window may launch more nodes than it holds placeholders, a static one not)."""
+    """More reservations than a window holds nodes on a pool whose strategy holds exactly that many (static):
+    Karpenter launches exactly ``nodes`` for it, so the rest are billed and never used (a placeholders window may
+    launch more nodes than it holds placeholders, a static one not)."""
     count = window.reserve.count if window.reserve is not None else None
-    if pool.strategy != "static" or count is None or window.nodes is None or count <= window.nodes:
+    if not strategy_of(pool).holds_nodes or count is None or window.nodes is None or count <= window.nodes:
         return []
     unused = count - window.nodes
     return [f"{path}.count: {count} reservations on static node pool {pool.name!r}, whose window holds "

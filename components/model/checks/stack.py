@@ -15,6 +15,7 @@ from ..config import CONFIG_NAMESPACE, CapacityConfig, EventWindow, KedaConfig, 
 from ..schedule import after_end, drivers
 from ..schedule.drivers import Edge
 from ..schedule.duration import format_duration, parse_duration
+from ..strategies import strategy_of
 from ..windows import Span, occupied_spans
 from . import limits, pools, reservations, strategies
 from .addresses import planned_address_problems, vpc_cidr_problems
@@ -83,9 +84,9 @@ def capacity_config_problems(config: CapacityConfig, now: datetime, refused: Ref
         grace = None if grace_problems else parse_duration(seen.placeholders.failsafe_grace)
     owned = {pool.name: pool.owned for _, pool in refused.entries("node_pools", config.node_pools,
                                                                    needs={"name", "existing"})}
-    native = {pool.name: pool for _, pool in refused.entries("node_pools", config.node_pools,
+    driven = {pool.name: pool for _, pool in refused.entries("node_pools", config.node_pools,
                                                              needs={"name", "strategy"})
-              if pool.strategy != "placeholders"}  # the pools whose windows a driver runs, with no failsafe
+              if strategy_of(pool).scale_down is not None}  # the pools whose windows a driver runs
     for index, window in refused.entries("event_windows", config.event_windows, needs={"node_pool"}):
         unknown = refused.pool(window.node_pool) and window.node_pool not in owned  # refused: nothing is known of it
         if window.node_pool not in owned and not unknown:
@@ -102,11 +103,14 @@ def capacity_config_problems(config: CapacityConfig, now: datetime, refused: Ref
         problems += time_problems
         if not time_problems:
             spans[index] = occupied_spans(window, now)  # now, while its occurrences are cached
-            if window.node_pool in native:
-                driver = strategies.driver_problems(path, window, native[window.node_pool], now)
+            if window.node_pool in driven:
+                pool = driven[window.node_pool]
+                scale_down = strategy_of(pool).scale_down
+                assert scale_down is not None
+                driver = strategies.driver_problems(path, window, pool, scale_down, now)
                 problems += driver
                 if grace is not None and not driver:  # every strategy's window has a failsafe
-                    problems += _driver_failsafe_problems(path, window, native[window.node_pool], grace, now)
+                    problems += _driver_failsafe_problems(path, window, pool, scale_down, grace, now)
             elif grace is not None:
                 problems += _failsafe_problems(path, window, grace, now)
     problems += _expiry_problems(config, refused, spans, bool(auto_mode))
@@ -172,11 +176,10 @@ def _failsafe_problems(path: str, window: EventWindow, grace: timedelta, now: da
             f"{format_duration(grace)}; the failsafe is explained in docs/guardrails.md)"]
 
 
-def _driver_failsafe_problems(path: str, window: EventWindow, pool: NodePoolConfig, grace: timedelta,
+def _driver_failsafe_problems(path: str, window: EventWindow, pool: NodePoolConfig, until: Edge, grace: timedelta,
                               now: datetime) -> list[str]:
-    """A static or buffer window's failsafe must set 0 once after each scale-down, never in the next occurrence
-    (:func:`prescale.model.schedule.drivers.failsafe_problem`)."""
-    until: Edge = "end" if pool.strategy == "static" else "start"
+    """A driven window's failsafe must set 0 once after each scale-down (at ``until``), never in the next
+    occurrence (:func:`prescale.model.schedule.drivers.failsafe_problem`)."""
     problem = drivers.failsafe_problem(window, until, grace, now)
     if problem is None:
         return []

@@ -3,10 +3,9 @@
 A targeted On-Demand Capacity Reservation is billed every hour it exists, used or not. So a window's reservations are
 declared only by a ``pulumi up`` from ``reserve.holdFrom`` before its scale-up until the window ends, and each ends
 (EC2's ``limited`` end date) at the window's end plus the tail its nodes stay on its pool's strategy
-(:func:`prescale.model.schedule.after_end.usual_tail`: a minute on a static pool, whose NodePool goes to 0 at the
-end); the pool then holds Karpenter's drift replacement of the
-nodes still in them (:attr:`ReservationPlan.drift_hold`) until EC2 has moved them out. Pure: the capacity wing
-renders the plan (:mod:`prescale.capacity.reservations`). The reasons and costs:
+(``Strategy.usual_tail``: a minute on a static pool, whose NodePool goes to 0 at the end); the pool then holds
+Karpenter's drift replacement of the nodes still in them (:attr:`ReservationPlan.drift_hold`) until EC2 has moved
+them out. Pure: the capacity wing renders the plan (:mod:`prescale.capacity.reservations`). The reasons and costs:
 docs/capacity.md#capacity-reservations-for-one-off-events.
 """
 
@@ -19,7 +18,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from ..config import EventWindow, NodePoolConfig
-from ..schedule.after_end import usual_tail
 from ..schedule.duration import format_duration
 from ..schedule.freezes import Freeze, dated_freeze
 from ..schedule.time_zones import load_zone
@@ -120,10 +118,12 @@ class ReservationPlan:
 
 
 def plan_reservation(window: EventWindow, pool: NodePoolConfig, placeholders: PlaceholderPlan, now: datetime,
-                     armed: bool) -> ReservationPlan | None:
+                     armed: bool, tail: timedelta, own_node_pool: bool) -> ReservationPlan | None:
     """The reservations of ``window`` (a one-off with ``reserve``, on ``pool``, holding ``placeholders``) at ``now``;
     ``None`` for a window without them, or once their nodes are released (:attr:`ReservationPlan.released`).
-    ``armed``: whether the window is deployed now (a reservation is held only beside its placeholders)."""
+    ``armed``: whether the window is deployed now (a reservation is held only beside its placeholders); ``tail``: how
+    long its nodes stay after its end on its pool's strategy; ``own_node_pool``: whether the window has its own
+    NodePool, whose nodes all go at the end (so no drift of them to hold)."""
     reserve = window.reserve
     if reserve is None or not window.is_one_off:
         return None
@@ -131,9 +131,9 @@ def plan_reservation(window: EventWindow, pool: NodePoolConfig, placeholders: Pl
     hold_from, ended = occurrence.scale_up_utc - reserve.hold, now >= occurrence.end_utc
     shares = split(reserved_count(window, placeholders), reservation_zones(window, pool))
     plan = ReservationPlan(window, reserve.instance_type, shares, hold_from, occurrence.scale_up_utc,
-                           occurrence.end_utc, occurrence.end_utc + usual_tail(pool),
+                           occurrence.end_utc, occurrence.end_utc + tail,
                            held=armed and not ended and now >= hold_from, ended=ended,
-                           static=pool.strategy == "static")
+                           static=own_node_pool)
     return plan if now < plan.released else None
 
 

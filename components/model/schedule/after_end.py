@@ -13,10 +13,10 @@ from datetime import datetime, timedelta
 from math import ceil
 from zoneinfo import ZoneInfo
 
-from ..config import EventWindow, NodePoolConfig
+from ..config import EventWindow
 from .cron import dated_cron
 from .dst import dst_problem, dst_problem_local, wall_shifted
-from .duration import format_duration, parse_duration
+from .duration import format_duration
 from .keda import occurrence_instants
 from .shift import shift_cron
 from .time_zones import load_zone
@@ -39,21 +39,6 @@ KEDA_COOLDOWN = timedelta(seconds=COOLDOWN_SECONDS)  # the placeholders outlive 
 
 
 DRAIN = timedelta(minutes=1)  # an emptied node's drain and termination: nothing to evict (an assumption)
-
-
-def usual_tail(pool: NodePoolConfig) -> timedelta:
-    """How long the nodes of a window on ``pool`` stay after its end when its scale-down happens on time.
-
-    Placeholders: KEDA's cooldown, then the pool's ``consolidateAfter`` once the nodes are empty, then the drain.
-    Buffer: ``consolidateAfter`` and the drain, as placeholder nodes without KEDA (its driver acted at the event's
-    start). Static: the drain alone: the driver sets the window's NodePool to 0 at the end and Karpenter deletes the
-    surplus NodeClaims at once, without ``consolidateAfter`` or budgets (kubernetes-sigs/karpenter v1.14.1
-    ``pkg/controllers/static/deprovisioning/controller.go``, ``Reconcile``).
-    """
-    if pool.strategy == "static":
-        return DRAIN
-    settle = parse_duration(pool.consolidate_after) + DRAIN
-    return settle if pool.strategy == "buffer" else KEDA_COOLDOWN + settle
 
 
 # --- the failsafe --------------------------------------------------------------------------------------

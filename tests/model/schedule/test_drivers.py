@@ -6,7 +6,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from prescale.model.config import EventWindow
-from prescale.model.native import driver_failsafe_name, driver_names
 from prescale.model.schedule.drivers import (
     CREATION_LEAD,
     MIN_HALF,
@@ -20,6 +19,7 @@ from prescale.model.schedule.drivers import (
     run_bounds,
 )
 from prescale.model.schedule.keda import recurring_occurrences
+from prescale.model.strategies.driven import driver_failsafe_name, driver_names
 
 from tests.support.cronjob_controller import CALL, POD_START, Cluster, mismatches, run_cron_job, seconds, timeline
 

@@ -4,24 +4,19 @@ and the rules only these strategies have."""
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from prescale.model.config import GATE_VALUES, STRATEGY_GATES, CapacityConfig, NodePoolConfig, StackConfig
+from prescale.model.config import GATE_VALUES, CapacityConfig, NodePoolConfig, StackConfig
 from prescale.model.fleet.instances import pool_launchable
 from prescale.model.fleet.labels import NODEPOOL_LABEL, POOL_LABEL
 from prescale.model.fleet.quantity import parse_quantity
-from prescale.model.native import (
-    LABEL_VALUE_LIMIT,
-    BufferedCapacity,
-    StaticNodes,
-    driver_account_name,
-    driver_names,
-    prepull_name,
-    static_node_limit,
-    static_node_pool_name,
-    window_object_name,
-)
 from prescale.model.plan import plan_capacity
+from prescale.model.strategies import STRATEGIES, feature_gates
+from prescale.model.strategies.base import window_object_name
+from prescale.model.strategies.buffer import BufferedCapacity
+from prescale.model.strategies.driven import driver_account_name, driver_names, prepull_name
+from prescale.model.strategies.placeholders import PlaceholderPods
+from prescale.model.strategies.static import LABEL_VALUE_LIMIT, StaticNodes, static_node_limit, static_node_pool_name
 from prescale.model.validation import load_stack_config
-from prescale.model.windows import ArmedWindow, IdleWindow, NativeWindow
+from prescale.model.windows import ArmedWindow, IdleWindow
 
 from tests.support.config import NOW, problems
 
@@ -45,8 +40,8 @@ def plan(raw: dict, now: datetime = NOW):
 def test_a_static_window_gets_its_own_driven_node_pool_and_the_pool_no_dynamic_one():
     planned = plan(stack())
     window = planned.window("lunch")
-    assert isinstance(window, NativeWindow) and window.strategy == "static" and planned.armed == ()
-    assert planned.native == (window,) and planned.pools["event"].strategy == "static"
+    assert isinstance(window, ArmedWindow) and window.strategy is STRATEGIES["static"]
+    assert planned.armed == (window,) and planned.pools["event"].strategy is STRATEGIES["static"]
     capacity = window.capacity
     assert isinstance(capacity, StaticNodes)
     assert (capacity.node_pool_name, capacity.nodes, capacity.created_replicas) == (
@@ -67,7 +62,7 @@ def test_a_buffer_window_gets_a_capacity_buffer_driven_to_zero_at_the_start():
          "capacity": {"cpu": "20", "memory": "40Gi"}, "prepullImages": ["nginx:1.27"]}], limits={"cpu": "100"},
         requirements=[]))
     window = planned.window("sale")
-    assert isinstance(window, NativeWindow) and window.strategy == "buffer"
+    assert isinstance(window, ArmedWindow) and window.strategy is STRATEGIES["buffer"]
     capacity = window.capacity
     assert isinstance(capacity, BufferedCapacity)
     assert (capacity.buffer_name, capacity.pod_template_name) == ("prescale-sale", "prescale-sale")
@@ -83,7 +78,7 @@ def test_objects_created_mid_window_or_just_before_it_start_at_n(strategy, off):
     def created(hour: int, minute: int) -> int:
         now = datetime(2026, 12, 1, hour, minute, tzinfo=UTC) - timedelta(hours=9)  # KST
         window = plan(raw, now).window("lunch")
-        assert isinstance(window, NativeWindow)
+        assert isinstance(window, ArmedWindow) and isinstance(window.capacity, StaticNodes | BufferedCapacity)
         return window.capacity.created_replicas
     assert created(11, 19) == 0 and created(11, 20) == 5  # 30 minutes before the 11:50 scale-up
     assert created(11, 55) == 5 and created(off - 1, 59) == 5 and created(off, 0) == 0
@@ -93,17 +88,18 @@ def test_a_one_off_static_window_disarms_its_scale_up_and_goes_idle_after_the_ev
     one_off = [{"name": "launch", "nodePool": "event", "timezone": "Asia/Seoul", "start": "2027-03-02T08:00",
                 "end": "2027-03-02T12:00", "nodes": 3}]
     window = plan(stack(windows=one_off)).window("launch")
-    assert isinstance(window, NativeWindow) and window.occurrence is not None
+    assert isinstance(window, ArmedWindow) and window.occurrence is not None
     assert window.capacity.driver.up.schedule == "50 7 2 3 *"
     assert window.capacity.driver.down.disarms == "scale-up-launch"
     assert window.capacity.driver.down.starting_deadline_seconds == 7 * 86_400
     after = plan(stack(windows=one_off), datetime(2027, 3, 2, 3, 0, tzinfo=UTC))
-    assert isinstance(after.window("launch"), IdleWindow) and after.native == ()
+    assert isinstance(after.window("launch"), IdleWindow) and after.armed == ()
 
 
 def test_placeholder_pools_plan_exactly_as_before():
     window = plan(stack("placeholders", requirements=[])).window("lunch")
-    assert isinstance(window, ArmedWindow) and window.trigger_start == "50 11 * * *"
+    assert isinstance(window, ArmedWindow) and isinstance(window.capacity, PlaceholderPods)
+    assert window.capacity.trigger_start == "50 11 * * *"
 
 
 def test_object_names_are_stable_fit_their_limits_and_never_collide():
@@ -129,11 +125,12 @@ def test_adding_a_window_to_a_static_pool_changes_no_other_window():
 
 
 def test_gates_the_strategies_need():
-    assert STRATEGY_GATES == {"static": "StaticCapacity", "buffer": "CapacityBuffer"}
-    assert set(GATE_VALUES) == set(STRATEGY_GATES.values())
+    assert {name: strategy.gate for name, strategy in STRATEGIES.items()} == {
+        "placeholders": None, "static": "StaticCapacity", "buffer": "CapacityBuffer"}
+    assert set(GATE_VALUES) == {strategy.gate for strategy in STRATEGIES.values()} - {None}
     config = load_stack_config(stack(), NOW)
-    assert isinstance(config, StackConfig) and config.strategy_gates() == ("StaticCapacity",)
-    assert CapacityConfig().strategy_gates() == ()
+    assert isinstance(config, StackConfig) and feature_gates(config) == ("StaticCapacity",)
+    assert feature_gates(CapacityConfig()) == ()
 
 
 def test_static_pool_refusals_name_the_key_and_what_to_write():
