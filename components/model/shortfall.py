@@ -7,13 +7,13 @@ Rules and sources: docs/capacity.md#addresses.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
 
 from .fleet.addresses import Subnets, WindowAddresses, busiest
-from .windows import Span, occupied_spans
+from .windows import occupied_spans
 
 TIGHT = Fraction(1, 2)  # more than this share of the free addresses held at once is said
 
@@ -28,23 +28,18 @@ class AddressShortfall:
 
 
 def address_shortfall(pools: Sequence[str], subnets: Subnets, windows: Sequence[WindowAddresses], now: datetime, *,
-                      defaults_certain: bool, prefixes: bool = False,
-                      spans: Mapping[int, list[Span]] | None = None) -> AddressShortfall | None:
+                      defaults_certain: bool, prefixes: bool = False) -> AddressShortfall | None:
     """Whether the busiest moment of ``windows`` (on ``pools``, which share ``subnets``) in the year from ``now`` fits
     their free addresses.
 
     Refused when it certainly cannot: its addresses under the networking's defaults where those are certain
     (``defaults_certain``: a cluster prescale creates, with the VPC CNI as EKS installs it), else one per node and
     one per placeholder, the least any setting holds. Said when the defaults need more than half of them.
-    ``spans``: the windows' :func:`~prescale.model.windows.occupied_spans` by index where the caller has them (the
-    config checks do), else walked here.
     """
     free = subnets.total
     if sum(window.expected for window in windows) <= TIGHT * free:
         return None  # all of them at once fit: no sweep needed (the usual case)
-    given = spans or {}  # the caller's, where it has them
-    spans = {window.index: given[window.index] if window.index in given else occupied_spans(window.window, now)
-             for window in windows}
+    spans = {window.index: occupied_spans(window.window, now) for window in windows}
     expected = busiest(windows, spans, lambda window: window.expected)
     if expected is None or expected.expected <= TIGHT * free:
         return None

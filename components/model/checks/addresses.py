@@ -9,7 +9,6 @@ docs/capacity.md#addresses.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
 from datetime import datetime
 
 from ..config import CONFIG_NAMESPACE, StackConfig
@@ -20,7 +19,7 @@ from ..fleet.addresses import (
     usable_addresses,
 )
 from ..shortfall import address_shortfall
-from ..windows import Span, address_demand, plan_windows
+from ..windows import address_demand, plan_windows
 
 
 def vpc_cidr_problems(config: StackConfig) -> list[str]:
@@ -38,12 +37,10 @@ def vpc_cidr_problems(config: StackConfig) -> list[str]:
     return []
 
 
-def planned_address_problems(config: StackConfig, now: datetime,
-                             spans: Mapping[int, list[Span]] | None = None) -> list[str]:
+def planned_address_problems(config: StackConfig, now: datetime) -> list[str]:
     """A VPC prescale creates must hold the busiest moment of the pools that launch into it (by the discovery tag):
     its private subnets' sizes are known before anything exists, and its VPC CNI runs with EKS's defaults. Every
-    window counts, armed now or later, as the plan holds it (planning is pure, and cheap beside validation);
-    ``spans``: each window's occupied spans by index, if the caller has them.
+    window counts, armed now or later, as the plan holds it (planning is pure, and cheap beside validation).
     """
     cluster = config.cluster
     pools = selector_groups(config.node_pools).get(None)
@@ -54,7 +51,7 @@ def planned_address_problems(config: StackConfig, now: datetime,
     windows = address_demand(plan_windows(config, now), {pool.name: pool for pool in config.node_pools}, names,
                              prefixes=cluster.auto_mode)
     shortfall = address_shortfall(names, subnets, windows, now, defaults_certain=not cluster.auto_mode,
-                                  prefixes=cluster.auto_mode, spans=spans)
+                                  prefixes=cluster.auto_mode)
     if shortfall is None or not shortfall.refused:
         return []  # a tight fit is said at preview, with the same numbers
     return [f"{CONFIG_NAMESPACE}:cluster.vpcCidr: {cluster.vpc_cidr!r} with availabilityZones "

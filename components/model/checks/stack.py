@@ -55,21 +55,18 @@ def stack_problems(config: StackConfig, now: datetime, refused: Refused = NOTHIN
     mode = refused.view(config, cluster={"auto_mode"})
     auto_mode = None if mode is None else mode.cluster.auto_mode
     region = None if "region" in refused.sections else config.region
-    spans: dict[int, list[Span]] = {}
-    problems += capacity_config_problems(config, now, refused, auto_mode=auto_mode, region=region, spans=spans)
+    problems += capacity_config_problems(config, now, refused, auto_mode=auto_mode, region=region)
     if problems or refused.sections or refused.node_pools or refused.event_windows:
         return problems  # addresses are counted for a wholly valid config only
-    return planned_address_problems(config, now, spans)
+    return planned_address_problems(config, now)
 
 
 def capacity_config_problems(config: CapacityConfig, now: datetime, refused: Refused = NOTHING_REFUSED,
-                             auto_mode: bool | None = None, region: str | None = None,
-                             spans: dict[int, list[Span]] | None = None) -> list[str]:
+                             auto_mode: bool | None = None, region: str | None = None) -> list[str]:
     """Every cross-key problem of the node pools and event windows (with or without a platform around them);
     ``auto_mode``: the pools are EKS Auto Mode's (their label keys and ``expireAfter`` default differ), ``None``
     when that is not known here (a library program's platform decides it); ``region``: the stack's AWS region,
-    when known; ``spans``, if given, receives each window's :func:`~prescale.model.windows.occupied_spans` whose
-    timing is valid, by index (the address check reads them: a year of occurrences is not walked twice)."""
+    when known."""
     problems = _duplicate_names(config, refused) + pools.pool_problems(config, refused, auto_mode)
     versioned = refused.view(config, keda={"install", "version"})
     keda = None if versioned is None else versioned.keda  # the KEDA that runs the crons, once known
@@ -93,7 +90,7 @@ def capacity_config_problems(config: CapacityConfig, now: datetime, refused: Ref
             allowed = ", ".join(repr(name) for name in owned) or "none (prescale:nodePools is empty)"
             problems.append(f"{CONFIG_NAMESPACE}:eventWindows[{index}].nodePool: {window.node_pool!r} is not a node "
                             f"pool; allowed: {allowed}")
-    spans = {} if spans is None else spans  # window index → when it holds placeholders
+    spans: dict[int, list[Span]] = {}  # window index → when it holds placeholders, for the windows with valid times
     for index, window in refused.entries("event_windows", config.event_windows, needs=WINDOW_TIMES):
         path = f"{CONFIG_NAMESPACE}:eventWindows[{index}]"
         freeze = owned.get(window.node_pool, not refused.pool(window.node_pool))  # whether prescale freezes its pool
