@@ -118,7 +118,7 @@ def estimate_cost(timeline: Timeline) -> CostEstimate:
     each window's tail after an end, from the plan's placeholders and pools (docs/cli.md#the-cost-estimate)."""
     plan = timeline.plan
     hours = (timeline.until - timeline.since) / timedelta(hours=1)
-    fleets = {window.window.name: _fleet(plan, window) for window in plan.windows}
+    fleets = {window.window.name: window_fleet(plan, window) for window in plan.windows}
     paid = _paid(timeline, fleets)
     rates = _rates(plan, fleets)
     occurrences = Counter(entry.window.name for entry in timeline.entries)
@@ -190,7 +190,7 @@ def _paid(timeline: Timeline, fleets: dict[str, Fleet | None]) -> dict[str, floa
     return paid_node_hours(holds, timeline.frozen, waits, timeline.since, timeline.until)
 
 
-def _fleet(plan: CapacityPlan, window: WindowPlan) -> Fleet | None:
+def window_fleet(plan: CapacityPlan, window: WindowPlan) -> Fleet | None:
     """The cheapest fleet holding the window's planned placeholders, of the types its pool may launch, within its
     limits; on a static pool, its N nodes of the cheapest type the pool allows, which is what Karpenter launches for
     a static NodePool (whose only limit is its N nodes)."""

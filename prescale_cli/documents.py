@@ -482,3 +482,50 @@ class StatusDocument(Record):
     within: str
     ready: bool = Field(description="What the exit code says: every window in its lead time or running is ready.")
     windows: list[WindowReadiness]
+
+
+class NodeReadySeconds(Record):
+    """Launch → Ready of the nodes that came for the occurrence: from each node's creation (kube_node_created) to
+    its first Ready sample."""
+
+    p50: float
+    p95: float
+    max: float
+
+
+class MeasuredOccurrence(Record):
+    """One occurrence as planned and as the cluster's series saw it; null where a figure had no data (``missing``
+    says what to turn on)."""
+
+    window: str
+    strategy: Strategy
+    scale_up: UtcInstant
+    start: UtcInstant
+    end: UtcInstant
+    planned: int = Field(description="The count the window asked for: its placeholder pods, or a static window's "
+                                     "nodes.")
+    ready_at_start: int | None = Field(description="How much of it was Ready at the start.")
+    complete_at: UtcInstant | None = Field(description="The first instant all of it was Ready, between scale-up and "
+                                                       "end (at the report's 30-second resolution).")
+    margin_seconds: int | None = Field(description="completeAt before the start, in seconds; negative when late.")
+    node_ready_seconds: NodeReadySeconds | None
+    unschedulable_pod_minutes: float | None = Field(description="Pods outside namespace prescale that could not be "
+                                                                "scheduled during the event, in pod-minutes.")
+    node_hours: float | None = Field(description="Node-hours of its NodePool above the count just before the "
+                                                 "scale-up, until they left (at most 2 hours after the end).")
+    ideal_node_hours: float | None = Field(description="The plan's estimated nodes × (lead time + duration).")
+    cost: float | None = Field(description="nodeHours at the price `prescale schedule` uses, in USD.")
+    verdict: Literal["served", "late", "short", "no-data"] = Field(description=(
+        "served: all Ready at the start; late: complete after it; short: never complete before the end; no-data: "
+        "the series its readiness needs were missing."))
+    missing: list[str] = Field(description="The series a figure needed and did not find, and how to get them.")
+
+
+class ReportDocument(Record):
+    """`prescale report --json`: was each event of the range served, measured from Prometheus."""
+
+    schema_version: Literal[1] = _version("report")
+    stack: str
+    from_: UtcInstant = Field(alias="from")
+    to: UtcInstant
+    occurrences: list[MeasuredOccurrence]

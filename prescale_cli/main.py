@@ -81,6 +81,18 @@ them from Pulumi.<stack>.yaml, each with the comment lines right above it, keepi
 line as written, and only if the rest still validates. Then `pulumi up` removes their idle
 objects."""
 
+_REPORT_DESCRIPTION = """\
+Measure every window occurrence of the range against its plan, from the Prometheus that scrapes the cluster: how
+much of the planned capacity was Ready at the start, when it was complete and by how much before the start, each
+new node's launch to Ready, pods that could not be scheduled, node-hours against the ideal and their cost. A
+verdict per occurrence (served, late, short, no-data); exit code 1 when one was late or short, 2 when Prometheus
+or the stack cannot be read. What each figure reads and needs: docs/report.md."""
+
+_REPORT_EXAMPLES = """examples:
+  prescale report --stack prod --prometheus http://prometheus.monitoring:9090
+  prescale report --stack prod --prometheus https://prom.example.com --from 2027-03-02 --days 1 --window launch
+  PRESCALE_PROMETHEUS_TOKEN=... prescale report --stack prod --prometheus https://prom.example.com --json"""
+
 _SCHEMA_EXAMPLES = """examples:
   prescale schema --out prescale.schema.json             for prescale's own program
   prescale schema --library --out prescale.schema.json   for a program using prescale as a library
@@ -127,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.run(args, project, Output(sys.stdout))
     except (ConfigError, StackFileError, FileNotFoundError, CommandError) as error:
         print(f"prescale: {error}", file=sys.stderr)
-        return 2 if args.command == "status" else 1  # `status` keeps 1 for "not ready"
+        return 2 if args.command in ("status", "report") else 1  # they keep 1 for "not ready", "not served"
     except BrokenPipeError:
         # The reader stopped early (`prescale plan | head`): end quietly, as if killed by SIGPIPE like other
         # Unix tools, and keep Python from failing again while flushing the closed stdout at exit.
@@ -234,6 +246,29 @@ def build_parser() -> CommandParser:
                              '"ready", "notReady", "scaledObject", "placeholders", "static", "buffer", "driver", '
                              '"nodes", "nodeClaims", "freeze", ...}]}')
     status.set_defaults(run=_run_status, reads_project=True)
+
+    report = commands.add_parser(
+        "report", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_REPORT_EXAMPLES, help="measure each past event against its plan, from Prometheus",
+        description=_REPORT_DESCRIPTION)
+    report.add_argument("--prometheus", metavar="URL", default=os.environ.get("PRESCALE_PROMETHEUS_URL"),
+                        help="the Prometheus HTTP API's base URL (default: $PRESCALE_PROMETHEUS_URL); basic auth as "
+                             "https://user:password@host, a bearer token in $PRESCALE_PROMETHEUS_TOKEN")
+    report.add_argument("--from", dest="since", type=instant, metavar="ISO-8601",
+                        help="start of the range (default: --days before --to)")
+    ending = report.add_mutually_exclusive_group()
+    ending.add_argument("--to", dest="until", type=instant, metavar="ISO-8601",
+                        help="end of the range (default: now)")
+    ending.add_argument("--days", type=_positive_days, metavar="N",
+                        help="length of the range in days, from --from (default: 7)")
+    report.add_argument("--window", action="append", default=[], metavar="NAME",
+                        help="only this window (repeatable)")
+    report.add_argument("--json", action="store_true",
+                        help='print {"schemaVersion", "stack", "from", "to", "occurrences": [{"window", "strategy", '
+                             '"scaleUp", "start", "end", "planned", "readyAtStart", "completeAt", "marginSeconds", '
+                             '"nodeReadySeconds", "unschedulablePodMinutes", "nodeHours", "idealNodeHours", "cost", '
+                             '"verdict", "missing"}]}')
+    report.set_defaults(run=_run_report, reads_project=True)
 
     prune = commands.add_parser(
         "prune", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -376,6 +411,36 @@ def _run_status(args: argparse.Namespace, project: Path, output: Output) -> int:
     else:
         show_status(args.stack, now, args.within, statuses, output)
     return 0 if all_ready(statuses) else 1
+def _run_report(args: argparse.Namespace, project: Path, output: Output) -> int:
+    from .prometheus import Prometheus, PrometheusError
+    from .report import measure
+    from .report_view import report_document, show_report
+
+    if not args.prometheus:
+        raise CommandError("report needs a Prometheus: --prometheus URL, or $PRESCALE_PROMETHEUS_URL")
+    now = _now(args)
+    days = timedelta(days=args.days or 7)
+    until = args.until or (args.since + days if args.since and args.days else now)
+    since = args.since or until - days
+    if since >= until:
+        raise CommandError(f"--from {since:%Y-%m-%d %H:%M} is not before the range's end {until:%Y-%m-%d %H:%M}")
+    config = load_config(project, args.stack, now)
+    timeline = build_timeline(plan_capacity(config, since), since, until)
+    unknown = sorted(set(args.window) - {window.name for window in config.event_windows})
+    if unknown:
+        raise CommandError(f"--window {', '.join(unknown)}: no such window in stack {args.stack}")
+    try:
+        report = measure(args.stack, timeline, Prometheus.at(args.prometheus, os.environ.get(
+            "PRESCALE_PROMETHEUS_TOKEN")), min(until, now), args.window)
+    except PrometheusError as error:
+        raise CommandError(str(error)) from None
+    if args.json:
+        output.json(report_document(report))
+    else:
+        show_report(report, output)
+    return 1 if report.failed else 0
+
+
 def _run_prune(args: argparse.Namespace, project: Path, output: Output) -> int:
     from .prune import ended_one_offs, prune
 

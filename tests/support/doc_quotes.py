@@ -29,7 +29,14 @@ from unittest import mock
 from prescale.offline import SECRET, Evaluation, run_program
 
 from prescale_cli import main as cli
-from prescale_cli.documents import PlanDocument, Record, ScheduleDocument, StatusDocument, json_schema
+from prescale_cli.documents import (
+    PlanDocument,
+    Record,
+    ReportDocument,
+    ScheduleDocument,
+    StatusDocument,
+    json_schema,
+)
 from tests.model.test_bad_configs import CORPUS
 from tests.support.cli import ROOT
 from tests.support.status import LEAD_TIME_NOW, RecordedCluster
@@ -212,6 +219,7 @@ QUOTES: list[Quote] = [
     schema("prescale plan --json", PlanDocument),
     schema("prescale schedule --json", ScheduleDocument),
     schema("prescale status --json", StatusDocument),
+    schema("prescale report --json", ReportDocument),
     Quote("docs/platform.md", "\nStack outputs: ", ".\n", stack_outputs, inline=True),
     Quote("docs/guardrails.md", "`tests/model/test_bad_configs.py` (", " broken stack files)", bad_configs),
     Quote("docs/guardrails.md", "that window's components and their children (", " resources)", window_resources),

@@ -1,0 +1,103 @@
+"""The Prometheus HTTP API, as ``prescale report`` reads it: range queries over the query API users already run.
+
+A URL (``--prometheus`` or ``PRESCALE_PROMETHEUS_URL``) of any server that speaks Prometheus' HTTP API
+(prometheus/prometheus ``web/api/v1/api.go``: ``GET /api/v1/query_range`` answering ``{"status": "success",
+"data": {"resultType": "matrix", "result": [{"metric": {...}, "values": [[<unix seconds>, "<value>"], ...]}]}}``),
+with a bearer token (``PRESCALE_PROMETHEUS_TOKEN``) or basic auth (``user:password@`` in the URL) where it sits
+behind one. The token and the password are sent, never printed: errors name the host and the query only.
+urllib3 carries the requests (the ``kubernetes`` client's own transport, already a dependency of the command).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+REQUEST_TIMEOUT_SECONDS = 30  # per range query: a year of one series at a minute's step answers in well under that
+MAX_POINTS = 11_000  # Prometheus refuses a range query of more points per series than this (api.go, 11000)
+
+Labels = frozenset[tuple[str, str]]
+Samples = list[tuple[float, float]]  # (unix seconds, value), in time order
+
+
+class PrometheusError(Exception):
+    """Prometheus cannot be reached or refused a query; the message says which, without any credential."""
+
+
+@dataclass(frozen=True)
+class Prometheus:
+    """One Prometheus server (its API's base URL, without credentials) and how to authenticate to it."""
+
+    url: str
+    token: str | None = None
+    basic: tuple[str, str] | None = None
+
+    @classmethod
+    def at(cls, url: str, token: str | None = None) -> Prometheus:
+        """The server at ``url``; a ``user:password@`` in it becomes basic auth (and leaves the URL)."""
+        parts = urlsplit(url.rstrip("/"))
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise PrometheusError(f"--prometheus {url!r} is not an http(s) URL of a Prometheus server")
+        basic = (parts.username or "", parts.password or "") if parts.username else None
+        host = parts.hostname + (f":{parts.port}" if parts.port else "")
+        return cls(urlunsplit((parts.scheme, host, parts.path, "", "")), token or None, basic)
+
+    def range(self, query: str, start: datetime, end: datetime, step: int) -> dict[Labels, Samples]:
+        """``query`` evaluated every ``step`` seconds over ``[start, end]``: each series' labels and samples (a
+        series absent at an instant has no sample there). Longer ranges than one request may hold are split."""
+        begin, finish = math.floor(start.timestamp()), math.ceil(end.timestamp())
+        found: dict[Labels, Samples] = {}
+        chunk = step * (MAX_POINTS - 1)
+        for lower in range(begin, finish + 1, chunk + step):
+            upper = min(lower + chunk, finish)
+            for labels, samples in self._matrix(query, lower, upper, step).items():
+                found.setdefault(labels, []).extend(samples)
+        return found
+
+    def _matrix(self, query: str, start: int, end: int, step: int) -> dict[Labels, Samples]:
+        body = self._get("/api/v1/query_range", {"query": query, "start": str(start), "end": str(end),
+                                                 "step": str(step)})
+        data = body.get("data") or {}
+        if data.get("resultType") != "matrix":
+            raise PrometheusError(f"{self._host}: a range query answered {data.get('resultType')!r}, not a matrix")
+        return {frozenset(series["metric"].items()): [(float(at), float(value)) for at, value in series["values"]]
+                for series in data.get("result", [])}
+
+    def _get(self, path: str, fields: dict[str, str]) -> dict[str, Any]:
+        import urllib3  # the command's transport, loaded only when a report asks
+
+        headers = urllib3.make_headers(basic_auth=":".join(self.basic)) if self.basic else {}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        try:
+            response = _pool().request("GET", self.url + path, fields=fields, headers=headers,
+                                       timeout=REQUEST_TIMEOUT_SECONDS, retries=1)
+        except urllib3.exceptions.HTTPError as error:
+            raise PrometheusError(f"cannot reach Prometheus at {self._host}: {type(error).__name__}") from None
+        try:
+            body = json.loads(response.data)
+        except ValueError:
+            body = {}
+        if response.status != 200 or body.get("status") != "success":
+            reason = body.get("error") or response.reason or "no reason given"
+            hint = " (is the token or the password right?)" if response.status in (401, 403) else ""
+            raise PrometheusError(f"Prometheus at {self._host} answered {response.status} to {fields['query']!r}: "
+                                  f"{reason}{hint}")
+        return body
+
+    @property
+    def _host(self) -> str:
+        return urlsplit(self.url).netloc
+
+
+@cache
+def _pool() -> Any:
+    """One connection pool for the command's run (a report asks a few queries of one server)."""
+    import urllib3
+
+    return urllib3.PoolManager()

@@ -1,0 +1,275 @@
+"""Was each event served? Every occurrence of the range, as the plan had it, measured from Prometheus.
+
+For each occurrence (the timeline's, the same ``prescale schedule`` shows) it measures, from series the cluster
+already exports (docs/report.md names each one and its source):
+
+* **planned vs Ready**: the count the window asked for and how much of it was Ready at the start, the first instant
+  all of it was (``completeAt``) and the margin to the start: its placeholder pods' Deployment's Ready replicas
+  (kube-state-metrics ``kube_deployment_status_replicas_ready``), or on a window with its own NodePool (static) that
+  NodePool's Ready nodes (``kube_node_status_condition`` by the node label ``karpenter.sh/nodepool``, which
+  kube-state-metrics exports when allowlisted). A CapacityBuffer's status is no metric, so a buffer window's
+  readiness is ``no-data`` and says so;
+* **each new node's launch → Ready** (``kube_node_created`` to its first Ready sample), p50, p95 and max;
+* **pods that could not be scheduled** during the event, in pod-minutes (``kube_pod_status_scheduled``, outside
+  namespace prescale);
+* **node-hours** of the window's NodePool above what it held just before the scale-up, from the scale-up until they
+  left (at most two hours after the end), against the ideal N × (lead time + duration), and their cost at the price
+  ``schedule`` uses.
+
+A missing series makes its figures ``None`` and names what to turn on, never a zero. Queries ask for every window at
+once, one per series, so their number grows with the series read, not with windows or occurrences.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Literal
+
+from prescale.model.plan import CapacityPlan
+from prescale.model.schedule.keda import Occurrence
+from prescale.model.strategies import Capacity, Strategy
+from prescale.model.windows import ArmedWindow, WindowPlan
+from prescale.names import PLACEHOLDER_NAMESPACE, node_pool_object_name, placeholder_name
+
+from .cost import window_fleet
+from .prometheus import Labels, Prometheus, Samples
+from .timeline import Timeline
+
+STEP = 30  # seconds between the samples a report reads: the resolution of completeAt and the margin
+BEFORE = timedelta(minutes=5)  # read from this long before a scale-up (the count the pool held before it)
+AFTER = timedelta(hours=2)  # and at most this long after an end (the nodes leaving)
+NODEPOOL = "label_karpenter_sh_nodepool"  # kube-state-metrics' name of the node label karpenter.sh/nodepool
+
+Verdict = Literal["served", "late", "short", "no-data"]
+
+# What each figure needs, and how to get it, as the report names a missing one.
+NEEDS_DEPLOYMENTS = ("kube_deployment_status_replicas_ready for the placeholder Deployments (kube-state-metrics, "
+                     "scraped by your Prometheus)")
+NEEDS_NODE_LABELS = ("kube_node_labels with label_karpenter_sh_nodepool (kube-state-metrics "
+                     "--metric-labels-allowlist=nodes=[karpenter.sh/nodepool])")
+NEEDS_BUFFER = "a CapacityBuffer's provisioned count, which no exporter writes as a metric (prescale status reads it)"
+NEEDS_SCHEDULED = "kube_pod_status_scheduled (kube-state-metrics)"
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Launch → Ready seconds of the nodes that came for an occurrence."""
+
+    p50: float
+    p95: float
+    max: float
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One occurrence, as planned and as the cluster's series saw it (``None``: no data for that figure)."""
+
+    window: str
+    node_pool: str
+    strategy: Strategy
+    occurrence: Occurrence
+    planned: int
+    counted: str  # what `planned` counts: pods, nodes...
+    ready_at_start: int | None
+    complete_at: datetime | None
+    node_ready_seconds: Spread | None
+    unschedulable_pod_minutes: float | None
+    node_hours: float | None
+    ideal_node_hours: float | None
+    cost: float | None
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def margin_seconds(self) -> int | None:
+        """How long before the start it was complete (negative: after it)."""
+        if self.complete_at is None:
+            return None
+        return int((self.occurrence.start_utc - self.complete_at).total_seconds())
+
+    @property
+    def verdict(self) -> Verdict:
+        if self.ready_at_start is None:
+            return "no-data"
+        if self.complete_at is not None and self.complete_at <= self.occurrence.start_utc:
+            return "served"
+        return "late" if self.complete_at is not None else "short"
+
+
+@dataclass(frozen=True)
+class Report:
+    stack: str
+    since: datetime
+    until: datetime
+    occurrences: list[Measured]
+
+    @property
+    def failed(self) -> bool:
+        """Whether an occurrence was late or short (the command's exit code 1)."""
+        return any(measured.verdict in ("late", "short") for measured in self.occurrences)
+
+
+def measure(stack: str, timeline: Timeline, prometheus: Prometheus, now: datetime,
+            windows: Sequence[str] = ()) -> Report:
+    """Every occurrence of ``timeline`` that started by ``now`` (of ``windows`` only, if given), measured."""
+    plan = timeline.plan
+    entries = [entry for entry in timeline.entries if entry.occurrence.scale_up_utc < now
+               and (not windows or entry.window.name in windows)]
+    if not entries:
+        return Report(stack, timeline.since, timeline.until, [])
+    start = min(entry.occurrence.scale_up_utc for entry in entries) - BEFORE
+    end = min(max(entry.occurrence.end_utc for entry in entries) + AFTER, now)
+    names = sorted({entry.window.name for entry in entries})
+    nodepools = sorted({_node_pool(plan, entry.window.node_pool, entry.capacity) for entry in entries})
+    series = _Series(prometheus, start, end, names, nodepools)
+    found = []
+    for entry in entries:
+        window_plan = plan.window(entry.window.name)
+        nodepool = _node_pool(plan, entry.window.node_pool, entry.capacity)
+        found.append(_measure_one(entry.window.name, entry.window.node_pool, entry.strategy, entry.occurrence,
+                                  entry.placeholders.pods if not entry.strategy.holds_nodes
+                                  else entry.window.nodes or entry.placeholders.pods,
+                                  nodepool, window_plan, plan, series))
+    return Report(stack, timeline.since, timeline.until, found)
+
+
+def _node_pool(plan: CapacityPlan, pool: str, capacity: Capacity | None) -> str:
+    """The NodePool a window's nodes are on: its own (static), else its pool's (``prescale-<pool>``, or an existing
+    pool's own name)."""
+    own = capacity.node_pool_object if capacity is not None else None
+    if own is not None:
+        return own
+    return node_pool_object_name(pool) if plan.pools[pool].pool.owned else pool
+
+
+class _Series:
+    """The series a report reads, each asked once for every window over the whole range."""
+
+    def __init__(self, prometheus: Prometheus, start: datetime, end: datetime, windows: list[str],
+                 nodepools: list[str]):
+        deployments = "|".join(placeholder_name(name) for name in windows)
+        pools = "|".join(nodepools)
+        where = f'namespace="{PLACEHOLDER_NAMESPACE}", deployment=~"{deployments}"'
+
+        def ask(query: str) -> dict[Labels, Samples]:
+            return prometheus.range(query, start, end, STEP)
+
+        self.ready_pods = _by(ask(f"kube_deployment_status_replicas_ready{{{where}}}"), "deployment")
+        self.nodes = _by(ask(f'count by ({NODEPOOL}) (kube_node_labels{{{NODEPOOL}=~"{pools}"}})'), NODEPOOL)
+        self.ready_nodes = _by(ask(
+            f'count by ({NODEPOOL}) (kube_node_labels{{{NODEPOOL}=~"{pools}"}} * on (node) group_left () '
+            '(kube_node_status_condition{condition="Ready", status="true"} == 1))'), NODEPOOL)
+        self.node_ready = ask(f'kube_node_status_condition{{condition="Ready", status="true"}} * on (node) '
+                              f'group_left ({NODEPOOL}) kube_node_labels{{{NODEPOOL}=~"{pools}"}}')
+        self.node_created = ask(f'kube_node_created * on (node) group_left ({NODEPOOL}) '
+                                f'kube_node_labels{{{NODEPOOL}=~"{pools}"}}')
+        self.unschedulable = ask(f'sum(kube_pod_status_scheduled{{condition="false", '
+                                 f'namespace!="{PLACEHOLDER_NAMESPACE}"}})')
+        # Whether any node of any NodePool carries the label at all: without it, no node figure can be had.
+        self.labelled = bool(self.nodes) or bool(ask(f'count(kube_node_labels{{{NODEPOOL}!=""}})'))
+        self.scheduled_exported = bool(self.unschedulable) or bool(ask("count(kube_pod_status_scheduled)"))
+
+
+def _by(found: dict[Labels, Samples], label: str) -> dict[str, Samples]:
+    return {dict(labels).get(label, ""): samples for labels, samples in found.items()}
+
+
+def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurrence, planned: int, nodepool: str,
+                 window_plan: WindowPlan, plan: CapacityPlan, series: _Series) -> Measured:
+    missing: list[str] = []
+    scale_up, start, end = occurrence.scale_up_utc, occurrence.start_utc, occurrence.end_utc
+    if strategy.keda_scaled:
+        ready = series.ready_pods.get(placeholder_name(window))
+        if ready is None:
+            missing.append(NEEDS_DEPLOYMENTS)
+    elif isinstance(window_plan, ArmedWindow) and window_plan.capacity.node_pool_object is not None:
+        ready = series.ready_nodes.get(nodepool, [] if series.labelled else None)
+        if ready is None:
+            missing.append(NEEDS_NODE_LABELS)
+    else:
+        ready = None
+        missing.append(NEEDS_BUFFER)
+    ready_at_start = complete_at = None
+    if ready is not None:
+        at_start = _value_at(ready, start)
+        ready_at_start = int(at_start) if at_start is not None else 0
+        complete_at = _first(ready, scale_up, end, lambda value: value >= planned)
+    spread = node_hours = ideal = cost = None
+    if series.labelled:
+        spread = _spread(series, nodepool, scale_up, complete_at or end)
+        node_hours = _node_hours(series.nodes.get(nodepool, []), scale_up, end)
+        fleet = window_fleet(plan, window_plan) if isinstance(window_plan, ArmedWindow) else None
+        nodes = fleet.nodes if fleet else None
+        ideal = nodes * (end - scale_up) / timedelta(hours=1) if nodes else None
+        cost = node_hours * fleet.shape.price_per_hour if fleet else None
+    elif NEEDS_NODE_LABELS not in missing:
+        missing.append(NEEDS_NODE_LABELS)
+    unschedulable = None
+    if series.scheduled_exported:
+        unschedulable = sum(value for at, value in _within(_only(series.unschedulable), start, end)) * STEP / 60
+    else:
+        missing.append(NEEDS_SCHEDULED)
+    return Measured(window, pool, strategy, occurrence, planned, strategy.counted, ready_at_start, complete_at,
+                    spread, unschedulable, node_hours, ideal, cost, missing)
+
+
+def _only(found: dict[Labels, Samples]) -> Samples:
+    return next(iter(found.values()), [])
+
+
+def _within(samples: Samples, since: datetime, until: datetime) -> Iterable[tuple[float, float]]:
+    begin, end = since.timestamp(), until.timestamp()
+    return ((at, value) for at, value in samples if begin <= at < end)
+
+
+def _value_at(samples: Samples, moment: datetime) -> float | None:
+    """The series' value at ``moment``: its last sample at or before it, within a step."""
+    at = moment.timestamp()
+    before = [value for when, value in samples if at - STEP < when <= at]
+    return before[-1] if before else None
+
+
+def _first(samples: Samples, since: datetime, until: datetime, holds: Callable[[float], bool]) -> datetime | None:
+    """The first sample instant in ``[since, until]`` whose value ``holds``."""
+    return next((datetime.fromtimestamp(at, UTC) for at, value in samples
+                 if since.timestamp() <= at <= until.timestamp() and holds(value)), None)
+
+
+def _spread(series: _Series, nodepool: str, since: datetime, until: datetime) -> Spread | None:
+    """Launch → Ready of each node of ``nodepool`` created in ``[since, until]``: from its creation time
+    (``kube_node_created``'s value) to its first Ready sample."""
+    created = {dict(labels)["node"]: samples[-1][1] for labels, samples in series.node_created.items()
+               if dict(labels).get(NODEPOOL) == nodepool and samples}
+    seconds = []
+    for labels, samples in series.node_ready.items():
+        node = dict(labels).get("node")
+        if dict(labels).get(NODEPOOL) != nodepool or node not in created:
+            continue
+        if not since.timestamp() - STEP <= created[node] <= until.timestamp():
+            continue
+        ready = next((at for at, value in samples if value == 1 and at >= created[node]), None)
+        if ready is not None:
+            seconds.append(ready - created[node])
+    if not seconds:
+        return None
+    seconds.sort()
+    return Spread(_rank(seconds, 0.5), _rank(seconds, 0.95), seconds[-1])
+
+
+def _rank(ordered: list[float], share: float) -> float:
+    """The nearest-rank percentile of ``ordered``."""
+    return ordered[max(math.ceil(share * len(ordered)) - 1, 0)]
+
+
+def _node_hours(counts: Samples, scale_up: datetime, end: datetime) -> float:
+    """Node-hours above the NodePool's count just before ``scale_up``, from then until the count is back there
+    after ``end`` (at most :data:`AFTER` later)."""
+    baseline = _value_at(counts, scale_up - timedelta(seconds=STEP)) or 0.0
+    hours = 0.0
+    for at, value in _within(counts, scale_up, end + AFTER):
+        if at >= end.timestamp() and value <= baseline:
+            break
+        hours += max(value - baseline, 0.0) * STEP / 3600
+    return hours

@@ -1,0 +1,213 @@
+"""``prescale report`` against a real Prometheus (tests/support/prometheus.py) holding synthetic events whose series
+are shaped as kube-state-metrics writes them: a served placeholder event, a late one, a short one (7 of 10
+placeholders), a paused one (nothing scaled up), a static window, a buffer window, and a day without the node
+label allowlist or the pod scheduling series. Each expected figure is computed here from the synthetic events, not
+copied from the program's output."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from prescale.model.strategies.static import static_node_pool_name
+
+from prescale_cli.documents import ReportDocument
+from prescale_cli.main import main
+from prescale_cli.report import NEEDS_BUFFER, NEEDS_NODE_LABELS, NEEDS_SCHEDULED
+from tests.cli.test_documents import assert_passes
+from tests.support.cli import make_project
+from tests.support.prometheus import Series, prometheus_serving
+
+PRICE = 0.2016  # m7i.xlarge, per node-hour (prescale:pricing below)
+STACK = f"""\
+config:
+  aws:region: ap-northeast-2
+  prescale:cluster: {{name: shop}}
+  prescale:pricing: {{instanceTypes: {{"m7i.xlarge": {PRICE}}}}}
+  prescale:nodePools:
+    - name: event
+      limits: {{cpu: "256", memory: 1024Gi}}
+      requirements: [{{key: node.kubernetes.io/instance-type, operator: In, values: [m7i.xlarge]}}]
+    - name: fixed
+      strategy: static
+      limits: {{nodes: 20}}
+      requirements: [{{key: node.kubernetes.io/instance-type, operator: In, values: [m7i.xlarge]}},
+                     {{key: topology.kubernetes.io/zone, operator: In, values: [ap-northeast-2a]}}]
+    - {{name: warm, strategy: buffer, limits: {{cpu: "64", memory: 256Gi}}}}
+  prescale:eventWindows:
+    - {{name: lunch, nodePool: event, timezone: UTC, start: "0 12 * * *", end: "0 13 * * *", nodes: 4}}
+    - {{name: dinner, nodePool: event, timezone: UTC, start: "0 18 * * *", end: "0 19 * * *", nodes: 10}}
+    - {{name: batch, nodePool: fixed, timezone: UTC, start: "0 9 * * *", end: "0 10 * * *", nodes: 3}}
+    - {{name: search, nodePool: warm, timezone: UTC, start: "0 15 * * *", end: "0 16 * * *",
+       capacity: {{cpu: "4", memory: 8Gi}}}}
+"""
+DAY1, DAY2, DAY3 = (datetime(2027, 1, day, tzinfo=UTC) for day in (11, 12, 13))
+EVENT_POOL, BATCH_POOL = "prescale-event", static_node_pool_name("fixed", "batch")
+LEAVE = timedelta(minutes=10)  # nodes leave this long after an end
+
+
+def at(day: datetime, clock: str) -> int:
+    hours, minutes, *seconds = (int(part) for part in clock.split(":"))
+    return int((day + timedelta(hours=hours, minutes=minutes, seconds=seconds[0] if seconds else 0)).timestamp())
+
+
+@dataclass(frozen=True)
+class Nodes:
+    """Nodes of one NodePool that came for one occurrence: created together, Ready ``ready_after`` seconds later
+    each, gone at ``gone``."""
+
+    nodepool: str
+    names: tuple[str, ...]
+    created: int
+    ready_after: tuple[int, ...]
+    gone: int
+
+    def write(self, series: Series) -> None:
+        for name, after in zip(self.names, self.ready_after, strict=True):
+            node = {"node": name}
+            series.hold("kube_node_labels", {**node, "label_karpenter_sh_nodepool": self.nodepool}, self.created,
+                        self.gone, 1)
+            series.hold("kube_node_created", node, self.created, self.gone, self.created)
+            ready = {**node, "condition": "Ready", "status": "true"}
+            series.hold("kube_node_status_condition", ready, self.created, self.created + after, 0)
+            series.hold("kube_node_status_condition", ready, self.created + after, self.gone, 1)
+
+    @property
+    def node_hours(self) -> float:
+        return len(self.names) * (self.gone - self.created) / 3600
+
+
+def placeholders(series: Series, window: str, day: datetime, counts: list[tuple[str, int]], until: str) -> None:
+    """The window's placeholder Deployment's Ready replicas: each count from its clock on, until ``until``."""
+    labels = {"namespace": "prescale", "deployment": f"prescale-{window}"}
+    clocks = [clock for clock, _ in counts] + [until]
+    for (clock, count), following in zip(counts, clocks[1:], strict=True):
+        series.hold("kube_deployment_status_replicas_ready", labels, at(day, clock), at(day, following), count)
+
+
+LUNCH_1 = Nodes(EVENT_POOL, ("l1a", "l1b", "l1c", "l1d"), at(DAY1, "11:50:30"), (60, 90, 120, 150),
+                at(DAY1, "13:10"))
+LUNCH_2 = Nodes(EVENT_POOL, ("l2a", "l2b", "l2c", "l2d"), at(DAY2, "11:56"), (120, 120, 420, 420), at(DAY2, "13:10"))
+DINNER_1 = Nodes(EVENT_POOL, tuple(f"d1{index}" for index in range(7)), at(DAY1, "17:50:30"), (90,) * 7,
+                 at(DAY1, "19:10"))
+BATCH_1 = Nodes(BATCH_POOL, ("b1a", "b1b", "b1c"), at(DAY1, "08:50:30"), (90, 90, 90), at(DAY1, "10:01"))
+BATCH_2 = Nodes(BATCH_POOL, ("b2a", "b2b", "b2c"), at(DAY2, "08:50:30"), (60, 60, 600), at(DAY2, "10:01"))
+
+
+def synthetic() -> Series:
+    series = Series()
+    for nodes in (LUNCH_1, LUNCH_2, DINNER_1, BATCH_1, BATCH_2):
+        nodes.write(series)
+    placeholders(series, "lunch", DAY1, [("11:45", 0), ("11:54", 4), ("13:00", 0)], "13:15")  # served
+    placeholders(series, "lunch", DAY2, [("11:45", 0), ("11:58", 2), ("12:03", 4), ("13:00", 0)], "13:15")  # late
+    placeholders(series, "dinner", DAY1, [("17:45", 0), ("17:56", 7), ("19:00", 0)], "19:15")  # short: 7 of 10
+    placeholders(series, "dinner", DAY2, [("17:45", 0)], "19:15")  # paused: never scaled up
+    placeholders(series, "lunch", DAY3, [("11:45", 0), ("11:55", 4), ("13:00", 0)], "13:15")  # no node labels
+    for pod in ("web-1", "web-2", "web-3"):  # day 2, late lunch: three pods wait five minutes
+        labels = {"namespace": "shop", "pod": pod, "condition": "false"}
+        series.hold("kube_pod_status_scheduled", labels, at(DAY1, "00:00"), at(DAY2, "12:00"), 0, step=600)
+        series.hold("kube_pod_status_scheduled", labels, at(DAY2, "12:00"), at(DAY2, "12:05"), 1)
+        series.hold("kube_pod_status_scheduled", labels, at(DAY2, "12:05"), at(DAY2, "23:59"), 0, step=120)
+    return series
+
+
+@pytest.fixture(scope="module")
+def prometheus(tmp_path_factory) -> str:
+    with prometheus_serving(synthetic(), tmp_path_factory.mktemp("prometheus")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    return make_project(tmp_path_factory.mktemp("report"), program="", stacks={"test": STACK})
+
+
+def report(capsys, project: Path, prometheus: str, *args: str, code: int = 1) -> dict:
+    assert main(["report", "--project", str(project), "--stack", "test", "--at", "2027-01-14T00:00Z",
+                 "--prometheus", prometheus, "--json", *args]) == code
+    document = json.loads(capsys.readouterr().out)
+    assert_passes(ReportDocument, document)
+    return document
+
+
+@pytest.fixture(scope="module")
+def two_days(prometheus, project) -> dict:
+    """The first two days' report, by (window, start date): read once for the tests below."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["report", "--project", str(project), "--stack", "test", "--at", "2027-01-14T00:00Z",
+                     "--prometheus", prometheus, "--json", "--from", "2027-01-11", "--to", "2027-01-13"]) == 1
+    document = json.loads(out.getvalue())
+    assert_passes(ReportDocument, document)
+    return {(item["window"], item["start"][:10]): item for item in document["occurrences"]}
+
+
+def test_a_served_event_shows_its_margin_node_times_and_node_hours(two_days):
+    lunch = two_days["lunch", "2027-01-11"]
+    assert (lunch["planned"], lunch["readyAtStart"], lunch["verdict"]) == (4, 4, "served")
+    assert lunch["completeAt"] == "2027-01-11T11:54:00Z" and lunch["marginSeconds"] == 6 * 60
+    assert lunch["nodeReadySeconds"] == {"p50": 90, "p95": 150, "max": 150}
+    assert lunch["nodeHours"] == round(LUNCH_1.node_hours, 2)
+    assert lunch["idealNodeHours"] == round(4 * 70 / 60, 2)  # 4 nodes from the 11:50 scale-up to the 13:00 end
+    assert lunch["cost"] == round(LUNCH_1.node_hours * PRICE, 2)
+    assert lunch["unschedulablePodMinutes"] == 0 and lunch["missing"] == []
+
+
+def test_a_late_event_shows_how_late_and_the_pods_that_waited(two_days):
+    lunch = two_days["lunch", "2027-01-12"]
+    assert (lunch["readyAtStart"], lunch["completeAt"], lunch["marginSeconds"]) == (2, "2027-01-12T12:03:00Z", -180)
+    assert lunch["verdict"] == "late"
+    assert lunch["unschedulablePodMinutes"] == 3 * 5  # three pods for five minutes
+    assert lunch["nodeReadySeconds"] == {"p50": 120, "p95": 420, "max": 420}
+
+
+def test_short_and_paused_events_are_short(two_days):
+    short, paused = two_days["dinner", "2027-01-11"], two_days["dinner", "2027-01-12"]
+    assert (short["planned"], short["readyAtStart"], short["completeAt"], short["verdict"]) == (10, 7, None, "short")
+    assert (paused["readyAtStart"], paused["completeAt"], paused["verdict"]) == (0, None, "short")
+    assert paused["nodeReadySeconds"] is None and paused["nodeHours"] == 0
+
+
+def test_a_static_window_is_measured_on_its_own_node_pool(two_days):
+    first, second = two_days["batch", "2027-01-11"], two_days["batch", "2027-01-12"]
+    assert (first["strategy"], first["planned"], first["verdict"]) == ("static", 3, "served")
+    assert first["completeAt"] == "2027-01-11T08:52:00Z"  # the last of the three Ready 90 s after 08:50:30
+    assert second["completeAt"] == "2027-01-12T09:00:30Z" and second["verdict"] == "late"  # one took 10 minutes
+    assert first["nodeHours"] == round(BATCH_1.node_hours, 2)
+
+
+def test_a_buffer_window_has_no_readiness_data_and_says_why(two_days):
+    search = two_days["search", "2027-01-11"]
+    assert (search["verdict"], search["readyAtStart"], search["completeAt"]) == ("no-data", None, None)
+    assert NEEDS_BUFFER in search["missing"]
+
+
+def test_without_node_labels_or_pod_scheduling_series_those_figures_are_missing_not_zero(capsys, project, prometheus):
+    document = report(capsys, project, prometheus, "--from", "2027-01-13", "--days", "1", "--window", "lunch",
+                      code=0)
+    (lunch,) = document["occurrences"]
+    assert (lunch["verdict"], lunch["marginSeconds"]) == ("served", 5 * 60)
+    assert lunch["nodeReadySeconds"] is None and lunch["nodeHours"] is None and lunch["cost"] is None
+    assert lunch["unschedulablePodMinutes"] is None
+    assert lunch["missing"] == [NEEDS_NODE_LABELS, NEEDS_SCHEDULED]
+
+
+def test_the_text_report_shows_each_window_and_the_exit_code_says_late_or_short(capsys, project, prometheus):
+    assert main(["report", "--project", str(project), "--stack", "test", "--at", "2027-01-14T00:00Z",
+                 "--prometheus", prometheus, "--from", "2027-01-11", "--to", "2027-01-13"]) == 1
+    out = capsys.readouterr().out
+    assert "Window lunch (pool event, placeholders)" in out and "12:03:00 UTC, 3m after the start" in out
+    assert "11:54:00 UTC, 6m before the start" in out and "short" in out
+    assert f"No data: {NEEDS_BUFFER}." in out
+    assert "2 of 8 occurrences served" in out  # lunch and batch on the first day
+
+
+def test_an_unreachable_prometheus_is_one_clear_line(capsys, project):
+    assert main(["report", "--project", str(project), "--stack", "test", "--at", "2027-01-14T00:00Z",
+                 "--prometheus", "http://127.0.0.1:9", "--days", "1"]) == 2
+    assert capsys.readouterr().err.startswith("prescale: cannot reach Prometheus at 127.0.0.1:9")
