@@ -529,3 +529,43 @@ class ReportDocument(Record):
     from_: UtcInstant = Field(alias="from")
     to: UtcInstant
     occurrences: list[MeasuredOccurrence]
+
+
+class SuggestedLeadTime(Record):
+    current: str
+    suggested: str | None = Field(description="null: too few occurrences completed to suggest one.")
+
+
+class SuggestedNodes(Record):
+    current: int
+    suggested: int | None = Field(description="null: too few occurrences with the pods' requests on the pool.")
+
+
+class SuggestedCapacity(Record):
+    current: Capacity
+    suggested: Capacity | None = Field(description="null: too few occurrences with the pods' requests on the pool.")
+
+
+class TunedNodesWindow(Record):
+    """A ``nodes:`` window: its lead time and its count, as its last measured occurrences suggest them."""
+
+    window: str
+    occurrences: int = Field(description="Its measured occurrences the suggestions come from.")
+    lead_time: SuggestedLeadTime
+    nodes: SuggestedNodes
+
+
+class TunedCapacityWindow(Record):
+    """A ``capacity:`` window: its lead time and its capacity, as its last measured occurrences suggest them."""
+
+    window: str
+    occurrences: int = Field(description="Its measured occurrences the suggestions come from.")
+    lead_time: SuggestedLeadTime
+    capacity: SuggestedCapacity
+
+
+class TuneDocument(Record):
+    """`prescale tune --json`: each window's next lead time and size, from its last measured occurrences."""
+
+    schema_version: Literal[1] = _version("tune")
+    windows: list[TunedNodesWindow | TunedCapacityWindow]

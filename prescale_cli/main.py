@@ -93,6 +93,12 @@ _REPORT_EXAMPLES = """examples:
   prescale report --stack prod --prometheus https://prom.example.com --from 2027-03-02 --days 1 --window launch
   PRESCALE_PROMETHEUS_TOKEN=... prescale report --stack prod --prometheus https://prom.example.com --json"""
 
+_TUNE_DESCRIPTION = """\
+Suggest each window's next leadTime and nodes (or capacity) from its last measured occurrences (as prescale report
+measures them): the p95 of scale-up to complete plus a margin, and the peak of the pods' requests on its NodePool
+plus a headroom. --write puts them into Pulumi.<stack>.yaml, keeping its comments, order and quoting, each only if
+the file still validates. What each suggestion reads: docs/report.md."""
+
 _SCHEMA_EXAMPLES = """examples:
   prescale schema --out prescale.schema.json             for prescale's own program
   prescale schema --library --out prescale.schema.json   for a program using prescale as a library
@@ -270,6 +276,25 @@ def build_parser() -> CommandParser:
                              '"verdict", "missing"}]}')
     report.set_defaults(run=_run_report, reads_project=True)
 
+    tune = commands.add_parser(
+        "tune", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="suggest each window's lead time and size from its last measured occurrences",
+        description=_TUNE_DESCRIPTION)
+    tune.add_argument("--prometheus", metavar="URL", default=os.environ.get("PRESCALE_PROMETHEUS_URL"),
+                      help="as for report (default: $PRESCALE_PROMETHEUS_URL)")
+    tune.add_argument("--last", type=_positive_days, default=5, metavar="N",
+                      help="the last N occurrences of each window, within the 35 days before now (default: 5)")
+    tune.add_argument("--margin", type=_within, default=timedelta(minutes=2), metavar="DURATION",
+                      help="added to the p95 of scale-up to complete (default: 2m)")
+    tune.add_argument("--headroom", type=_percent, default=0.1, metavar="PERCENT",
+                      help="added to the peak of the pods' requests (default: 10)")
+    tune.add_argument("--write", action="store_true",
+                      help="write the suggestions into Pulumi.<stack>.yaml, each only if the file still validates")
+    tune.add_argument("--json", action="store_true",
+                      help='print {"schemaVersion", "windows": [{"window", "occurrences", "leadTime": {"current", '
+                           '"suggested"}, "nodes" or "capacity": {"current", "suggested"}}]}')
+    tune.set_defaults(run=_run_tune, reads_project=True)
+
     prune = commands.add_parser(
         "prune", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
         help="list one-off windows whose event is over, and remove them from the stack file",
@@ -439,6 +464,51 @@ def _run_report(args: argparse.Namespace, project: Path, output: Output) -> int:
     else:
         show_report(report, output)
     return 1 if report.failed else 0
+
+
+_TUNE_LOOKBACK = timedelta(days=35)  # five weeks: the last five occurrences of a weekly window
+
+
+def _run_tune(args: argparse.Namespace, project: Path, output: Output) -> int:
+    from .prometheus import Prometheus, PrometheusError
+    from .report import measure
+    from .report_view import show_tune, tune_document
+    from .tune import suggest, write
+
+    if not args.prometheus:
+        raise CommandError("tune needs a Prometheus: --prometheus URL, or $PRESCALE_PROMETHEUS_URL")
+    now = _now(args)
+    config = load_config(project, args.stack, now)
+    since = now - _TUNE_LOOKBACK
+    timeline = build_timeline(plan_capacity(config, since), since, now)
+    try:
+        report = measure(args.stack, timeline, Prometheus.at(args.prometheus, os.environ.get(
+            "PRESCALE_PROMETHEUS_TOKEN")), now)
+    except PrometheusError as error:
+        raise CommandError(str(error)) from None
+    tuned = suggest(config, report, args.last, args.margin, args.headroom)
+    if args.json:
+        output.json(tune_document(tuned))
+    else:
+        show_tune(args.stack, tuned, output)
+    if args.write:
+        written, refused = write(project, args.stack, now, tuned)
+        notes = _notes(args, output)
+        notes.line(f"Wrote {', '.join(written)} into Pulumi.{args.stack}.yaml" if written
+                   else "Nothing written: no suggestion changes a window")
+        for problem in refused:
+            notes.line(problem)
+    return 0
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text.rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage, like 10 or 25%") from None
+    if not 0 <= value <= 500:
+        raise argparse.ArgumentTypeError(f"{text!r}: a headroom between 0 and 500 percent")
+    return value / 100
 
 
 def _run_prune(args: argparse.Namespace, project: Path, output: Output) -> int:

@@ -52,6 +52,7 @@ NEEDS_NODE_LABELS = ("kube_node_labels with label_karpenter_sh_nodepool (kube-st
                      "--metric-labels-allowlist=nodes=[karpenter.sh/nodepool])")
 NEEDS_BUFFER = "a CapacityBuffer's provisioned count, which no exporter writes as a metric (prescale status reads it)"
 NEEDS_SCHEDULED = "kube_pod_status_scheduled (kube-state-metrics)"
+NO_SAMPLES = "samples of its readiness series around this occurrence (none were scraped then)"
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,14 @@ class Measured:
     ideal_node_hours: float | None
     cost: float | None
     missing: list[str] = field(default_factory=list)
+    # What `tune` sizes the next occurrence from: the CPU cores and memory bytes the pods on its NodePool requested
+    # at their peak during the event (DaemonSets' and placeholders' left out); None without the node labels.
+    peak_requests: tuple[float, float] | None = None
+
+    @property
+    def scale_up_to_complete(self) -> timedelta | None:
+        """From the planned scale-up to complete: what a lead time must cover."""
+        return None if self.complete_at is None else self.complete_at - self.occurrence.scale_up_utc
 
     @property
     def margin_seconds(self) -> int | None:
@@ -165,6 +174,12 @@ class _Series:
                               f'group_left ({NODEPOOL}) kube_node_labels{{{NODEPOOL}=~"{pools}"}}')
         self.node_created = ask(f'kube_node_created * on (node) group_left ({NODEPOOL}) '
                                 f'kube_node_labels{{{NODEPOOL}=~"{pools}"}}')
+        requested = (f'sum by ({NODEPOOL}, resource) ((kube_pod_container_resource_requests{{resource=~"cpu|memory", '
+                     f'namespace!="{PLACEHOLDER_NAMESPACE}"}} unless on (namespace, pod) '
+                     f'kube_pod_owner{{owner_kind="DaemonSet"}}) * on (node) group_left ({NODEPOOL}) '
+                     f'kube_node_labels{{{NODEPOOL}=~"{pools}"}})')
+        self.requests = {(dict(labels).get(NODEPOOL, ""), dict(labels).get("resource", "")): samples
+                         for labels, samples in ask(requested).items()}
         self.unschedulable = ask(f'sum(kube_pod_status_scheduled{{condition="false", '
                                  f'namespace!="{PLACEHOLDER_NAMESPACE}"}})')
         # Whether any node of any NodePool carries the label at all: without it, no node figure can be had.
@@ -191,6 +206,9 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
     else:
         ready = None
         missing.append(NEEDS_BUFFER)
+    if ready is not None and not any(True for _ in _within(ready, scale_up - BEFORE, end)):
+        ready = None  # no sample around this occurrence: before the series existed, or a scrape gap
+        missing.append(NO_SAMPLES)
     ready_at_start = complete_at = None
     if ready is not None:
         at_start = _value_at(ready, start)
@@ -211,8 +229,13 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
         unschedulable = sum(value for at, value in _within(_only(series.unschedulable), start, end)) * STEP / 60
     else:
         missing.append(NEEDS_SCHEDULED)
+    peak = None
+    if series.labelled:
+        cpu, memory = (max((value for _, value in _within(series.requests.get((nodepool, resource), []), start, end)),
+                           default=0.0) for resource in ("cpu", "memory"))
+        peak = (cpu, memory)
     return Measured(window, pool, strategy, occurrence, planned, strategy.counted, ready_at_start, complete_at,
-                    spread, unschedulable, node_hours, ideal, cost, missing)
+                    spread, unschedulable, node_hours, ideal, cost, missing, peak)
 
 
 def _only(found: dict[Labels, Samples]) -> Samples:

@@ -1,4 +1,5 @@
-"""``prescale report`` as text (a table per window, a line per occurrence) and as its ``--json`` document."""
+"""``prescale report`` and ``prescale tune`` as text (a table per window, a line per occurrence) and as their
+``--json`` documents."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from . import documents
 from .output import Output
 from .report import Measured, Report
 from .schedule_report import local_times
+from .tune import Sizing, Tuned
 
 
 def report_document(report: Report) -> documents.ReportDocument:
@@ -80,3 +82,36 @@ def _round(value: float | None) -> float | None:
 
 def _utc(moment: datetime) -> str:
     return f"{moment:%Y-%m-%d %H:%M} UTC"
+
+
+def tune_document(tuned: list[Tuned]) -> documents.TuneDocument:
+    return documents.TuneDocument(windows=[_tuned(item) for item in tuned])
+
+
+def _tuned(item: Tuned) -> documents.TunedNodesWindow | documents.TunedCapacityWindow:
+    lead = documents.SuggestedLeadTime(current=item.lead_time, suggested=item.suggested_lead_time)
+    current, suggested = item.sizing, item.suggested_sizing
+    if current.nodes is not None:
+        return documents.TunedNodesWindow(window=item.window.name, occurrences=item.occurrences, lead_time=lead,
+                                          nodes=documents.SuggestedNodes(current=current.nodes, suggested=(
+                                              suggested.nodes if suggested else None)))
+    return documents.TunedCapacityWindow(
+        window=item.window.name, occurrences=item.occurrences, lead_time=lead,
+        capacity=documents.SuggestedCapacity(current=_capacity(current), suggested=_capacity(suggested)
+                                             if suggested else None))
+
+
+def _capacity(sizing: Sizing) -> documents.Capacity:
+    return documents.Capacity(cpu=sizing.cpu or "", memory=sizing.memory or "")
+
+
+def show_tune(stack: str, tuned: list[Tuned], output: Output) -> None:
+    output.table(["Window", "Occurrences", "leadTime", "Suggested", "Size", "Suggested", "Evidence"],
+                 [[item.window.name, str(item.occurrences), item.lead_time, item.suggested_lead_time or "-",
+                   _size(item.sizing), _size(item.suggested_sizing) if item.suggested_sizing else "-", item.evidence]
+                  for item in tuned],
+                 title=f"Stack {stack}: the next occurrences sized from the last measured ones")
+
+
+def _size(sizing: Sizing) -> str:
+    return f"nodes: {sizing.nodes}" if sizing.nodes is not None else f"{sizing.cpu} CPU, {sizing.memory}"

@@ -7,6 +7,7 @@ copied from the program's output."""
 from __future__ import annotations
 
 import contextlib
+import difflib
 import io
 import json
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 from prescale.model.strategies.static import static_node_pool_name
 
-from prescale_cli.documents import ReportDocument
+from prescale_cli.documents import ReportDocument, TuneDocument
 from prescale_cli.main import main
 from prescale_cli.report import NEEDS_BUFFER, NEEDS_NODE_LABELS, NEEDS_SCHEDULED
 from tests.cli.test_documents import assert_passes
@@ -108,12 +109,30 @@ def synthetic() -> Series:
     placeholders(series, "dinner", DAY1, [("17:45", 0), ("17:56", 7), ("19:00", 0)], "19:15")  # short: 7 of 10
     placeholders(series, "dinner", DAY2, [("17:45", 0)], "19:15")  # paused: never scaled up
     placeholders(series, "lunch", DAY3, [("11:45", 0), ("11:55", 4), ("13:00", 0)], "13:15")  # no node labels
+    requests(series, DAY1, "12:00", "13:00", [("web-a", "l1a", 6, 12), ("web-b", "l1b", 4, 8)])  # 10 CPU, 20Gi
+    requests(series, DAY2, "12:10", "12:40", [("web-c", "l2a", 14, 28)])  # 14 CPU, 28Gi
+    requests(series, DAY1, "12:00", "13:00", [("agent", "l1a", 8, 16)], owner="DaemonSet")  # not the event's
+    requests(series, DAY1, "11:55", "13:00", [("prescale-lunch-x", "l1c", 1, 2)], namespace="prescale")
     for pod in ("web-1", "web-2", "web-3"):  # day 2, late lunch: three pods wait five minutes
         labels = {"namespace": "shop", "pod": pod, "condition": "false"}
         series.hold("kube_pod_status_scheduled", labels, at(DAY1, "00:00"), at(DAY2, "12:00"), 0, step=600)
         series.hold("kube_pod_status_scheduled", labels, at(DAY2, "12:00"), at(DAY2, "12:05"), 1)
         series.hold("kube_pod_status_scheduled", labels, at(DAY2, "12:05"), at(DAY2, "23:59"), 0, step=120)
     return series
+
+
+def requests(series: Series, day: datetime, since: str, until: str, pods: list[tuple[str, str, int, int]],
+             owner: str = "ReplicaSet", namespace: str = "shop") -> None:
+    """Each pod's one container's CPU (cores) and memory (GiB) requests on its node, as kube-state-metrics writes
+    them, from ``since`` to ``until``."""
+    for pod, node, cpu, gib in pods:
+        where = {"namespace": namespace, "pod": pod}
+        for resource, value, unit in (("cpu", cpu, "core"), ("memory", gib * 2**30, "byte")):
+            series.hold("kube_pod_container_resource_requests", {**where, "container": "main", "node": node,
+                                                                 "resource": resource, "unit": unit},
+                        at(day, since), at(day, until), value)
+        series.hold("kube_pod_owner", {**where, "owner_kind": owner, "owner_name": f"{pod}-owner"},
+                    at(day, since), at(day, until), 1)
 
 
 @pytest.fixture(scope="module")
@@ -211,3 +230,62 @@ def test_an_unreachable_prometheus_is_one_clear_line(capsys, project):
     assert main(["report", "--project", str(project), "--stack", "test", "--at", "2027-01-14T00:00Z",
                  "--prometheus", "http://127.0.0.1:9", "--days", "1"]) == 2
     assert capsys.readouterr().err.startswith("prescale: cannot reach Prometheus at 127.0.0.1:9")
+
+
+def tune(capsys, project: Path, prometheus: str, *args: str) -> dict:
+    assert main(["tune", "--project", str(project), "--stack", "test", "--at", "2027-01-14T00:00Z",
+                 "--prometheus", prometheus, "--json", *args]) == 0
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)
+    assert_passes(TuneDocument, document)
+    return {item["window"]: item for item in document["windows"]}
+
+
+def test_tune_suggests_a_lead_time_and_nodes_from_the_measured_occurrences(capsys, project, prometheus):
+    windows = tune(capsys, project, prometheus)
+    lunch = windows["lunch"]
+    # complete 4, 13 and 5 minutes after the 11:50 scale-up: p95 (nearest rank) 13m, + the 2m margin
+    assert lunch["leadTime"] == {"current": "10m", "suggested": "15m"}
+    # peak requests 14 CPU / 28Gi (the second day; DaemonSets' and placeholders' left out), + 10%, in nodes of the
+    # default nodeSize (1 CPU, 2Gi): 15.4 CPU → 16, 30.8Gi → 16
+    assert lunch["nodes"] == {"current": 4, "suggested": 16} and lunch["occurrences"] == 3
+    assert windows["batch"]["leadTime"] == {"current": "10m", "suggested": "13m"}  # 2m and 10m30s: p95 10m30s + 2m
+    assert windows["batch"]["nodes"]["suggested"] is None  # no pod requested anything on its NodePool
+    assert windows["dinner"]["leadTime"]["suggested"] is None  # short and paused: never complete
+    assert windows["search"]["capacity"] == {"current": {"cpu": "4", "memory": "8Gi"}, "suggested": None}
+
+
+BLOCK_BATCH = """\
+    - name: batch  # the morning batch, in block style
+      nodePool: fixed
+      timezone: UTC
+      start: "0 9 * * *"
+      end: "0 10 * * *"
+      nodes: 3
+"""
+
+
+def test_tune_write_changes_only_the_suggested_values(capsys, tmp_path, prometheus):
+    batch = '    - {name: batch, nodePool: fixed, timezone: UTC, start: "0 9 * * *", end: "0 10 * * *", nodes: 3}\n'
+    commented = "# the shop's stack\n" + STACK.replace("    - {name: lunch,",
+                                                      "    # the lunch rush\n    - {name: lunch,")
+    commented = commented.replace(batch, BLOCK_BATCH)
+    project = make_project(tmp_path, program="", stacks={"test": commented})
+    tune(capsys, project, prometheus, "--write")
+    after = (project / "Pulumi.test.yaml").read_text()
+    diff = [line for line in difflib.ndiff(commented.splitlines(), after.splitlines()) if line[:1] in "+-"]
+    lunch = 'nodePool: event, timezone: UTC, start: "0 12 * * *", end: "0 13 * * *"'
+    assert diff == [f"-     - {{name: lunch, {lunch}, nodes: 4}}",
+                    f"+     - {{name: lunch, leadTime: 15m, {lunch}, nodes: 16}}",
+                    "+       leadTime: 13m"]  # added under the block entry's name, at its keys' indentation
+
+
+def test_tune_write_leaves_a_window_whose_suggestion_breaks_a_limit_alone(capsys, tmp_path, prometheus):
+    tight = STACK.replace('limits: {cpu: "256", memory: 1024Gi}', 'limits: {cpu: "48", memory: 1024Gi}')
+    project = make_project(tmp_path, program="", stacks={"test": tight})
+    assert main(["tune", "--project", str(project), "--stack", "test", "--at", "2027-01-14T00:00Z",
+                 "--prometheus", prometheus, "--write"]) == 0
+    out = capsys.readouterr().out
+    after = (project / "Pulumi.test.yaml").read_text()
+    assert "nodes: 4}" in after and "leadTime: 13m" in after  # lunch left alone, batch written
+    assert "lunch: left as it is: prescale:" in out

@@ -35,6 +35,7 @@ from prescale_cli.documents import (
     ReportDocument,
     ScheduleDocument,
     StatusDocument,
+    TuneDocument,
     json_schema,
 )
 from tests.model.test_bad_configs import CORPUS
@@ -220,6 +221,7 @@ QUOTES: list[Quote] = [
     schema("prescale schedule --json", ScheduleDocument),
     schema("prescale status --json", StatusDocument),
     schema("prescale report --json", ReportDocument),
+    schema("prescale tune --json", TuneDocument),
     Quote("docs/platform.md", "\nStack outputs: ", ".\n", stack_outputs, inline=True),
     Quote("docs/guardrails.md", "`tests/model/test_bad_configs.py` (", " broken stack files)", bad_configs),
     Quote("docs/guardrails.md", "that window's components and their children (", " resources)", window_resources),
