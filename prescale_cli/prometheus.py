@@ -4,19 +4,23 @@ A URL (``--prometheus`` or ``PRESCALE_PROMETHEUS_URL``) of any server that speak
 (prometheus/prometheus ``web/api/v1/api.go``: ``GET /api/v1/query_range`` answering ``{"status": "success",
 "data": {"resultType": "matrix", "result": [{"metric": {...}, "values": [[<unix seconds>, "<value>"], ...]}]}}``),
 with a bearer token (``PRESCALE_PROMETHEUS_TOKEN``) or basic auth (``user:password@`` in the URL) where it sits
-behind one. The token and the password are sent, never printed: errors name the host and the query only.
-urllib3 carries the requests (the ``kubernetes`` client's own transport, already a dependency of the command).
+behind one, and Amazon Managed Service for Prometheus (``https://aps-workspaces.<region>.amazonaws.com/workspaces/
+<id>``) with each request SigV4-signed for service ``aps`` (AWS docs, "Query using the Prometheus-compatible APIs")
+by botocore, with the AWS credential chain (environment, profile, SSO, web identity, instance role). Credentials
+are sent, never printed: errors name the host and the query only. urllib3 carries the requests (the ``kubernetes``
+client's own transport, already a dependency of the command).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 REQUEST_TIMEOUT_SECONDS = 30  # per range query: a year of one series at a minute's step answers in well under that
 MAX_POINTS = 11_000  # Prometheus refuses a range query of more points per series than this (api.go, 11000)
@@ -36,16 +40,20 @@ class Prometheus:
     url: str
     token: str | None = None
     basic: tuple[str, str] | None = None
+    sigv4_region: str | None = None  # Amazon Managed Service for Prometheus: sign for `aps` in this region
 
     @classmethod
     def at(cls, url: str, token: str | None = None) -> Prometheus:
-        """The server at ``url``; a ``user:password@`` in it becomes basic auth (and leaves the URL)."""
+        """The server at ``url``; a ``user:password@`` in it becomes basic auth (and leaves the URL), an Amazon
+        Managed Service for Prometheus workspace's host makes every request SigV4-signed."""
         parts = urlsplit(url.rstrip("/"))
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise PrometheusError(f"--prometheus {url!r} is not an http(s) URL of a Prometheus server")
         basic = (parts.username or "", parts.password or "") if parts.username else None
         host = parts.hostname + (f":{parts.port}" if parts.port else "")
-        return cls(urlunsplit((parts.scheme, host, parts.path, "", "")), token or None, basic)
+        managed = _AMP_HOST.fullmatch(parts.hostname)
+        return cls(urlunsplit((parts.scheme, host, parts.path, "", "")), token or None, basic,
+                   managed.group(1) if managed else None)
 
     def range(self, query: str, start: datetime, end: datetime, step: int) -> dict[Labels, Samples]:
         """``query`` evaluated every ``step`` seconds over ``[start, end]``: each series' labels and samples (a
@@ -71,12 +79,14 @@ class Prometheus:
     def _get(self, path: str, fields: dict[str, str]) -> dict[str, Any]:
         import urllib3  # the command's transport, loaded only when a report asks
 
+        url = f"{self.url}{path}?{urlencode(fields, quote_via=quote)}"
         headers = urllib3.make_headers(basic_auth=":".join(self.basic)) if self.basic else {}
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
+        if self.sigv4_region is not None:
+            headers.update(sigv4_headers(url, self.sigv4_region))
         try:
-            response = _pool().request("GET", self.url + path, fields=fields, headers=headers,
-                                       timeout=REQUEST_TIMEOUT_SECONDS, retries=1)
+            response = _pool().request("GET", url, headers=headers, timeout=REQUEST_TIMEOUT_SECONDS, retries=1)
         except urllib3.exceptions.HTTPError as error:
             raise PrometheusError(f"cannot reach Prometheus at {self._host}: {type(error).__name__}") from None
         try:
@@ -93,6 +103,26 @@ class Prometheus:
     @property
     def _host(self) -> str:
         return urlsplit(self.url).netloc
+
+
+def sigv4_headers(url: str, region: str) -> dict[str, str]:
+    """The headers that sign a GET of ``url`` for service ``aps`` in ``region`` (``Authorization``, ``X-Amz-Date``
+    and, with temporary credentials, ``X-Amz-Security-Token``), from the AWS credential chain."""
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.session import Session
+
+    credentials = Session().get_credentials()
+    if credentials is None:
+        raise PrometheusError("Amazon Managed Service for Prometheus needs AWS credentials, and the AWS credential "
+                              "chain found none (environment, profile, SSO, web identity, instance role)")
+    request = AWSRequest(method="GET", url=url)
+    SigV4Auth(credentials.get_frozen_credentials(), "aps", region).add_auth(request)
+    return {name: value for name, value in request.headers.items()}
+
+
+# An Amazon Managed Service for Prometheus workspace's query endpoint, and its region.
+_AMP_HOST = re.compile(r"aps-workspaces\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?")
 
 
 @cache

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from datetime import timedelta
 from pathlib import Path
+from types import SimpleNamespace
 
 import kubernetes_validate
 import pytest
@@ -393,7 +394,7 @@ def answering(reader: KubernetesReader, cluster: RecordedCluster) -> list[tuple]
                                                     "type": item["type"]} == selected(field_selector)]
             body = {"apiVersion": "v1", "kind": list_type[2:] if list_type.startswith("V1") else "EventList",
                     "metadata": {}, "items": items}
-            return client.deserialize(json.dumps(body), list_type, "application/json")
+            return client.deserialize(SimpleNamespace(data=json.dumps(body)), list_type)  # as the client's REST answer
         return call
 
     def custom(method: str):
@@ -469,8 +470,9 @@ def test_an_api_refusal_exits_2_with_the_servers_message(capsys, monkeypatch, ku
                             "code": 403, "message": 'nodes is forbidden: User "viewer" cannot list resource "nodes" '
                                                     'in API group "" at the cluster scope'})
 
-    def refuse(*args, **kwargs):
-        raise ApiException(status=403, reason="Forbidden", body=forbidden)
+    def refuse(*args, **kwargs):  # the client's exception from the server's answer, as its REST layer raises it
+        raise ApiException(http_resp=SimpleNamespace(status=403, reason="Forbidden", data=forbidden,
+                                                     getheaders=dict))
     reader.core.list_node = refuse
     code, out, err = status(capsys, monkeypatch, reader)
     assert (code, out) == (2, "")
