@@ -274,6 +274,8 @@ def build_parser() -> CommandParser:
                              '"scaleUp", "start", "end", "planned", "readyAtStart", "completeAt", "marginSeconds", '
                              '"nodeReadySeconds", "unschedulablePodMinutes", "nodeHours", "idealNodeHours", "cost", '
                              '"verdict", "missing"}]}')
+    report.add_argument("--png", type=Path, metavar="FILE",
+                        help="also draw each window's planned vs Ready around its occurrences' starts to FILE (PNG)")
     report.set_defaults(run=_run_report, reads_project=True)
 
     tune = commands.add_parser(
@@ -463,6 +465,11 @@ def _run_report(args: argparse.Namespace, project: Path, output: Output) -> int:
         output.json(report_document(report))
     else:
         show_report(report, output)
+    if args.png:
+        from .report_picture import draw_report  # matplotlib takes a second to import: only when drawing
+        with _writing("the picture", args.png):
+            draw_report(report, args.png)
+        _notes(args, output).line(f"Drew each window's planned vs Ready to {args.png}")
     return 1 if report.failed else 0
 
 

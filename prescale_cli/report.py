@@ -85,6 +85,7 @@ class Measured:
     # What `tune` sizes the next occurrence from: the CPU cores and memory bytes the pods on its NodePool requested
     # at their peak during the event (DaemonSets' and placeholders' left out); None without the node labels.
     peak_requests: tuple[float, float] | None = None
+    ready: Samples = field(default_factory=list)  # its readiness series from scale-up - BEFORE to the end, as read
 
     @property
     def scale_up_to_complete(self) -> timedelta | None:
@@ -234,8 +235,9 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
         cpu, memory = (max((value for _, value in _within(series.requests.get((nodepool, resource), []), start, end)),
                            default=0.0) for resource in ("cpu", "memory"))
         peak = (cpu, memory)
+    drawn = list(_within(ready, scale_up - BEFORE, end + timedelta(seconds=STEP))) if ready is not None else []
     return Measured(window, pool, strategy, occurrence, planned, strategy.counted, ready_at_start, complete_at,
-                    spread, unschedulable, node_hours, ideal, cost, missing, peak)
+                    spread, unschedulable, node_hours, ideal, cost, missing, peak, drawn)
 
 
 def _only(found: dict[Labels, Samples]) -> Samples:

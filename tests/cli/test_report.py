@@ -15,11 +15,16 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from prescale.model.plan import plan_capacity
 from prescale.model.strategies.static import static_node_pool_name
 
 from prescale_cli.documents import ReportDocument, TuneDocument
 from prescale_cli.main import main
-from prescale_cli.report import NEEDS_BUFFER, NEEDS_NODE_LABELS, NEEDS_SCHEDULED
+from prescale_cli.prometheus import Prometheus
+from prescale_cli.report import NEEDS_BUFFER, NEEDS_NODE_LABELS, NEEDS_SCHEDULED, measure
+from prescale_cli.report_picture import report_figure
+from prescale_cli.stack import load_config
+from prescale_cli.timeline import build_timeline
 from tests.cli.test_documents import assert_passes
 from tests.support.cli import make_project
 from tests.support.prometheus import Series, prometheus_serving
@@ -46,6 +51,7 @@ config:
     - {{name: batch, nodePool: fixed, timezone: UTC, start: "0 9 * * *", end: "0 10 * * *", nodes: 3}}
     - {{name: search, nodePool: warm, timezone: UTC, start: "0 15 * * *", end: "0 16 * * *",
        capacity: {{cpu: "4", memory: 8Gi}}}}
+    - {{name: night, nodePool: event, timezone: Europe/Berlin, start: "0 1 * * 0", end: "0 5 * * 0", nodes: 2}}
 """
 DAY1, DAY2, DAY3 = (datetime(2027, 1, day, tzinfo=UTC) for day in (11, 12, 13))
 EVENT_POOL, BATCH_POOL = "prescale-event", static_node_pool_name("fixed", "batch")
@@ -100,9 +106,19 @@ BATCH_1 = Nodes(BATCH_POOL, ("b1a", "b1b", "b1c"), at(DAY1, "08:50:30"), (90, 90
 BATCH_2 = Nodes(BATCH_POOL, ("b2a", "b2b", "b2c"), at(DAY2, "08:50:30"), (60, 60, 600), at(DAY2, "10:01"))
 
 
+# Sunday 2027-03-28, when Berlin moves from CET to CEST at 02:00: 01:00 CET is 00:00 UTC, 05:00 CEST is 03:00 UTC;
+# the scale-up, 10 minutes before, is 23:50 UTC the day before.
+DST_EVE, DST_DAY = datetime(2027, 3, 27, tzinfo=UTC), datetime(2027, 3, 28, tzinfo=UTC)
+NIGHT = Nodes(EVENT_POOL, ("n1", "n2"), at(DST_EVE, "23:50:30"), (60, 60), at(DST_DAY, "03:10"))
+
+
 def synthetic() -> Series:
     series = Series()
-    for nodes in (LUNCH_1, LUNCH_2, DINNER_1, BATCH_1, BATCH_2):
+    night = {"namespace": "prescale", "deployment": "prescale-night"}
+    series.hold("kube_deployment_status_replicas_ready", night, at(DST_EVE, "23:45"), at(DST_EVE, "23:56"), 0)
+    series.hold("kube_deployment_status_replicas_ready", night, at(DST_EVE, "23:56"), at(DST_DAY, "03:00"), 2)
+    series.hold("kube_deployment_status_replicas_ready", night, at(DST_DAY, "03:00"), at(DST_DAY, "03:15"), 0)
+    for nodes in (LUNCH_1, LUNCH_2, DINNER_1, BATCH_1, BATCH_2, NIGHT):
         nodes.write(series)
     placeholders(series, "lunch", DAY1, [("11:45", 0), ("11:54", 4), ("13:00", 0)], "13:15")  # served
     placeholders(series, "lunch", DAY2, [("11:45", 0), ("11:58", 2), ("12:03", 4), ("13:00", 0)], "13:15")  # late
@@ -146,8 +162,8 @@ def project(tmp_path_factory) -> Path:
     return make_project(tmp_path_factory.mktemp("report"), program="", stacks={"test": STACK})
 
 
-def report(capsys, project: Path, prometheus: str, *args: str, code: int = 1) -> dict:
-    assert main(["report", "--project", str(project), "--stack", "test", "--at", "2027-01-14T00:00Z",
+def report(capsys, project: Path, prometheus: str, *args: str, code: int = 1, now: str = "2027-01-14T00:00Z") -> dict:
+    assert main(["report", "--project", str(project), "--stack", "test", "--at", now,
                  "--prometheus", prometheus, "--json", *args]) == code
     document = json.loads(capsys.readouterr().out)
     assert_passes(ReportDocument, document)
@@ -289,3 +305,35 @@ def test_tune_write_leaves_a_window_whose_suggestion_breaks_a_limit_alone(capsys
     after = (project / "Pulumi.test.yaml").read_text()
     assert "nodes: 4}" in after and "leadTime: 13m" in after  # lunch left alone, batch written
     assert "lunch: left as it is: prescale:" in out
+
+
+def test_png_draws_each_window_s_occurrences_around_their_start(capsys, project, prometheus, tmp_path):
+    picture = tmp_path / "report.png"
+    assert main(["report", "--project", str(project), "--stack", "test", "--at", "2027-01-14T00:00Z",
+                 "--prometheus", prometheus, "--from", "2027-01-11", "--to", "2027-01-13", "--png",
+                 str(picture)]) == 1
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    since, until = datetime(2027, 1, 11, tzinfo=UTC), datetime(2027, 1, 13, tzinfo=UTC)
+    config = load_config(project, "test", until)
+    measured = measure("test", build_timeline(plan_capacity(config, since), since, until), Prometheus.at(prometheus),
+                       until)
+    figure = report_figure(measured)
+    lines = {line.get_gid() for axis in figure.axes for line in axis.lines if line.get_gid()}
+    assert lines == {"ready:lunch:served", "ready:lunch:late", "ready:dinner:short", "ready:batch:served",
+                     "ready:batch:late"}  # the buffer window has no readiness series to draw
+    lunch = next(axis for axis in figure.axes if axis.get_title(loc="left").startswith("lunch"))
+    late = next(line for line in lunch.lines if line.get_gid() == "ready:lunch:late")
+    x, y = late.get_data()
+    assert list(y[list(x).index(3.0):][:1]) == [4]  # all four Ready 3 minutes after the start
+
+
+def test_an_event_across_a_dst_change_is_measured_in_utc(capsys, project, prometheus):
+    document = report(capsys, project, prometheus, "--from", "2027-03-27", "--days", "2", "--window", "night",
+                      code=0, now="2027-04-01T00:00Z")
+    (night,) = document["occurrences"]
+    assert (night["scaleUp"], night["start"], night["end"]) == (  # 00:50 CET, 01:00 CET, 05:00 CEST
+        "2027-03-27T23:50:00Z", "2027-03-28T00:00:00Z", "2027-03-28T03:00:00Z")
+    assert (night["completeAt"], night["marginSeconds"], night["verdict"]) == ("2027-03-27T23:56:00Z", 4 * 60,
+                                                                               "served")
+    assert night["idealNodeHours"] == round(2 * 3 + 2 * 10 / 60, 2)  # 3 hours of event, not 4, and the lead time
+    assert night["nodeHours"] == round(NIGHT.node_hours, 2)
