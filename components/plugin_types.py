@@ -240,6 +240,9 @@ class EventWindow(TypedDict):
      '(a start or end in a DST gap or overlap, starts and ends that do not alternate).')
     end: str
     'When the event ends, in the same form as start; a one-off end must be after its start.'
+    event: NotRequired[str]
+    ('An event of prescale:calendar, by name: the window takes its timezone, start and end (and gives none '
+     'of its own), so every stack that names it moves with the calendar (docs/fleet.md#one-calendar).')
     nodes: NotRequired[int]
     ("Nodes to hold ready (1 to 1000): one placeholder of the pool's nodeSize on each. Give exactly one of "
      'nodes or capacity (docs/capacity.md#pod-sizing).')
@@ -258,6 +261,27 @@ class EventWindow(TypedDict):
      'created by a pulumi up from holdFrom before the scale-up; the pool must be one prescale creates, '
      'without nodeClassName, whose capacityTypes allow reserved (docs/capacity.md#capacity-reservations-for-'
      'one-off-events).')
+
+
+class CalendarEvent(TypedDict):
+    "One event of ``prescale:calendar``: when it happens, in the form a window's times take."
+    name: str
+    'Unique in the calendar; windows name it in their event key.'
+    timezone: str
+    "IANA time zone its start and end are read in, as a window's timezone."
+    start: str
+    "When the event starts, as a window's start: a cron or a local date-time."
+    end: str
+    'When the event ends, in the same form as start.'
+    tags: NotRequired[list[str]]
+    'Free labels (a team, a region), for people and fleet.'
+
+
+class Calendar(TypedDict):
+    ('Events several stacks share (``prescale:calendar``), read from the file its path names or given '
+     'inline.')
+    events: NotRequired[list[CalendarEvent]]
+    'The events windows may name.'
 
 
 class Placeholder(TypedDict):
@@ -311,6 +335,10 @@ class CapacityConfigInputs(TypedDict):
     eventWindows: NotRequired[list[EventWindow]]
     ('When capacity must be ready, on which pool, and how much: recurring (crons) or one-off (date-times) '
      'windows (docs/capacity.md#a-windows-timeline).')
+    calendar: NotRequired[Calendar]
+    ('Events several stacks share, which windows name by their event key: the path of a calendar file (YAML '
+     'with events:), relative to the project directory, or the calendar itself, e.g. from a Pulumi ESC '
+     "environment's pulumiConfig (docs/fleet.md#one-calendar).")
     placeholders: NotRequired[Placeholder]
     'The pause pods that hold the capacity, shared by all windows.'
     tags: NotRequired[dict[str, str]]

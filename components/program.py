@@ -8,18 +8,26 @@ from __future__ import annotations
 
 import os
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pulumi
 from pulumi.runtime import config as runtime_config
 
+from .calendar_file import CalendarFileError, with_calendar
 from .model.schedule.instants import parse_instant
 from .model.validation import decode_config
 
 
 def read_raw_config() -> dict[str, Any]:
-    """Every config value the engine hands the program, decoded for the config model."""
-    return decode_config({**runtime_config.get_config_env(), **runtime_config.CONFIG.get()})
+    """Every config value the engine hands the program, decoded for the config model; a ``prescale:calendar`` path
+    read relative to the project directory (the program's working directory under the Pulumi CLI). A calendar
+    file that cannot be read stops the run with one line (``pulumi.RunError``)."""
+    raw = decode_config({**runtime_config.get_config_env(), **runtime_config.CONFIG.get()})
+    try:
+        return with_calendar(raw, Path.cwd())
+    except CalendarFileError as error:
+        raise pulumi.RunError(str(error)) from None
 
 
 def evaluation_time() -> datetime:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from prescale.calendar_file import CalendarFileError, with_calendar
 from prescale.model.config import CONFIG_NAMESPACE, CapacityConfig
 from prescale.model.validation import ConfigError, decode_config, load_capacity_config, load_stack_config
 from prescale.stack_file import PROJECT_FILE, StackFileProblems, read_stack_file
@@ -49,7 +50,10 @@ def load_config(project: Path, stack: str, now: datetime) -> CapacityConfig:
         wire, unreadable, problems = read_stack_file(project, stack), frozenset[str](), []
     except StackFileProblems as error:
         wire, unreadable, problems = error.wire, error.unreadable, error.problems
-    raw = decode_config(wire)
+    try:
+        raw = with_calendar(decode_config(wire), project)
+    except CalendarFileError as error:
+        raise ConfigError([*problems, str(error)]) from None
     cluster = f"{CONFIG_NAMESPACE}:cluster"
     load = load_stack_config if cluster in raw or cluster in unreadable else load_capacity_config
     try:

@@ -58,6 +58,9 @@ def _section(key: str, schema: Schema, required: bool, capacity: bool, defs: Sch
 def _rows(path: str, schema: Schema, defs: Schema) -> Iterator[str]:
     """A row for each key below ``path``, depth first; a list's entries are ``path[]``."""
     inner = _resolved(schema, defs)
+    # A map or a string standing for it (prescale:calendar, or its file's path): the map's keys.
+    inner = next((_resolved(option, defs) for option in inner.get("anyOf", ())
+                  if "properties" in _resolved(option, defs)), inner)
     if inner.get("type") == "array":
         path, inner = f"{path}[]", _resolved(inner["items"], defs)
     for name, child in inner.get("properties", {}).items():

@@ -34,8 +34,10 @@ def spelled(annotation: Any, needed: dict[str, type[BaseModel]]) -> str:
     if origin is Annotated:
         return spelled(args[0], needed)
     if origin in (Union, types.UnionType):  # optional: the TypedDict's NotRequired says so
-        (given,) = [arg for arg in args if arg is not type(None)]
-        return spelled(given, needed)
+        given = [arg for arg in args if arg is not type(None)]
+        # A map or its file's path (prescale:calendar): other languages' programs pass the map.
+        models = [arg for arg in given if isinstance(arg, type) and issubclass(arg, BaseModel)]
+        return spelled(models[0] if models else given[0], needed)
     if origin is Literal:  # the inference takes no Literal: the model refuses anything else, naming what is allowed
         return "str"
     if origin in (list, tuple):

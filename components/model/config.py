@@ -1021,6 +1021,9 @@ class EventWindow(Model):
         "end in a DST gap or overlap, starts and ends that do not alternate)."))
     end: StrictStr = Field(description=(
         "When the event ends, in the same form as start; a one-off end must be after its start."))
+    event: WindowName | None = Field(default=None, description=(
+        "An event of prescale:calendar, by name: the window takes its timezone, start and end (and gives none of "
+        "its own), so every stack that names it moves with the calendar (docs/fleet.md#one-calendar)."))
     nodes: StrictInt | None = Field(default=None, ge=1, le=1000, description=(
         "Nodes to hold ready (1 to 1000): one placeholder of the pool's nodeSize on each. Give exactly one of "
         "nodes or capacity (docs/capacity.md#pod-sizing)."))
@@ -1149,6 +1152,38 @@ class AlertsConfig(Model):
         "is late; for existing clusters that run the Prometheus Operator and kube-state-metrics (docs/alerts.md)."))
 
 
+# --- the calendar --------------------------------------------------------------------------------------
+
+class CalendarEvent(Model):
+    """One event of ``prescale:calendar``: when it happens, in the form a window's times take."""
+
+    name: WindowName = Field(description="Unique in the calendar; windows name it in their event key.")
+    timezone: Annotated[StrictStr, AfterValidator(_time_zone)] = Field(description=(
+        "IANA time zone its start and end are read in, as a window's timezone."))
+    start: StrictStr = Field(description="When the event starts, as a window's start: a cron or a local date-time.")
+    end: StrictStr = Field(description="When the event ends, in the same form as start.")
+    tags: list[StrictStr] = Field(default=[], description="Free labels (a team, a region), for people and fleet.")
+
+
+class CalendarConfig(Model):
+    """Events several stacks share (``prescale:calendar``), read from the file its path names or given inline."""
+
+    events: list[CalendarEvent] = Field(default=[], description="The events windows may name.")
+
+
+# A calendar file's path, relative to the project directory: prescale's program and CLI read it (prescale.calendar_
+# file), so the model only ever sees the calendar's content.
+CalendarPath = StrictStr
+
+
+def _calendar_read(value: CalendarConfig | str | None) -> CalendarConfig | None:
+    if isinstance(value, str):
+        raise _fail("value", f"a calendar file ({value!r}) is read by prescale's program and CLI, which hand its "
+                             "content over; a program that validates config itself passes the content, read with "
+                             "prescale.calendar_file.read_calendar")
+    return value
+
+
 # --- the whole stack ----------------------------------------------------------------------------------
 
 class CapacityConfig(Model):
@@ -1167,6 +1202,12 @@ class CapacityConfig(Model):
     event_windows: list[EventWindow] = Field(default=[], description=(
         "When capacity must be ready, on which pool, and how much: recurring (crons) or one-off (date-times) "
         "windows (docs/capacity.md#a-windows-timeline)."))
+    calendar: Annotated[CalendarConfig | CalendarPath | None, AfterValidator(_calendar_read)] = Field(
+        default=None, description=(
+        "Events several stacks share, which windows name by their event key: the path of a calendar file "
+        "(YAML with events:), relative to the project directory, or the calendar itself, e.g. from a Pulumi ESC "
+        "environment's pulumiConfig (docs/fleet.md#one-calendar)."))
+
     placeholders: PlaceholderConfig = Field(default=PlaceholderConfig(), description=(
         "The pause pods that hold the capacity, shared by all windows."))
     pricing: PricingConfig = Field(default=PricingConfig(), description=(

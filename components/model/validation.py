@@ -23,6 +23,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError, create_model
 from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
+from .calendar import EVENT_TIMES, WINDOWS_KEY, with_event_times
 from .checks.refused import Partial, Refused
 from .checks.stack import capacity_config_problems, stack_problems
 from .config import CONFIG_NAMESPACE, SALVAGE_CONTEXT, STRATEGIES_CONTEXT, CapacityConfig, PoolName, StackConfig
@@ -107,7 +108,9 @@ def _load(model: type[_Config], keys: Mapping[str, str], required: tuple[str, ..
           cross_key_problems: Callable[[_Config, Refused], list[str]], unreadable: Collection[str] = ()) -> _Config:
     """Each section on its own (so every bad value is reported), then the rules across sections on every part
     that validated: a refused section or list entry only skips the rules that need it (:class:`Refused`)."""
+    raw, event_problems, event_windows = with_event_times(raw)
     problems, meant = _unknown_keys(raw, keys)
+    problems += event_problems
     meant |= set(unreadable) & set(keys)
     problems += [f"{key}: required key is missing; see docs/config.md" for key in required
                  if key not in raw and key not in meant]
@@ -134,6 +137,10 @@ def _load(model: type[_Config], keys: Mapping[str, str], required: tuple[str, ..
                       frozenset(_pool_name(raw[f"{CONFIG_NAMESPACE}:nodePools"][index])
                                 for index in left_out["node_pools"]), partial)
     problems += cross_key_problems(config, refused)
+    # A window whose event could not give it times is refused for that alone, not for the times it lacks.
+    lacking = tuple(f"{WINDOWS_KEY}[{index}].{key}: required key is missing" for index in event_windows
+                    for key in EVENT_TIMES)
+    problems = [problem for problem in problems if not problem.startswith(lacking)]
     if problems or incomplete:  # `unreadable` alone: no problem here, the caller reports those keys
         raise ConfigError(problems)
     return config

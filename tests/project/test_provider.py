@@ -250,8 +250,10 @@ def value_mismatches(schema: dict[str, Any], prop: dict[str, Any], annotation: A
     if origin is Annotated:
         return value_mismatches(schema, prop, args[0], path)
     if origin in (Union, types.UnionType):  # optional: the model's required keys say what must be given
-        (given,) = [arg for arg in args if arg is not type(None)]
-        return value_mismatches(schema, prop, given, path)
+        given = [arg for arg in args if arg is not type(None)]
+        # A map or its file's path (prescale:calendar): the plugin takes the map.
+        models = [arg for arg in given if isinstance(arg, type) and issubclass(arg, BaseModel)]
+        return value_mismatches(schema, prop, models[0] if models else given[0], path)
     if annotation is Any:  # any YAML (Helm values): the schema's own "any" type
         return [] if prop.get("$ref") == "pulumi.json#/Any" else [f"{path}: {prop} where the model takes any value"]
     if prop.get("plain") is not True:

@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from ..config import CONFIG_NAMESPACE, CapacityConfig, EventWindow, KedaConfig, NodePoolConfig, StackConfig
+from ..config import (
+    CONFIG_NAMESPACE,
+    CalendarConfig,
+    CapacityConfig,
+    EventWindow,
+    KedaConfig,
+    NodePoolConfig,
+    StackConfig,
+)
 from ..schedule import after_end, drivers
 from ..schedule.drivers import Edge
 from ..schedule.duration import format_duration, parse_duration
@@ -68,6 +76,7 @@ def capacity_config_problems(config: CapacityConfig, now: datetime, refused: Ref
     when that is not known here (a library program's platform decides it); ``region``: the stack's AWS region,
     when known."""
     problems = _duplicate_names(config, refused) + pools.pool_problems(config, refused, auto_mode)
+    problems += _calendar_problems(config, refused, now)
     versioned = refused.view(config, keda={"install", "version"})
     keda = None if versioned is None else versioned.keda  # the KEDA that runs the crons, once known
     if keda is not None:
@@ -183,6 +192,24 @@ def _driver_failsafe_problems(path: str, window: EventWindow, pool: NodePoolConf
     return [f"{path}.{until}: {getattr(window, until)!r}: on {pool.strategy} node pool {pool.name!r}, {problem} "
             f"(prescale:placeholders.failsafeGrace is {format_duration(grace)}); allowed: a shorter failsafeGrace, "
             "or more time between occurrences (docs/capacity.md#the-failsafe-and-converging-from-any-state)"]
+
+
+def _calendar_problems(config: CapacityConfig, refused: Refused, now: datetime) -> list[str]:
+    """The calendar's events, checked by the rules a window's times are (DST, KEDA's alternation, a one-off's
+    order), under their own key, whether or not a window of this stack names them: other stacks may."""
+    if "calendar" in refused.sections or not isinstance(config.calendar, CalendarConfig):
+        return []
+    problems: list[str] = []
+    first: dict[str, int] = {}  # event name → index of its first use
+    for index, event in enumerate(config.calendar.events):
+        path = f"{CONFIG_NAMESPACE}:calendar.events[{index}]"
+        if first.setdefault(event.name, index) != index:
+            problems.append(f"{path}.name: {event.name!r} is already used by {CONFIG_NAMESPACE}:calendar.events"
+                            f"[{first[event.name]}]; names must be unique")
+        as_window = EventWindow.model_construct(name=event.name, node_pool="", timezone=event.timezone,
+                                                start=event.start, end=event.end, lead_time="0m")
+        problems += window_time_problems(path, as_window, now, freeze=False)
+    return problems
 
 
 def _duplicate_names(config: CapacityConfig, refused: Refused) -> list[str]:

@@ -1,0 +1,63 @@
+"""Three stacks of one project share a calendar file: each stack's window takes the event's times as `prescale
+schedule` reads them, moving the event in the file moves all three, and a calendar file that is missing is one
+clear line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from prescale_cli.main import main
+from tests.support.cli import make_project
+
+CALENDAR = """\
+# the retail team's events
+events:
+  - {name: black-friday-2027, timezone: America/New_York, start: "2027-11-26T06:00", end: "2027-11-26T23:00"}
+"""
+
+
+def stack(cluster: str, nodes: int) -> str:
+    return f"""\
+config:
+  aws:region: us-east-1
+  prescale:cluster: {{name: {cluster}}}
+  prescale:calendar: calendar.yaml
+  prescale:nodePools: [{{name: event, limits: {{cpu: "512", memory: 2048Gi}}}}]
+  prescale:eventWindows:
+    - {{name: black-friday, nodePool: event, event: black-friday-2027, nodes: {nodes}}}
+"""
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    directory = make_project(tmp_path, program="", stacks={"prod": stack("prod", 40), "dr": stack("dr", 20),
+                                                           "staging": stack("staging", 2)})
+    (directory / "calendar.yaml").write_text(CALENDAR)
+    return directory
+
+
+def starts(capsys, project: Path) -> dict[str, tuple[str, int]]:
+    found = {}
+    for name in ("prod", "dr", "staging"):
+        assert main(["schedule", "--project", str(project), "--stack", name, "--at", "2027-11-01T00:00Z",
+                     "--from", "2027-11-20", "--days", "14", "--json"]) == 0
+        (occurrence,) = json.loads(capsys.readouterr().out)["occurrences"]
+        found[name] = (occurrence["startUtc"], occurrence["nodes"])
+    return found
+
+
+def test_three_stacks_take_the_events_times_and_move_with_it(capsys, project):
+    assert starts(capsys, project) == {"prod": ("2027-11-26T11:00:00Z", 40), "dr": ("2027-11-26T11:00:00Z", 20),
+                                       "staging": ("2027-11-26T11:00:00Z", 2)}
+    (project / "calendar.yaml").write_text(CALENDAR.replace("06:00", "05:00"))
+    assert {start for start, _ in starts(capsys, project).values()} == {"2027-11-26T10:00:00Z"}
+
+
+def test_a_missing_calendar_file_is_one_clear_line(capsys, project):
+    (project / "calendar.yaml").unlink()
+    assert main(["schedule", "--project", str(project), "--stack", "prod", "--at", "2027-11-01T00:00Z"]) == 1
+    err = capsys.readouterr().err
+    assert "prescale:calendar: " in err and "does not exist" in err and "relative to the project directory" in err
