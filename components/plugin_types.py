@@ -343,5 +343,9 @@ class CapacityConfigInputs(TypedDict):
     'The pause pods that hold the capacity, shared by all windows.'
     tags: NotRequired[dict[str, str]]
     'Tags on every AWS resource prescale creates.'
+    quotas: NotRequired[dict[str, int]]
+    ("The account's On-Demand vCPU quotas in the stack's region, by family group (standard, f, g, inf, p, x,"
+     " dl, trn, hpc, high-memory), that prescale fleet holds the fleet's events against (docs/fleet.md#the-"
+     'fleet).')
     alerts: NotRequired[Alerts]
     'Alerting rules for the windows; off by default.'

@@ -569,3 +569,39 @@ class TuneDocument(Record):
 
     schema_version: Literal[1] = _version("tune")
     windows: list[TunedNodesWindow | TunedCapacityWindow]
+
+
+class FleetWindow(Record):
+    """One stack's window for the event."""
+
+    stack: str
+    window: str
+    nodes: int = Field(description="The nodes its estimate launches (a static window's exactly).")
+    vcpus: int
+    scale_up: UtcInstant | None = Field(description="Its first scale-up in the range; null if none.")
+
+
+class FleetRegion(Record):
+    """The event's totals in one AWS account and region."""
+
+    account: str | None = Field(description="aws:allowedAccountIds where a stack pins one; null: grouped by region "
+                                            "alone.")
+    region: str
+    vcpus_by_family: dict[str, int] = Field(description="vCPUs by On-Demand quota group (standard, g, p, ...).")
+    quota: dict[str, int] = Field(description="The quotas the stacks give (prescale:quotas, --quota), by group.")
+    launches_per_minute: int = Field(description="The most instances whose scale-up falls in one minute.")
+
+
+class FleetEvent(Record):
+    event: str = Field(description="A window's calendar event, else its name.")
+    stacks: list[FleetWindow]
+    regions: list[FleetRegion]
+
+
+class FleetDocument(Record):
+    """`prescale fleet --json`: the stacks of one or more projects, lined up by event."""
+
+    schema_version: Literal[1] = _version("fleet")
+    stacks: list[str]
+    events: list[FleetEvent]
+    problems: list[str]

@@ -99,6 +99,13 @@ measures them): the p95 of scale-up to complete plus a margin, and the peak of t
 plus a headroom. --write puts them into Pulumi.<stack>.yaml, keeping its comments, order and quoting, each only if
 the file still validates. What each suggestion reads: docs/report.md."""
 
+_FLEET_DESCRIPTION = """\
+Read every stack of the given projects offline, as schedule does, and line their windows up by event (a window's
+calendar event, else its name): each stack's nodes, vCPUs and first scale-up, and per AWS account and region the
+vCPUs by On-Demand quota group and the launches within one minute. Says what no stack sees alone: a region above its
+quota, more launches in a minute than EC2 takes at once, stacks that give one event different times. Exit 1 when it
+finds one. docs/fleet.md#the-fleet."""
+
 _SCHEMA_EXAMPLES = """examples:
   prescale schema --out prescale.schema.json             for prescale's own program
   prescale schema --library --out prescale.schema.json   for a program using prescale as a library
@@ -296,6 +303,25 @@ def build_parser() -> CommandParser:
                       help='print {"schemaVersion", "windows": [{"window", "occurrences", "leadTime": {"current", '
                            '"suggested"}, "nodes" or "capacity": {"current", "suggested"}}]}')
     tune.set_defaults(run=_run_tune, reads_project=True)
+
+    fleet = commands.add_parser(
+        "fleet", formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="line up every stack of one or more projects by event, with each account and region's totals",
+        description=_FLEET_DESCRIPTION)
+    fleet.add_argument("--project", dest="projects", action="append", type=Path, metavar="DIR",
+                       help="a Pulumi project directory (repeatable; default: the project around the current one)")
+    fleet.add_argument("--stacks", default="*", metavar="GLOB", help="only the stacks whose names match (default: *)")
+    fleet.add_argument("--from", dest="since", type=instant, metavar="ISO-8601", help="start of the range (default: "
+                                                                                   "now)")
+    fleet.add_argument("--days", type=_positive_days, default=7, metavar="N", help="length of the range (default: 7)")
+    fleet.add_argument("--quota", action="append", default=[], type=_quota, metavar="GROUP=VCPUS",
+                       help="an On-Demand vCPU quota, e.g. standard=1024 (repeatable; over prescale:quotas)")
+    fleet.add_argument("--at", type=instant, metavar="ISO-8601", help="take this instant as now")
+    fleet.add_argument("--json", action="store_true",
+                       help='print {"schemaVersion", "stacks", "events": [{"event", "stacks": [{"stack", "window", '
+                            '"nodes", "vcpus", "scaleUp"}], "regions": [{"account", "region", "vcpusByFamily", '
+                            '"quota", "launchesPerMinute"}]}], "problems"}')
+    fleet.set_defaults(run=_run_fleet, reads_project=False)
 
     prune = commands.add_parser(
         "prune", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -516,6 +542,29 @@ def _percent(text: str) -> float:
     if not 0 <= value <= 500:
         raise argparse.ArgumentTypeError(f"{text!r}: a headroom between 0 and 500 percent")
     return value / 100
+
+
+def _run_fleet(args: argparse.Namespace, project: Path | None, output: Output) -> int:
+    from .fleet import read_fleet
+    from .fleet_view import fleet_document, show_fleet
+
+    projects = [project_at(path) for path in args.projects] if args.projects else [find_project(Path.cwd())]
+    now = _now(args)
+    fleet, quotas = read_fleet(projects, args.stacks, now, args.since or now, args.days, dict(args.quota))
+    if args.json:
+        output.json(fleet_document(fleet, quotas))
+    else:
+        show_fleet(fleet, quotas, output)
+    return 1 if fleet.problems else 0
+
+
+def _quota(text: str) -> tuple[str, int]:
+    from prescale.model.fleet.quota_families import QUOTA_FAMILIES
+
+    group, _, vcpus = text.partition("=")
+    if group not in QUOTA_FAMILIES or not vcpus.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r}: GROUP=VCPUS with GROUP one of {', '.join(QUOTA_FAMILIES)}")
+    return group, int(vcpus)
 
 
 def _run_prune(args: argparse.Namespace, project: Path, output: Output) -> int:

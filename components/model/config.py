@@ -42,6 +42,7 @@ from .fleet.labels import CAPACITY_TYPE, CAPACITY_TYPES, OS, key_problem
 from .fleet.quantity import ALLOWED as QUANTITY_ALLOWED
 from .fleet.quantity import MEMORY_PATTERN, memory_problem, parse_quantity
 from .fleet.quantity import PATTERN as QUANTITY_PATTERN
+from .fleet.quota_families import QuotaFamily
 from .schedule.cron import CronError, parse_cron
 from .schedule.duration import ALLOWED as DURATION_ALLOWED
 from .schedule.duration import PATTERN as DURATION_PATTERN
@@ -1213,6 +1214,9 @@ class CapacityConfig(Model):
     pricing: PricingConfig = Field(default=PricingConfig(), description=(
         "On-demand prices for prescale schedule's cost estimate (docs/cli.md#the-cost-estimate)."))
     tags: dict[StrictStr, StrictStr] = Field(default={}, description="Tags on every AWS resource prescale creates.")
+    quotas: dict[QuotaFamily, Annotated[int, Field(ge=0, strict=True)]] = Field(default={}, description=(
+        "The account's On-Demand vCPU quotas in the stack's region, by family group (standard, f, g, inf, p, x, dl, "
+        "trn, hpc, high-memory), that prescale fleet holds the fleet's events against (docs/fleet.md#the-fleet)."))
     alerts: AlertsConfig = Field(default=AlertsConfig(), description="Alerting rules for the windows; off by default.")
 
     def node_pool(self, name: str) -> NodePoolConfig:

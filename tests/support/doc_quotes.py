@@ -30,6 +30,7 @@ from prescale.offline import SECRET, Evaluation, run_program
 
 from prescale_cli import main as cli
 from prescale_cli.documents import (
+    FleetDocument,
     PlanDocument,
     Record,
     ReportDocument,
@@ -222,6 +223,7 @@ QUOTES: list[Quote] = [
     schema("prescale status --json", StatusDocument),
     schema("prescale report --json", ReportDocument),
     schema("prescale tune --json", TuneDocument),
+    schema("prescale fleet --json", FleetDocument),
     Quote("docs/platform.md", "\nStack outputs: ", ".\n", stack_outputs, inline=True),
     Quote("docs/guardrails.md", "`tests/model/test_bad_configs.py` (", " broken stack files)", bad_configs),
     Quote("docs/guardrails.md", "that window's components and their children (", " resources)", window_resources),

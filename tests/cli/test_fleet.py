@@ -1,0 +1,78 @@
+"""``prescale fleet``: three stacks of one project (two pinned to one account, one not) and their shared calendar,
+lined up by event, with what no stack sees alone: an account and region above its vCPU quota, more launches in one
+minute than EC2 takes at once, and a stack that gives the event times of its own."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from prescale_cli.documents import FleetDocument
+from prescale_cli.main import main
+from tests.cli.test_documents import assert_passes
+from tests.support.cli import make_project
+
+CALENDAR = """\
+events:
+  - {name: black-friday-2027, timezone: America/New_York, start: "2027-11-26T06:00", end: "2027-11-26T23:00"}
+"""
+TYPE = "[{key: node.kubernetes.io/instance-type, operator: In, values: [m7i.xlarge]}]"
+
+
+def stack(cluster: str, nodes: int, account: str | None = None, window: str | None = None, quotas: str = "") -> str:
+    times = window or "event: black-friday-2027"
+    pinned = f"  aws:allowedAccountIds: [\"{account}\"]\n" if account else ""
+    return f"""\
+config:
+  aws:region: us-east-1
+{pinned}  prescale:cluster: {{name: {cluster}}}
+  prescale:calendar: calendar.yaml
+{quotas}  prescale:nodePools: [{{name: event, limits: {{cpu: "4000", memory: 16000Gi}}, requirements: {TYPE}}}]
+  prescale:eventWindows:
+    - {{name: black-friday-2027, nodePool: event, {times}, nodes: {nodes}}}
+"""
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    own_times = 'timezone: America/New_York, start: "2027-11-26T07:00", end: "2027-11-26T23:00"'
+    directory = make_project(tmp_path, program="", stacks={
+        "prod": stack("prod", 600, "111111111111", quotas="  prescale:quotas: {standard: 3000}\n"),
+        "dr": stack("dr", 600, "111111111111"),
+        "staging": stack("staging", 2, window=own_times)})
+    (directory / "calendar.yaml").write_text(CALENDAR)
+    return directory
+
+
+def test_the_fleet_adds_each_event_up_per_account_and_region_and_says_what_no_stack_sees(capsys, project):
+    assert main(["fleet", "--project", str(project), "--at", "2027-11-01T00:00Z", "--from", "2027-11-20",
+                 "--days", "14", "--json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert_passes(FleetDocument, document)
+    assert document["stacks"] == ["dr", "prod", "staging"]
+    (event,) = document["events"]
+    assert event["event"] == "black-friday-2027"
+    assert {(item["stack"], item["nodes"], item["vcpus"], item["scaleUp"]) for item in event["stacks"]} == {
+        ("prod", 600, 2400, "2027-11-26T10:50:00Z"), ("dr", 600, 2400, "2027-11-26T10:50:00Z"),
+        ("staging", 2, 8, "2027-11-26T11:50:00Z")}
+    assert event["regions"] == [
+        {"account": None, "region": "us-east-1", "vcpusByFamily": {"standard": 8}, "quota": {},
+         "launchesPerMinute": 2},
+        {"account": "111111111111", "region": "us-east-1", "vcpusByFamily": {"standard": 4800},
+         "quota": {"standard": 3000}, "launchesPerMinute": 1200}]
+    problems = document["problems"]
+    assert len(problems) == 3
+    assert problems[0].startswith("event 'black-friday-2027': its stacks give it different times")
+    assert "4800 standard vCPUs on 111111111111 in us-east-1, above its On-Demand quota of 3000" in problems[1]
+    assert "1200 instances launch within one minute on 111111111111 in us-east-1" in problems[2]
+
+
+def test_a_quota_given_on_the_command_line_and_the_text_output(capsys, project):
+    assert main(["fleet", "--project", str(project), "--at", "2027-11-01T00:00Z", "--from", "2027-11-20",
+                 "--stacks", "staging", "--quota", "standard=4"]) == 1
+    out = capsys.readouterr().out
+    assert "Event black-friday-2027" in out and "not pinned" in out
+    assert "8 standard vCPUs on an account not pinned (aws:allowedAccountIds) in us-east-1, above its On-Demand " \
+           "quota of 4" in out
