@@ -605,3 +605,20 @@ class FleetDocument(Record):
     stacks: list[str]
     events: list[FleetEvent]
     problems: list[str]
+
+
+class PreflightFinding(Record):
+    window: str = Field(description="The window checked; * for a call that left a check undone for all.")
+    check: Literal["quotas", "offerings", "addresses", "reservations"]
+    ok: bool | None = Field(description="false: a blocker; null: not checked (the call was not answered).")
+    message: str
+
+
+class PreflightDocument(Record):
+    """`prescale preflight --json`: what the AWS account says of the coming windows."""
+
+    schema_version: Literal[1] = _version("preflight")
+    stack: str
+    region: str
+    blocked: bool = Field(description="What the exit code says: a finding is a blocker.")
+    findings: list[PreflightFinding]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 # The modules of the cli extra (pyproject.toml), by import name: tests/project/test_packaging.py holds them to it.
-CLI_EXTRA_MODULES = frozenset({"rich", "matplotlib", "yaml", "kubernetes", "urllib3", "botocore"})
+CLI_EXTRA_MODULES = frozenset({"rich", "matplotlib", "yaml", "kubernetes", "urllib3", "botocore", "boto3"})
 
 
 def main() -> int:

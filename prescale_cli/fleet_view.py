@@ -1,10 +1,11 @@
-"""``prescale fleet`` as text (a table per event, its regions' totals) and as its ``--json`` document."""
+"""``prescale fleet`` and ``prescale preflight`` as text and as their ``--json`` documents."""
 
 from __future__ import annotations
 
 from . import documents
 from .fleet import Fleet, Region
 from .output import Output
+from .preflight import Preflight
 
 
 def fleet_document(fleet: Fleet, quotas: dict) -> documents.FleetDocument:
@@ -39,3 +40,17 @@ def show_fleet(fleet: Fleet, quotas: dict, output: Output) -> None:
                     "add them up by account too.")
     for problem in fleet.problems:
         output.line(f"Problem: {problem}")
+
+
+def preflight_document(result: Preflight) -> documents.PreflightDocument:
+    return documents.PreflightDocument(stack=result.stack, region=result.region, blocked=result.blocked, findings=[
+        documents.PreflightFinding(window=finding.window, check=finding.check, ok=finding.ok,
+                                   message=finding.message) for finding in result.findings])
+
+
+def show_preflight(result: Preflight, output: Output) -> None:
+    marks = {True: "ok", False: "BLOCKER", None: "not checked"}
+    output.table(["Window", "Check", "Result", "What AWS says"],
+                 [[finding.window, finding.check, marks[finding.ok], finding.message] for finding in result.findings],
+                 title=f"Stack {result.stack}: pre-flight against the account in {result.region}")
+    output.line("Blocked: fix each BLOCKER before the event." if result.blocked else "No blocker found.")

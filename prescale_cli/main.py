@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from prescale.model.config import StackConfig
 from prescale.model.plan import plan_capacity
 from prescale.model.schedule.duration import parse_duration
 from prescale.model.schedule.instants import parse_instant
@@ -105,6 +106,12 @@ calendar event, else its name): each stack's nodes, vCPUs and first scale-up, an
 vCPUs by On-Demand quota group and the launches within one minute. Says what no stack sees alone: a region above its
 quota, more launches in a minute than EC2 takes at once, stacks that give one event different times. Exit 1 when it
 finds one. docs/fleet.md#the-fleet."""
+
+_PREFLIGHT_DESCRIPTION = """\
+Ask the AWS account (boto3, the standard credential chain, the stack's region) what only it knows about the
+coming windows: its On-Demand vCPU quotas against what runs now plus the windows, whether their instance types are
+offered in the pool's zones, the free addresses of the pool's subnets, and their capacity reservations. Exit 1 on
+a blocker. docs/fleet.md#preflight."""
 
 _SCHEMA_EXAMPLES = """examples:
   prescale schema --out prescale.schema.json             for prescale's own program
@@ -322,6 +329,21 @@ def build_parser() -> CommandParser:
                             '"nodes", "vcpus", "scaleUp"}], "regions": [{"account", "region", "vcpusByFamily", '
                             '"quota", "launchesPerMinute"}]}], "problems"}')
     fleet.set_defaults(run=_run_fleet, reads_project=False)
+
+    preflight = commands.add_parser(
+        "preflight", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="ask the AWS account, days ahead, whether the coming windows can launch",
+        description=_PREFLIGHT_DESCRIPTION)
+    scope = preflight.add_mutually_exclusive_group()
+    scope.add_argument("--event", metavar="NAME", help="the windows that take this calendar event")
+    scope.add_argument("--window", metavar="NAME", help="this window only")
+    preflight.add_argument("--days", type=_positive_days, default=3, metavar="N",
+                           help="without --event or --window: the windows with a scale-up in the next N days "
+                                "(default: 3)")
+    preflight.add_argument("--json", action="store_true",
+                           help='print {"schemaVersion", "stack", "region", "blocked", "findings": [{"window", '
+                                '"check", "ok", "message"}]}')
+    preflight.set_defaults(run=_run_preflight, reads_project=True)
 
     prune = commands.add_parser(
         "prune", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -565,6 +587,30 @@ def _quota(text: str) -> tuple[str, int]:
     if group not in QUOTA_FAMILIES or not vcpus.isdigit():
         raise argparse.ArgumentTypeError(f"{text!r}: GROUP=VCPUS with GROUP one of {', '.join(QUOTA_FAMILIES)}")
     return group, int(vcpus)
+
+
+def _run_preflight(args: argparse.Namespace, project: Path, output: Output) -> int:
+    from .fleet_view import preflight_document, show_preflight
+    from .preflight import Aws, preflight, windows_ahead
+
+    now = _now(args)
+    config = load_config(project, args.stack, now)
+    if not isinstance(config, StackConfig):
+        raise CommandError(f"stack {args.stack} has no prescale:cluster: preflight needs the stack's region")
+    names = {window.name for window in config.event_windows}
+    if args.window is not None and args.window not in names:
+        raise CommandError(f"--window {args.window}: no such window in stack {args.stack}")
+    if args.event is not None and args.event not in {window.event for window in config.event_windows}:
+        raise CommandError(f"--event {args.event}: no window of stack {args.stack} takes it")
+    plan = plan_capacity(config, now)
+    timeline = build_timeline(plan, now, now + timedelta(days=args.days))
+    result = preflight(args.stack, config, plan, Aws(config.region),
+                       windows_ahead(plan, now, args.days, args.event, args.window, timeline.entries))
+    if args.json:
+        output.json(preflight_document(result))
+    else:
+        show_preflight(result, output)
+    return 1 if result.blocked else 0
 
 
 def _run_prune(args: argparse.Namespace, project: Path, output: Output) -> int:

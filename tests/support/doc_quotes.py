@@ -32,6 +32,7 @@ from prescale_cli import main as cli
 from prescale_cli.documents import (
     FleetDocument,
     PlanDocument,
+    PreflightDocument,
     Record,
     ReportDocument,
     ScheduleDocument,
@@ -224,6 +225,7 @@ QUOTES: list[Quote] = [
     schema("prescale report --json", ReportDocument),
     schema("prescale tune --json", TuneDocument),
     schema("prescale fleet --json", FleetDocument),
+    schema("prescale preflight --json", PreflightDocument),
     Quote("docs/platform.md", "\nStack outputs: ", ".\n", stack_outputs, inline=True),
     Quote("docs/guardrails.md", "`tests/model/test_bad_configs.py` (", " broken stack files)", bad_configs),
     Quote("docs/guardrails.md", "that window's components and their children (", " resources)", window_resources),
