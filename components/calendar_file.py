@@ -2,7 +2,8 @@
 
 Several stacks (and projects) share one calendar file, so the stack names its path and the program and the CLI,
 which know the project's directory, hand the model its content (the model reads no file). A YAML file holds
-``events: [{name, timezone, start, end, tags}]``. Details: docs/fleet.md#one-calendar.
+``events: [{name, timezone, start, end, tags}]``; an ``.ics`` file is read as iCalendar. Details:
+docs/fleet.md#one-calendar.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from .calendar_ics import IcsError, ics_calendar
 from .model.calendar import CALENDAR_KEY
 
 
@@ -21,7 +23,15 @@ class CalendarFileError(Exception):
 
 
 def read_calendar(path: Path) -> Any:
-    """The calendar file's content (a map with ``events``, as the stack would hold it inline)."""
+    """The calendar file's content (a map with ``events``, as the stack would hold it inline); an ``.ics`` file read
+    as iCalendar (:mod:`prescale.calendar_ics`)."""
+    if path.suffix.lower() == ".ics":
+        try:
+            return ics_calendar(path.read_text(encoding="utf-8-sig"))
+        except FileNotFoundError:
+            pass  # said below, as for any calendar file
+        except (OSError, UnicodeDecodeError, IcsError) as error:
+            raise CalendarFileError(f"{CALENDAR_KEY}: {str(path)!r}: {error}") from None
     try:
         content = YAML(typ="safe").load(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:

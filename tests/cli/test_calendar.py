@@ -61,3 +61,14 @@ def test_a_missing_calendar_file_is_one_clear_line(capsys, project):
     assert main(["schedule", "--project", str(project), "--stack", "prod", "--at", "2027-11-01T00:00Z"]) == 1
     err = capsys.readouterr().err
     assert "prescale:calendar: " in err and "does not exist" in err and "relative to the project directory" in err
+
+
+def test_an_ics_calendar_serves_as_the_shared_file(capsys, project):
+    (project / "events.ics").write_text(
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:1@test\r\n"
+        "SUMMARY:Black Friday 2027\r\nDTSTART;TZID=America/New_York:20271126T040000\r\n"
+        "DTEND;TZID=America/New_York:20271126T230000\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+    for name in ("prod", "dr", "staging"):
+        path = project / f"Pulumi.{name}.yaml"
+        path.write_text(path.read_text().replace("calendar.yaml", "events.ics"))
+    assert {start for start, _ in starts(capsys, project).values()} == {"2027-11-26T09:00:00Z"}
