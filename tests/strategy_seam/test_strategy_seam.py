@@ -87,7 +87,7 @@ def test_schedule_json_shows_its_windows_and_asks_it_for_their_cost(registered, 
 # A strategy's name written out, outside the strategy packages: each is allowed for the reason given.
 _NAME = re.compile(r"""["'](placeholders|static|buffer)["']""")
 _ALLOWED = {
-    "components/model/config.py": "default=\"placeholders\"",  # the default a pool gets when it names none
+    "components/model/config/pools.py": "default=\"placeholders\"",  # the default a pool gets when it names none
     "components/capacity/alert_rules.py": "\"placeholders\": pool_rules",  # the alert rules' registry
     "prescale_cli/main.py": "\"scaledObject\", \"placeholders\", \"static\"",  # JSON keys in --help
     "components/model/checks/reservations.py": "\"placeholders\" not in refused.sections",  # the config section
