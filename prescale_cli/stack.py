@@ -15,7 +15,7 @@ from pathlib import Path
 from prescale.calendar_file import CalendarFileError, with_calendar
 from prescale.model.config import CONFIG_NAMESPACE, CapacityConfig
 from prescale.model.validation import ConfigError, decode_config, load_capacity_config, load_stack_config
-from prescale.stack_file import PROJECT_FILE, StackFileProblems, read_stack_file
+from prescale.stack_file import PROJECT_FILE, StackFileError, StackFileProblems, read_stack_file, stack_document
 
 
 def find_project(start: Path) -> Path:
@@ -59,7 +59,21 @@ def load_config(project: Path, stack: str, now: datetime) -> CapacityConfig:
     try:
         config = load(raw, now, unreadable)
     except ConfigError as error:
-        raise ConfigError(problems + error.problems) from None
+        raise ConfigError(_environments(project, stack) + problems + error.problems) from None
     if problems:
         raise ConfigError(problems)
     return config
+
+
+def _environments(project: Path, stack: str) -> list[str]:
+    """What to know first when a stack that imports Pulumi ESC environments is refused: their config (a shared
+    calendar, say) is resolved by the Pulumi CLI, which the offline commands do not run."""
+    try:
+        imported = stack_document(project / f"Pulumi.{stack}.yaml").get("environment")
+    except (StackFileError, OSError):
+        return []
+    if not imported:
+        return []
+    return [f"Pulumi.{stack}.yaml imports the Pulumi ESC environment(s) {imported!r}, which prescale's offline "
+            "commands cannot resolve: config they give the stack (prescale:calendar, say) is missing here; write "
+            "it in the stack file too, or a prescale:calendar path (docs/fleet.md#one-calendar)"]

@@ -72,3 +72,14 @@ def test_an_ics_calendar_serves_as_the_shared_file(capsys, project):
         path = project / f"Pulumi.{name}.yaml"
         path.write_text(path.read_text().replace("calendar.yaml", "events.ics"))
     assert {start for start, _ in starts(capsys, project).values()} == {"2027-11-26T09:00:00Z"}
+
+
+def test_a_stack_importing_an_esc_environment_is_told_what_the_offline_commands_cannot_see(capsys, project):
+    path = project / "Pulumi.prod.yaml"
+    without = path.read_text().replace("  prescale:calendar: calendar.yaml\n", "")
+    path.write_text("environment: [retail/calendar]\n" + without)
+    assert main(["schedule", "--project", str(project), "--stack", "prod", "--at", "2027-11-01T00:00Z"]) == 1
+    err = capsys.readouterr().err
+    assert "imports the Pulumi ESC environment(s) ['retail/calendar'], which prescale's offline commands cannot " \
+           "resolve" in err
+    assert "and this stack has no prescale:calendar" in err
