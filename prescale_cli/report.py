@@ -33,6 +33,8 @@ from prescale.model.schedule.keda import Occurrence
 from prescale.model.strategies import Capacity, Strategy
 from prescale.model.windows import ArmedWindow, WindowPlan
 from prescale.names import PLACEHOLDER_NAMESPACE, node_pool_object_name, placeholder_name
+from prescale.series import DEPLOYMENT_READY, POD_SCHEDULED, READY_NODE, nodes_of_pool
+from prescale.series import NODEPOOL_NODE_LABEL as NODEPOOL
 
 from .cost import window_fleet
 from .prometheus import Labels, Prometheus, Samples
@@ -41,7 +43,6 @@ from .timeline import Timeline
 STEP = 30  # seconds between the samples a report reads: the resolution of completeAt and the margin
 BEFORE = timedelta(minutes=5)  # read from this long before a scale-up (the count the pool held before it)
 AFTER = timedelta(hours=2)  # and at most this long after an end (the nodes leaving)
-NODEPOOL = "label_karpenter_sh_nodepool"  # kube-state-metrics' name of the node label karpenter.sh/nodepool
 
 Verdict = Literal["served", "late", "short", "no-data"]
 
@@ -166,26 +167,23 @@ class _Series:
         def ask(query: str) -> dict[Labels, Samples]:
             return prometheus.range(query, start, end, STEP)
 
-        self.ready_pods = _by(ask(f"kube_deployment_status_replicas_ready{{{where}}}"), "deployment")
-        self.nodes = _by(ask(f'count by ({NODEPOOL}) (kube_node_labels{{{NODEPOOL}=~"{pools}"}})'), NODEPOOL)
-        self.ready_nodes = _by(ask(
-            f'count by ({NODEPOOL}) (kube_node_labels{{{NODEPOOL}=~"{pools}"}} * on (node) group_left () '
-            '(kube_node_status_condition{condition="Ready", status="true"} == 1))'), NODEPOOL)
-        self.node_ready = ask(f'kube_node_status_condition{{condition="Ready", status="true"}} * on (node) '
-                              f'group_left ({NODEPOOL}) kube_node_labels{{{NODEPOOL}=~"{pools}"}}')
-        self.node_created = ask(f'kube_node_created * on (node) group_left ({NODEPOOL}) '
-                                f'kube_node_labels{{{NODEPOOL}=~"{pools}"}}')
+        labelled = nodes_of_pool(f'=~"{pools}"')  # the nodes of the windows' NodePools
+        self.ready_pods = _by(ask(f"{DEPLOYMENT_READY}{{{where}}}"), "deployment")
+        self.nodes = _by(ask(f"count by ({NODEPOOL}) ({labelled})"), NODEPOOL)
+        self.ready_nodes = _by(ask(f"count by ({NODEPOOL}) ({labelled} * on (node) group_left () "
+                                   f"({READY_NODE} == 1))"), NODEPOOL)
+        self.node_ready = ask(f"{READY_NODE} * on (node) group_left ({NODEPOOL}) {labelled}")
+        self.node_created = ask(f"kube_node_created * on (node) group_left ({NODEPOOL}) {labelled}")
         requested = (f'sum by ({NODEPOOL}, resource) ((kube_pod_container_resource_requests{{resource=~"cpu|memory", '
                      f'namespace!="{PLACEHOLDER_NAMESPACE}"}} unless on (namespace, pod) '
                      f'kube_pod_owner{{owner_kind="DaemonSet"}}) * on (node) group_left ({NODEPOOL}) '
-                     f'kube_node_labels{{{NODEPOOL}=~"{pools}"}})')
+                     f"{labelled})")
         self.requests = {(dict(labels).get(NODEPOOL, ""), dict(labels).get("resource", "")): samples
                          for labels, samples in ask(requested).items()}
-        self.unschedulable = ask(f'sum(kube_pod_status_scheduled{{condition="false", '
-                                 f'namespace!="{PLACEHOLDER_NAMESPACE}"}})')
+        self.unschedulable = ask(f'sum({POD_SCHEDULED}{{condition="false", namespace!="{PLACEHOLDER_NAMESPACE}"}})')
         # Whether any node of any NodePool carries the label at all: without it, no node figure can be had.
-        self.labelled = bool(self.nodes) or bool(ask(f'count(kube_node_labels{{{NODEPOOL}!=""}})'))
-        self.scheduled_exported = bool(self.unschedulable) or bool(ask("count(kube_pod_status_scheduled)"))
+        self.labelled = bool(self.nodes) or bool(ask("count(" + nodes_of_pool('!=""') + ")"))
+        self.scheduled_exported = bool(self.unschedulable) or bool(ask(f"count({POD_SCHEDULED})"))
 
 
 def _by(found: dict[Labels, Samples], label: str) -> dict[str, Samples]:

@@ -25,6 +25,7 @@ from ..model.strategies.driven import converge_name, driver_failsafe_name, drive
 from ..model.strategies.static import StaticNodes
 from ..model.windows import ArmedWindow
 from ..names import PLACEHOLDER_NAMESPACE, node_pool_object_name, placeholder_name
+from ..series import DEPLOYMENT_READY, READY_NODE, nodes_of_pool
 
 if TYPE_CHECKING:  # the PrometheusRule's shapes, for type checkers only: nothing of the SDK is loaded
     from .crds import AlertingRule, RuleGroup
@@ -66,9 +67,6 @@ PREPULL_PREFIX = prepull_name("")  # a static or buffer window's pre-pull Daemon
 # ScaledObject owns it, so it goes with it, unlike KEDA's own series of the ScaledObject, which stay until the operator
 # restarts (controllers/keda/scaledobject_controller.go: the delete path removes none).
 _HPA_PREFIX = "keda-hpa-"
-# kube-state-metrics exports a node label only when --metric-labels-allowlist names it, sanitised to
-# label_<name> (kubernetes/kube-state-metrics internal/store/node.go, kube_node_labels).
-NODEPOOL_NODE_LABEL = "label_karpenter_sh_nodepool"
 
 
 def rule_groups(plan: CapacityPlan) -> list[RuleGroup]:
@@ -313,7 +311,7 @@ def _pull_failing(pool: NodePoolConfig, alert: str, owners: str, who: str, whose
 def _not_ready_at_start(pool: NodePoolConfig, lead: timedelta, windows: Sequence[str]) -> AlertingRule:
     """Short of Ready for a whole lead time since the scale-up: the event starts without its capacity."""
     names = "|".join(sorted(placeholder_name(window) for window in windows))
-    short = (f'{_deployments("kube_deployment_status_replicas_ready", names)}\n'
+    short = (f'{_deployments(DEPLOYMENT_READY, names)}\n'
              f'  < {_deployments("kube_deployment_spec_replicas", names)}')
     return {
         "alert": "PrescaleEventStartedNotReady",
@@ -376,14 +374,15 @@ def _nodes_of(nodepool: str) -> str:
     """One series per node of NodePool ``nodepool``, labelled ``node``: from kube-state-metrics' node labels where
     they carry the NodePool (its ``--metric-labels-allowlist=nodes=[karpenter.sh/nodepool]``; EKS Auto Mode's nodes
     carry it too), else from Karpenter's own node series where Karpenter is scraped."""
-    return (f'max by (node) (\n      kube_node_labels{{{NODEPOOL_NODE_LABEL}="{nodepool}"}}\n'
+    labelled = nodes_of_pool(f'="{nodepool}"')
+    return (f'max by (node) (\n      {labelled}\n'
             f'      or label_replace(karpenter_nodes_allocatable{{nodepool="{nodepool}", resource_type="cpu"}}, '
             '"node", "$1", "node_name", "(.+)")\n    )')
 
 
 # Whether nodes can be counted by NodePool at all: some node's kube-state-metrics labels carry one, or Karpenter's
 # series are scraped (its build info is always exported).
-_COUNTABLE = f'(count(kube_node_labels{{{NODEPOOL_NODE_LABEL}!=""}}) > 0 or count(karpenter_build_info) > 0)'
+_COUNTABLE = "(count(" + nodes_of_pool('!=""') + ") > 0 or count(karpenter_build_info) > 0)"
 
 
 def _static_short(pool: NodePoolConfig, window: ArmedWindow) -> AlertingRule:
@@ -394,7 +393,7 @@ def _static_short(pool: NodePoolConfig, window: ArmedWindow) -> AlertingRule:
     assert isinstance(capacity, StaticNodes)
     nodepool, nodes = capacity.node_pool_name, capacity.nodes
     ready = (f"count (\n    {_nodes_of(nodepool)}\n"
-             '    * on (node) group_left () (kube_node_status_condition{condition="Ready", status="true"} == 1)\n'
+             f'    * on (node) group_left () ({READY_NODE} == 1)\n'
              "  )")
     return {
         "alert": "PrescaleStaticNodePoolShort",
