@@ -14,7 +14,6 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from .calendar_ics import IcsError, ics_calendar
 from .model.calendar import CALENDAR_KEY
 
 
@@ -26,6 +25,8 @@ def read_calendar(path: Path) -> Any:
     """The calendar file's content (a map with ``events``, as the stack would hold it inline); an ``.ics`` file read
     as iCalendar (:mod:`prescale.calendar_ics`)."""
     if path.suffix.lower() == ".ics":
+        from .calendar_ics import IcsError, ics_calendar  # icalendar takes 30 ms to import: only for an .ics
+
         try:
             return ics_calendar(path.read_text(encoding="utf-8-sig"))
         except FileNotFoundError:
