@@ -114,11 +114,20 @@ def _tune(config: CapacityConfig, window: EventWindow, measured: list[Measured],
 
 
 def write(project: Path, stack: str, now: datetime, tuned: list[Tuned]) -> tuple[list[str], list[str]]:
-    """Write each window's suggestion into ``Pulumi.<stack>.yaml`` if the file it leaves still validates; the
-    windows written, and the problems of those left alone."""
+    """Write the suggestions into ``Pulumi.<stack>.yaml``, each window's only if the file it leaves still validates
+    (all at once when they do together, the usual case, else window by window); the windows written, and the
+    problems of those left alone."""
     path = project / f"Pulumi.{stack}.yaml"
+    changing = [item for item in tuned if item.changes]
+    original = path.read_text(encoding="utf-8-sig")
+    together = original
+    for item in changing:
+        together = _edited(together, path, project, item)
+    if changing and not _problems(project, path.name, stack, now, together):
+        path.write_text(together, encoding="utf-8")
+        return [item.window.name for item in changing], []
     written, refused = [], []
-    for item in (item for item in tuned if item.changes):
+    for item in changing:
         text = _edited(path.read_text(encoding="utf-8-sig"), path, project, item)
         problems = _problems(project, path.name, stack, now, text)
         if problems:
