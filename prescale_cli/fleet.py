@@ -48,6 +48,7 @@ class StackWindow:
     vcpus: int
     family: str
     instance_type: str
+    price_per_hour: float  # of one node, as `prescale schedule` prices it (prescale:pricing)
     scale_up: datetime | None  # the first in the range; None: none there
     account: str | None
     region: str
@@ -60,6 +61,8 @@ class Region:
     vcpus_by_family: dict[str, int]
     quota: dict[str, int]
     launches_per_minute: int
+    instances: dict[str, int]  # by instance type: what On-Demand Capacity Reservations for the event would hold
+    cost_per_hour: float  # of the event's nodes there, as `prescale schedule` prices them
 
 
 @dataclass
@@ -88,8 +91,12 @@ class Fleet:
             for window in members:
                 if window.scale_up is not None:
                     minutes[window.scale_up.replace(second=0, microsecond=0)] += window.nodes
+            instances: dict[str, int] = defaultdict(int)
+            for window in members:
+                instances[window.instance_type] += window.nodes
             regions.append(Region(account, region, dict(vcpus), quotas.get((account, region), {}),
-                                  max(minutes.values(), default=0)))
+                                  max(minutes.values(), default=0), dict(instances),
+                                  sum(window.nodes * window.price_per_hour for window in members)))
         return regions
 
 
@@ -143,7 +150,8 @@ def _stack_windows(project: str, stack: str, label: str, now: datetime, since: d
         windows.append(StackWindow(label, window.name, window.event or window.name,
                                    (window.timezone, window.start, window.end), fleet.nodes,
                                    fleet.nodes * fleet.shape.instance.vcpus, quota_family(fleet.shape.name),
-                                   fleet.shape.name, first.get(window.name), account, config.region))
+                                   fleet.shape.name, fleet.shape.price_per_hour, first.get(window.name), account,
+                                   config.region))
     given: dict[str, int] = {str(family): limit for family, limit in config.quotas.items()}
     return windows, [], ({(account, config.region): given} if given else {})
 

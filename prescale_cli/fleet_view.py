@@ -30,11 +30,14 @@ def show_fleet(fleet: Fleet, quotas: dict, output: Output) -> None:
                      [[window.stack, window.window, str(window.nodes), str(window.vcpus),
                        f"{window.scale_up:%Y-%m-%d %H:%M}" if window.scale_up else "not in range"]
                       for window in windows], title=f"Event {event}")
-        output.table(["Account", "Region", "vCPUs by quota group", "Quota", "Launches in one minute"],
+        output.table(["Account", "Region", "vCPUs by quota group", "Quota", "Launches in one minute", "Instances",
+                      "Cost per hour"],
                      [[region.account or "not pinned", region.region,
                        ", ".join(f"{family} {vcpus}" for family, vcpus in sorted(region.vcpus_by_family.items())),
                        ", ".join(f"{family} {limit}" for family, limit in sorted(region.quota.items())) or "-",
-                       str(region.launches_per_minute)] for region in fleet.regions(windows, quotas)])
+                       str(region.launches_per_minute),
+                       ", ".join(f"{count} {name}" for name, count in sorted(region.instances.items())),
+                       f"${region.cost_per_hour:,.2f}"] for region in fleet.regions(windows, quotas)])
     if any(window.account is None for window in fleet.windows):
         output.line("Stacks without aws:allowedAccountIds are added up by region alone: pin each stack's account to "
                     "add them up by account too.")

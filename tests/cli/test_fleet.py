@@ -74,5 +74,6 @@ def test_a_quota_given_on_the_command_line_and_the_text_output(capsys, project):
                  "--stacks", "staging", "--quota", "standard=4"]) == 1
     out = capsys.readouterr().out
     assert "Event black-friday-2027" in out and "not pinned" in out
+    assert "2 m7i.xlarge" in out and "$0.40" in out  # 2 nodes at prescale:pricing's default $0.05 per vCPU-hour
     assert "8 standard vCPUs on an account not pinned (aws:allowedAccountIds) in us-east-1, above its On-Demand " \
            "quota of 4" in out
