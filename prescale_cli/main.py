@@ -614,22 +614,36 @@ def _run_preflight(args: argparse.Namespace, project: Path, output: Output) -> i
 
 
 def _run_prune(args: argparse.Namespace, project: Path, output: Output) -> int:
-    from .prune import ended_one_offs, prune
+    from .prune import ended_events, ended_one_offs, prune, prune_events
 
     now = _now(args)
+    cut = now - args.older_than
     ended = ended_one_offs(project, args.stack, now, args.older_than)
-    if not ended:
-        output.line(f"No one-off window of stack {args.stack} ended before {now - args.older_than:%Y-%m-%d %H:%M} UTC.")
+    calendar, events = ended_events(project, args.stack, now, args.older_than)
+    if not ended and not events:
+        calendar_too = ", nor event of its calendar," if calendar else ""
+        output.line(f"No one-off window of stack {args.stack}{calendar_too} ended before {cut:%Y-%m-%d %H:%M} UTC.")
         return 0
-    output.table(["Window", "Pool", "Ended"], [[entry.window.name, entry.window.node_pool,
-                                                f"{entry.end:%Y-%m-%d %H:%M %Z} ({entry.window.timezone})"]
-                                               for entry in ended], title="One-off windows whose event is over")
+    if ended:
+        output.table(["Window", "Pool", "Ended"], [[entry.window.name, entry.window.node_pool,
+                                                    f"{entry.end:%Y-%m-%d %H:%M %Z} ({entry.window.timezone})"]
+                                                   for entry in ended], title="One-off windows whose event is over")
+    if events:
+        output.table(["Event", "Ended"], [[event.name, f"{event.end:%Y-%m-%d %H:%M %Z} ({event.timezone})"]
+                                          for event in events],
+                     title=f"One-off events of {calendar.name if calendar else 'the calendar'} that are over and "
+                           "that no stack of the project takes")
     if not args.write:
-        output.line(f"`prescale prune --stack {args.stack} --write` removes them from Pulumi.{args.stack}.yaml; "
-                    "the next `pulumi up` then removes their objects.")
+        output.line(f"`prescale prune --stack {args.stack} --write` removes them from Pulumi.{args.stack}.yaml"
+                    + (f" and {calendar.name}" if events and calendar else "")
+                    + "; the next `pulumi up` then removes their objects.")
         return 0
-    prune(project, args.stack, now, ended)
-    output.line(f"Removed {len(ended)} from Pulumi.{args.stack}.yaml; `pulumi up` removes their objects.")
+    if ended:
+        prune(project, args.stack, now, ended)
+        output.line(f"Removed {len(ended)} from Pulumi.{args.stack}.yaml; `pulumi up` removes their objects.")
+    if events and calendar is not None:
+        prune_events(calendar, events)
+        output.line(f"Removed {len(events)} from {calendar.name}.")
     return 0
 
 

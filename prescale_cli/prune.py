@@ -15,9 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from prescale.model.config import CONFIG_NAMESPACE, EventWindow
-from prescale.model.validation import ConfigError
-from prescale.stack_file import PROJECT_FILE, StackFileError, full_key, project_name
+from prescale.calendar_file import read_calendar
+from prescale.model.calendar import CALENDAR_KEY
+from prescale.model.config import CONFIG_NAMESPACE, LOCAL_DATETIME, EventWindow
+from prescale.model.schedule.time_zones import load_zone
+from prescale.model.validation import ConfigError, decode_config
+from prescale.stack_file import PROJECT_FILE, StackFileError, full_key, project_name, read_stack_file
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
@@ -47,10 +50,7 @@ def pruned_text(path: Path, names: set[str]) -> str:
     """``path``'s text without the entries of ``prescale:eventWindows`` named ``names``: each entry's lines from the
     comment block right above it to the next entry's (or the end of the list)."""
     text = path.read_text(encoding="utf-8-sig")
-    try:
-        document = YAML().load(text)
-    except YAMLError as error:
-        raise StackFileError(f"{path}: not valid YAML: {error}") from None
+    document = _yaml(text, path)
     config = document.get("config") if isinstance(document, CommentedMap) else None
     if not isinstance(config, CommentedMap):
         raise StackFileError(f"{path}: no config: map")
@@ -59,14 +59,27 @@ def pruned_text(path: Path, names: set[str]) -> str:
     windows = config[keys[0]] if keys else None
     if not isinstance(windows, CommentedSeq):
         raise StackFileError(f"{path}: no {WINDOWS_KEY} list")
-    if windows.fa.flow_style():
-        raise StackFileError(f"{path}: {keys[0]} is written as one flow list ([...]); remove the windows by hand")
+    return without_entries(text, windows, names, f"{path}: {keys[0]}")
+
+
+def without_entries(text: str, entries: CommentedSeq, names: set[str], where: str) -> str:
+    """``text`` without the block-style list ``entries``' maps whose ``name`` is in ``names``, each with the comment
+    block right above it; every other line as it was."""
+    if entries.fa.flow_style():
+        raise StackFileError(f"{where} is written as one flow list ([...]); remove the entries by hand")
     lines = text.splitlines(keepends=True)
-    starts = [_block_start(lines, windows.lc.item(index)[0]) for index in range(len(windows))]
-    ends = [*starts[1:], _list_end(lines, windows.lc.item(len(windows) - 1)[0], windows.lc.item(0)[1])]
-    drop = {line for index, item in enumerate(windows) if isinstance(item, CommentedMap) and item.get("name") in names
+    starts = [_block_start(lines, entries.lc.item(index)[0]) for index in range(len(entries))]
+    ends = [*starts[1:], _list_end(lines, entries.lc.item(len(entries) - 1)[0], entries.lc.item(0)[1])]
+    drop = {line for index, item in enumerate(entries) if isinstance(item, CommentedMap) and item.get("name") in names
             for line in range(starts[index], ends[index])}
     return "".join(line for number, line in enumerate(lines) if number not in drop)
+
+
+def _yaml(text: str, path: Path) -> object:
+    try:
+        return YAML().load(text)
+    except YAMLError as error:
+        raise StackFileError(f"{path}: not valid YAML: {error}") from None
 
 
 def prune(project: Path, stack: str, now: datetime, ended: list[Ended]) -> None:
@@ -103,3 +116,54 @@ def _list_end(lines: list[str], last: int, column: int) -> int:
                 number -= 1  # blank lines before the next key stay
             return number
     return len(lines)
+
+
+@dataclass(frozen=True)
+class EndedEvent:
+    """A one-off event of the stack's calendar file that is over and that no stack of the project takes."""
+
+    name: str
+    end: datetime  # local, aware
+    timezone: str
+
+
+def ended_events(project: Path, stack: str, now: datetime, older_than: timedelta) -> tuple[Path | None,
+                                                                                          list[EndedEvent]]:
+    """The stack's calendar file (when ``prescale:calendar`` is a path), and its one-off events that ended at or
+    before ``now - older_than`` and that no window of any stack of the project names."""
+    raw = decode_config(read_stack_file(project, stack))
+    path = raw.get(CALENDAR_KEY)
+    if not isinstance(path, str):
+        return None, []
+    content = read_calendar(project / path)
+    taken = set()
+    for other in sorted(project.glob("Pulumi.*.yaml")):
+        try:
+            windows = decode_config(read_stack_file(project, other.name[len("Pulumi."):-len(".yaml")])).get(
+                WINDOWS_KEY)
+        except (StackFileError, FileNotFoundError):
+            continue  # a stack that cannot be read takes nothing here (prune's own stack was read above)
+        taken |= {window.get("event") for window in windows or () if isinstance(window, dict)}
+    cut = now - older_than
+    ended = []
+    for event in content.get("events") or ():
+        if not isinstance(event, dict) or event.get("name") in taken or not LOCAL_DATETIME.match(str(event.get("end"))):
+            continue
+        end = datetime.fromisoformat(str(event["end"])).replace(tzinfo=load_zone(str(event.get("timezone", "UTC"))))
+        if end <= cut:
+            ended.append(EndedEvent(str(event["name"]), end, str(event.get("timezone"))))
+    return project / path, ended
+
+
+def prune_events(path: Path, ended: list[EndedEvent]) -> None:
+    """Rewrite the calendar file without the ``ended`` events (the file is YAML: an .ics is left to its owner)."""
+    if path.suffix.lower() == ".ics":
+        raise StackFileError(f"{path}: an iCalendar file is its calendar application's to edit; remove "
+                             f"{', '.join(event.name for event in ended)} there")
+    text = path.read_text(encoding="utf-8-sig")
+    document = _yaml(text, path)
+    events = document.get("events") if isinstance(document, CommentedMap) else None
+    if not isinstance(events, CommentedSeq):
+        raise StackFileError(f"{path}: no events: list")
+    path.write_text(without_entries(text, events, {event.name for event in ended}, f"{path}: events"),
+                    encoding="utf-8")

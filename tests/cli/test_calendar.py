@@ -83,3 +83,15 @@ def test_a_stack_importing_an_esc_environment_is_told_what_the_offline_commands_
     assert "imports the Pulumi ESC environment(s) ['retail/calendar'], which prescale's offline commands cannot " \
            "resolve" in err
     assert "and this stack has no prescale:calendar" in err
+
+
+def test_prune_lists_and_removes_ended_calendar_events_no_stack_takes(capsys, project):
+    (project / "calendar.yaml").write_text(CALENDAR + """\
+  # last year's sale, over
+  - {name: black-friday-2026, timezone: America/New_York, start: "2026-11-27T06:00", end: "2026-11-27T23:00"}
+""")
+    assert main(["prune", "--project", str(project), "--stack", "prod", "--at", "2027-01-10T00:00Z"]) == 0
+    out = capsys.readouterr().out
+    assert "black-friday-2026" in out and "black-friday-2027" not in out  # the other is taken, and still ahead
+    assert main(["prune", "--project", str(project), "--stack", "prod", "--at", "2027-01-10T00:00Z", "--write"]) == 0
+    assert (project / "calendar.yaml").read_text() == CALENDAR
