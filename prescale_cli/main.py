@@ -267,13 +267,17 @@ def build_parser() -> CommandParser:
                              '"nodes", "nodeClaims", "freeze", ...}]}')
     status.set_defaults(run=_run_status, reads_project=True)
 
+    # Where report and tune read the cluster's series.
+    prometheus = argparse.ArgumentParser(add_help=False)
+    prometheus.add_argument("--prometheus", metavar="URL", default=os.environ.get("PRESCALE_PROMETHEUS_URL"),
+                            help="the Prometheus HTTP API's base URL (default: $PRESCALE_PROMETHEUS_URL); basic auth "
+                                 "as https://user:password@host, a bearer token in $PRESCALE_PROMETHEUS_TOKEN, an "
+                                 "Amazon Managed Service for Prometheus workspace's URL signed with AWS credentials")
+
     report = commands.add_parser(
-        "report", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
+        "report", parents=[common, prometheus], formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=_REPORT_EXAMPLES, help="measure each past event against its plan, from Prometheus",
         description=_REPORT_DESCRIPTION)
-    report.add_argument("--prometheus", metavar="URL", default=os.environ.get("PRESCALE_PROMETHEUS_URL"),
-                        help="the Prometheus HTTP API's base URL (default: $PRESCALE_PROMETHEUS_URL); basic auth as "
-                             "https://user:password@host, a bearer token in $PRESCALE_PROMETHEUS_TOKEN")
     report.add_argument("--from", dest="since", type=instant, metavar="ISO-8601",
                         help="start of the range (default: --days before --to)")
     ending = report.add_mutually_exclusive_group()
@@ -293,11 +297,9 @@ def build_parser() -> CommandParser:
     report.set_defaults(run=_run_report, reads_project=True)
 
     tune = commands.add_parser(
-        "tune", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
+        "tune", parents=[common, prometheus], formatter_class=argparse.RawDescriptionHelpFormatter,
         help="suggest each window's lead time and size from its last measured occurrences",
         description=_TUNE_DESCRIPTION)
-    tune.add_argument("--prometheus", metavar="URL", default=os.environ.get("PRESCALE_PROMETHEUS_URL"),
-                      help="as for report (default: $PRESCALE_PROMETHEUS_URL)")
     tune.add_argument("--last", type=_positive_days, default=5, metavar="N",
                       help="the last N occurrences of each window, within the 35 days before now (default: 5)")
     tune.add_argument("--margin", type=_within, default=timedelta(minutes=2), metavar="DURATION",

@@ -104,3 +104,19 @@ class Strategy(Protocol):
     def tail_basis(self, grace: str) -> str:
         """Why its windows' nodes stay that long after the end, usually and at the latest (``grace``: the stack's
         failsafeGrace)."""
+
+
+class NoRulesOfItsOwn:
+    """The rule methods of :class:`Strategy` for a strategy whose pools and windows take every key the config model
+    allows: it refuses nothing of its own."""
+
+    def pool_key_problem(self, existing: bool, given: set[str]) -> str | None:
+        return None
+
+    def window_problems(self, path: str, window: EventWindow, pool: NodePoolConfig,
+                        config: CapacityConfig) -> list[str]:
+        return []
+
+    def pool_problems(self, path: str, pool: NodePoolConfig, config: CapacityConfig, has_windows: bool,
+                      sized: bool) -> list[str]:
+        return []

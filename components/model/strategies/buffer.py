@@ -12,14 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from ..config import CapacityConfig, EventWindow, FeatureGate, NodePoolConfig
+from ..config import EventWindow, FeatureGate, NodePoolConfig
 from ..fleet.labels import POOL_LABEL
 from ..fleet.sizing import PlaceholderPlan
 from ..schedule.after_end import DRAIN
 from ..schedule.drivers import ConvergeRun, DriverSchedule, Edge
 from ..schedule.duration import format_duration, parse_duration
 from ..schedule.keda import Occurrence
-from .base import DrivenKind, Prepull, window_object_name
+from .base import DrivenKind, NoRulesOfItsOwn, Prepull, window_object_name
 from .driven import existing_pool_refusal, plan_driven
 
 
@@ -42,7 +42,7 @@ class BufferedCapacity:
         return "CapacityBuffer", self.buffer_name
 
 
-class BufferStrategy:
+class BufferStrategy(NoRulesOfItsOwn):
     name: str = "buffer"
     summary: str = "a CapacityBuffer of N virtual pods per window on its pool's NodePool, set by a driver"
     gate: FeatureGate | None = "CapacityBuffer"
@@ -68,14 +68,6 @@ class BufferStrategy:
 
     def pool_key_problem(self, existing: bool, given: set[str]) -> str | None:
         return existing_pool_refusal(self.name) if existing else None
-
-    def window_problems(self, path: str, window: EventWindow, pool: NodePoolConfig,
-                        config: CapacityConfig) -> list[str]:
-        return []
-
-    def pool_problems(self, path: str, pool: NodePoolConfig, config: CapacityConfig, has_windows: bool,
-                      sized: bool) -> list[str]:
-        return []
 
     def usual_tail(self, pool: NodePoolConfig) -> timedelta:
         """``consolidateAfter`` and the drain once the freeze ends, as placeholder nodes without KEDA (its driver

@@ -9,13 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from ..config import CapacityConfig, EventWindow, FeatureGate, NodePoolConfig
+from ..config import EventWindow, FeatureGate, NodePoolConfig
 from ..fleet.sizing import PlaceholderPlan
 from ..schedule.after_end import DRAIN, KEDA_COOLDOWN, failsafe_schedule
 from ..schedule.drivers import Edge
 from ..schedule.duration import format_duration, parse_duration
 from ..schedule.keda import Occurrence, one_off_trigger
 from ..schedule.shift import shift_cron
+from .base import NoRulesOfItsOwn
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class PlaceholderPods:
     driven = None
 
 
-class PlaceholdersStrategy:
+class PlaceholdersStrategy(NoRulesOfItsOwn):
     name: str = "placeholders"
     summary: str = "KEDA-scaled placeholder pods per window that Karpenter launches nodes for"
     gate: FeatureGate | None = None
@@ -52,17 +53,6 @@ class PlaceholdersStrategy:
              occurrence: Occurrence | None, now: datetime) -> PlaceholderPods:
         start, end = one_off_trigger(occurrence) if occurrence else (shift_cron(window.start, -window.lead), window.end)
         return PlaceholderPods(start, end, failsafe_schedule(window, grace))
-
-    def pool_key_problem(self, existing: bool, given: set[str]) -> str | None:
-        return None
-
-    def window_problems(self, path: str, window: EventWindow, pool: NodePoolConfig,
-                        config: CapacityConfig) -> list[str]:
-        return []
-
-    def pool_problems(self, path: str, pool: NodePoolConfig, config: CapacityConfig, has_windows: bool,
-                      sized: bool) -> list[str]:
-        return []
 
     def usual_tail(self, pool: NodePoolConfig) -> timedelta:
         """KEDA's cooldown, then the pool's ``consolidateAfter`` once the nodes are empty, then the drain."""
