@@ -25,8 +25,9 @@ SINCE = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def stack(windows: int) -> str:
-    entries = [{"name": f"w{index}", "nodePool": "event", "timezone": "UTC", "start": f"{index % 60} {index % 20} * * *",
-                "end": f"{index % 60} {index % 20 + 1} * * *", "nodes": 2} for index in range(windows)]
+    entries = [{"name": f"w{index}", "nodePool": "event", "timezone": "UTC",
+                "start": f"{index % 60} {index % 20} * * *", "end": f"{index % 60} {index % 20 + 1} * * *",
+                "nodes": 2} for index in range(windows)]
     return json.dumps({"config": {"aws:region": "ap-northeast-2", "prescale:cluster": {"name": "prescale-bench"},
                                   "prescale:nodePools": [{"name": "event", "limits": {"cpu": "1000",
                                                                                       "memory": "4000Gi"}}],
