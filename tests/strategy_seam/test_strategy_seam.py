@@ -104,3 +104,10 @@ def test_no_code_outside_the_strategies_compares_a_strategy_name():
                  for number, line in enumerate(path.read_text().splitlines(), 1)
                  if _NAME.search(line) and _ALLOWED.get(where, "\0") not in line]
     assert offenders == []
+
+
+def test_a_strategy_without_components_is_refused_by_name(monkeypatch):
+    monkeypatch.setitem(strategies.STRATEGIES, warm.NAME, warm.WARM)
+    config = stack_config(POOLS, WINDOWS)
+    with pytest.raises(ValueError, match="strategy 'warm' has no components: register its deployer"):
+        evaluate(lambda: deploy_capacity(config, stand_in_platform(), NOW))
