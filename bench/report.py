@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         (directory / "Pulumi.bench.yaml").write_text(stack(args.windows))
         began = time.perf_counter()
         (directory / "prometheus").mkdir()
-        with prometheus_serving(series(args.windows, args.days), directory / "prometheus") as url:
+        with prometheus_serving(series(args.windows, args.days), directory / "prometheus", chunk_days=1) as url:
             backfilled = time.perf_counter() - began
             began = time.perf_counter()
             done = subprocess.run([str(Path(sys.executable).parent / "prescale"), "report", "--project",

@@ -38,14 +38,20 @@ class Series:
         for at in range(since, until, step):
             self.set(metric, labels, at, value)
 
-    def openmetrics(self) -> str:
+    def openmetrics(self, since: int | None = None, until: int | None = None) -> str:
+        """The samples (those in ``[since, until)`` when given) as OpenMetrics text."""
         lines = []
         for metric, series in sorted(self.families.items()):
             lines.append(f"# TYPE {metric} gauge")
             for labels, samples in sorted(series.items()):
                 rendered = ",".join(f'{key}="{value}"' for key, value in labels)
-                lines += [f"{metric}{{{rendered}}} {value!r} {at}" for at, value in sorted(samples.items())]
+                lines += [f"{metric}{{{rendered}}} {value!r} {at}" for at, value in sorted(samples.items())
+                          if (since is None or at >= since) and (until is None or at < until)]
         return "\n".join([*lines, "# EOF", ""])
+
+    def span(self) -> tuple[int, int]:
+        instants = [at for series in self.families.values() for samples in series.values() for at in samples]
+        return min(instants), max(instants) + 1
 
 
 def _free_port() -> int:
@@ -55,8 +61,10 @@ def _free_port() -> int:
 
 
 @contextmanager
-def prometheus_serving(series: Series, directory: Path) -> Iterator[str]:
-    """A Prometheus server on 127.0.0.1 holding ``series``; yields its base URL."""
+def prometheus_serving(series: Series, directory: Path, chunk_days: int | None = None) -> Iterator[str]:
+    """A Prometheus server on 127.0.0.1 holding ``series``; yields its base URL. ``chunk_days``: backfill that many
+    days per promtool run (promtool 2.42 reads its whole input once per 2-hour block, so a year in one file takes
+    most of an hour)."""
     server = shutil.which("prometheus")
     tool = promtool()
     if server is None:
@@ -65,9 +73,12 @@ def prometheus_serving(series: Series, directory: Path) -> Iterator[str]:
             pytest.fail(f"{SERVER_HINT} (CI=true: CI must run the report's tests)")
         pytest.skip(SERVER_HINT)
     data, tsdb = directory / "data.om", directory / "tsdb"
-    data.write_text(series.openmetrics())
-    subprocess.run([tool, "tsdb", "create-blocks-from", "openmetrics", str(data), str(tsdb)], check=True,
-                   capture_output=True)
+    first, last = series.span()
+    step = chunk_days * 86_400 if chunk_days else last - first
+    for since in range(first, last, step):
+        data.write_text(series.openmetrics(since, since + step))
+        subprocess.run([tool, "tsdb", "create-blocks-from", "openmetrics", str(data), str(tsdb)], check=True,
+                       capture_output=True)
     (directory / "prometheus.yml").write_text("global: {}\n")
     port = _free_port()
     process = subprocess.Popen(
