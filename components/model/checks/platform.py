@@ -33,7 +33,9 @@ def endpoint_problems(config: StackConfig) -> list[str]:
         return [f"{CONFIG_NAMESPACE}:cluster.endpointPrivateAccess: false while endpointPublicAccess is false too: the "
                 "cluster would have no API endpoint; allowed: true (private, from the VPC), or a public endpoint "
                 "limited by publicAccessCidrs"]
-    limited = not any(ipaddress.ip_network(cidr).prefixlen == 0 for cidr in cluster.public_access_cidrs)
+    # Open to the nodes' NAT addresses: only 0.0.0.0/0 (the VPC prescale builds is IPv4, so ::/0 does not admit them).
+    limited = not any(network.version == 4 and network.prefixlen == 0
+                      for network in map(ipaddress.ip_network, cluster.public_access_cidrs))
     if cluster.endpoint_public_access and not cluster.endpoint_private_access and limited:
         return [f"{CONFIG_NAMESPACE}:cluster.endpointPrivateAccess: false while publicAccessCidrs is limited to "
                 f"{cluster.public_access_cidrs}: nodes would reach the API only from their NAT gateways' public "

@@ -82,7 +82,23 @@ def _reservation_problems(path: str, pool: NodePoolConfig, reserving: bool) -> l
             "tags with an optional ownerID) beside it, a one-off window on the pool with reserve, or only "
             "on-demand and spot"
             for requirement in pool_requirements(pool)
-            if requirement.key == CAPACITY_TYPE and requirement.operator == "In" and "reserved" in requirement.values]
+            if requirement.key == CAPACITY_TYPE and requirement.operator == "In" and "reserved" in requirement.values
+    ] + _only_reserved_left(path, pool)
+
+
+def _only_reserved_left(path: str, pool: NodePoolConfig) -> list[str]:
+    """A NotIn requirement that leaves the pool only reserved capacity, with no reservation selected: the pool would
+    launch nothing (the rule above reads In requirements, which name reserved themselves)."""
+    types = [requirement for requirement in pool_requirements(pool) if requirement.key == CAPACITY_TYPE]
+    left = {value for value in CAPACITY_TYPES if all(requirement.allows(value) for requirement in types)}
+    excluding = [requirement for requirement in types if requirement.operator == "NotIn"]
+    if left != {"reserved"} or not excluding or any(requirement.operator == "In" for requirement in types):
+        return []
+    requirement = excluding[0]
+    return [f"{path}.{requirement.source}: {requirement.describe()} leaves node pool {pool.name!r} only reserved "
+            "capacity, but it has no capacityReservationSelectorTerms, so its EC2NodeClass selects no reservation "
+            "and the pool would launch nothing; allowed: capacityReservationSelectorTerms beside it, a one-off "
+            "window on the pool with reserve, or a requirement that leaves on-demand or spot"]
 
 
 def _count_problems(path: str, pool: NodePoolConfig, auto_mode: bool | None) -> list[str]:

@@ -122,3 +122,9 @@ def test_alerts_are_refused_only_on_a_cluster_prescale_creates():
         "would be no PrometheusRule CRD to apply it to and nothing to evaluate it; allowed: false here, or true with "
         "prescale:cluster.create: false on a cluster that runs both"]
     assert alerts_problems(stack(EXISTING, alerts={"prometheusRule": True})) == []
+
+
+def test_an_ipv6_open_range_does_not_admit_the_nodes_nat_addresses():
+    (problem,) = endpoint_problems(stack({"endpointPrivateAccess": False, "publicAccessCidrs": ["::/0"]}))
+    assert problem.startswith("prescale:cluster.endpointPrivateAccess: false while publicAccessCidrs is limited to "
+                              "['::/0']")

@@ -116,3 +116,12 @@ def test_a_pool_after_a_refused_one_keeps_its_index_and_the_refused_one_is_check
     assert blamed == ["nodePools[0].capacityTypes", "nodePools[1].capacityTypes"]
     blamed = [problem.split(":")[1] for problem in pool_problems(capacity([later]), refused({"requirements"}))]
     assert blamed == ["nodePools[1].capacityTypes"]
+
+
+def test_a_not_in_requirement_leaving_only_reserved_capacity_needs_a_reservation():
+    only_reserved = pool(requirements=[req(CAPACITY_TYPE, "NotIn", "on-demand", "spot")])
+    (problem,) = pool_problems(capacity([only_reserved]))
+    assert problem.startswith("prescale:nodePools[0].requirements[0]: requirements[0] (karpenter.sh/capacity-type "
+                              "NotIn") and "leaves node pool 'event' only reserved capacity" in problem
+    assert pool_problems(capacity([only_reserved], [LAUNCH])) == []  # the one-off's reserve selects one
+    assert pool_problems(capacity([pool(requirements=[req(CAPACITY_TYPE, "NotIn", "spot")])])) == []
