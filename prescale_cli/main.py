@@ -39,7 +39,9 @@ _DESCRIPTION = """\
 Pre-scale EKS clusters for known traffic events. `plan` and `schedule` run offline: they
 show what `pulumi up` would create for a stack and when its capacity will be up, without a
 cloud account or the Pulumi CLI. `status` asks the cluster whether the windows running now
-or starting soon are ready. `schema` prints the JSON Schema editors check stack files with."""
+or starting soon are ready; `report` and `tune` measure past events from Prometheus and size
+the next ones; `fleet` lines many stacks up by event, `preflight` asks the AWS account days
+ahead. `schema` prints the JSON Schema editors check stack files with."""
 
 _PLAN_DESCRIPTION = """\
 Run the Pulumi program offline with the stack's config and show every resource it
@@ -208,7 +210,7 @@ def build_parser() -> CommandParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(title="commands", dest="command", required=True,
-                                     metavar="{plan,schedule,status,prune,schema}",
+                                     metavar="{plan,schedule,status,report,tune,fleet,preflight,prune,schema}",
                                      parser_class=argparse.ArgumentParser)
 
     common = argparse.ArgumentParser(add_help=False)
