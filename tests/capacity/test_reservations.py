@@ -362,8 +362,9 @@ PATH = f"{CONFIG_NAMESPACE}:eventWindows[0].reserve"
      [pool(capacityTypes=["on-demand", "reserved"], instanceCategories=["t"])], f"{PATH}.instanceType",
      "leaves no room for placeholders beside a node's DaemonSets"),
     ([launch({"count": 300})], [pool(capacityTypes=["on-demand", "reserved"], limits={"cpu": "1000", "nodes": 100})],
-     f"{PATH}.count", "300 × m7i.xlarge (300 nodes) is above node pool 'event''s limit nodes 100"),
-    ([launch({"count": 300})], None, f"{PATH}.count", "(1200 vCPUs) is above node pool 'event''s limit cpu '1000'"),
+     f"{PATH}.count", "300 × m7i.xlarge (300 nodes) is above the limit nodes 100 of node pool 'event'"),
+    ([launch({"count": 300})], None, f"{PATH}.count",
+     "(1200 vCPUs) is above the limit cpu '1000' of node pool 'event'"),
 ])
 def test_a_reservation_that_could_not_work_is_refused_with_its_key(windows, pools, starts, says):
     if starts is None:

@@ -77,7 +77,7 @@ def test_no_notice_until_the_notice_period_before_the_end():
 
 def test_the_notice_is_the_end_of_the_chosen_support():
     just_before = at(EKS_SUPPORT["1.34"].end_of_standard) - timedelta(seconds=1)  # 2026-12-01, in UTC
-    assert "(in 1 days)" in forced_upgrade_notice("1.34", "STANDARD", just_before)
+    assert "(in 1 day)" in forced_upgrade_notice("1.34", "STANDARD", just_before)
     assert forced_upgrade_notice("1.34", "EXTENDED", just_before) is None
     late = forced_upgrade_notice("1.34", "EXTENDED", at(date(2027, 11, 1)))
     assert "EKS extended support ends on 2027-12-02 (in 31 days)" in late and "supportType" not in late

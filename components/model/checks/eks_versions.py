@@ -53,7 +53,8 @@ def forced_upgrade_notice(version: str, support_type: SupportType, now: datetime
     if today + NOTICE < end:
         return None
     support = "standard" if support_type == "STANDARD" else "extended"
-    when = f"ended on {end}" if today >= end else f"ends on {end} (in {(end - today).days} days)"
+    left = (end - today).days
+    when = f"ended on {end}" if today >= end else f"ends on {end} (in {left} day{'s' * (left != 1)})"
     stay = (f", or set prescale:cluster.supportType: EXTENDED to keep {version} until "
             f"{window.end_of_extended} at extra cost per cluster hour"
             if support_type == "STANDARD" and today < window.end_of_extended else "")

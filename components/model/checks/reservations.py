@@ -164,10 +164,11 @@ def _limit_problems(path: str, window: EventWindow, instance: InstanceType, pool
         given = getattr(limits, resource)
         if given is None or count * per <= parse_quantity(str(given)):
             continue
-        return [f"{key}: {count} × {instance.name} ({_amount(resource, count * per)}) is above node pool "
-                f"{pool.name!r}'s limit {resource} {given!r}, so Karpenter could never launch into all of them and the "
-                f"rest would be paid unused; allowed: at most {int(parse_quantity(str(given)) // per)} instances "
-                f"(reserve.count), or a higher {resource} limit"]
+        most = int(parse_quantity(str(given)) // per)
+        return [f"{key}: {count} × {instance.name} ({_amount(resource, count * per)}) is above the limit "
+                f"{resource} {given!r} of node pool {pool.name!r}, so Karpenter could never launch into all of them "
+                f"and the rest would be paid unused; allowed: at most {most} instances (reserve.count), or a higher "
+                f"{resource} limit"]
     return []
 
 

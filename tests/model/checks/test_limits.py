@@ -134,7 +134,7 @@ def test_reserved_instances_count_their_capacity_as_the_limits_do():
     assert load_stack_config(config, NOW).event_windows[0].reserve.instance_type == "m7i.xlarge"
     config["prescale:nodePools"][0]["limits"]["memory"] = "151549Mi"
     assert only_problem(config).startswith("prescale:eventWindows[0].reserve: 10 × m7i.xlarge (151550Mi) is above "
-                                           "node pool 'event''s limit memory '151549Mi'")
+                                           "the limit memory '151549Mi' of node pool 'event'")
 
 
 # --- overlapping windows -------------------------------------------------------------------------------------

@@ -96,11 +96,11 @@ def test_more_instances_than_are_launched_into_are_refused_as_paid_unused():
         "exactly those, so 2 reservations would be billed and never used; allowed: at most 4 (reserve.count), or more "
         "nodes"]
     assert problems(pool(limits={"cpu": "12"}), launch()) == [
-        f"{RESERVE}: 4 × m7i.xlarge (16 vCPUs) is above node pool 'event''s limit cpu '12', {UNUSED}; allowed: at most "
-        "3 instances (reserve.count), or a higher cpu limit"]
+        f"{RESERVE}: 4 × m7i.xlarge (16 vCPUs) is above the limit cpu '12' of node pool 'event', {UNUSED}; allowed: "
+        "at most 3 instances (reserve.count), or a higher cpu limit"]
     assert problems(pool(limits={"cpu": "100", "nodes": 3}), launch({"count": 5})) == [
-        f"{RESERVE}.count: 5 × m7i.xlarge (5 nodes) is above node pool 'event''s limit nodes 3, {UNUSED}; allowed: at "
-        "most 3 instances (reserve.count), or a higher nodes limit"]
+        f"{RESERVE}.count: 5 × m7i.xlarge (5 nodes) is above the limit nodes 3 of node pool 'event', {UNUSED}; "
+        "allowed: at most 3 instances (reserve.count), or a higher nodes limit"]
 
 
 def test_a_type_too_small_for_the_placeholder_is_refused_unless_the_sizes_were_refused():
