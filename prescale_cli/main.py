@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from prescale.model.config import StackConfig
 from prescale.model.plan import plan_capacity
@@ -33,7 +34,10 @@ from .schedule_report import schedule_document, show_schedule
 from .stack import find_project, load_config, project_at
 from .status import check_windows
 from .status_report import all_ready, show_status, status_document
-from .timeline import build_timeline
+from .timeline import Timeline, build_timeline
+
+if TYPE_CHECKING:  # report's measurements load urllib3 and Prometheus' client only when a command asks
+    from .report import Report
 
 _DESCRIPTION = """\
 Pre-scale EKS clusters for known traffic events. `plan` and `schedule` run offline: they
@@ -491,12 +495,8 @@ def _run_status(args: argparse.Namespace, project: Path, output: Output) -> int:
         show_status(args.stack, now, args.within, statuses, output)
     return 0 if all_ready(statuses) else 1
 def _run_report(args: argparse.Namespace, project: Path, output: Output) -> int:
-    from .prometheus import Prometheus, PrometheusError
-    from .report import measure
     from .report_view import report_document, show_report
 
-    if not args.prometheus:
-        raise CommandError("report needs a Prometheus: --prometheus URL, or $PRESCALE_PROMETHEUS_URL")
     now = _now(args)
     days = timedelta(days=args.days or 7)
     until = args.until or (args.since + days if args.since and args.days else now)
@@ -508,11 +508,7 @@ def _run_report(args: argparse.Namespace, project: Path, output: Output) -> int:
     unknown = sorted(set(args.window) - {window.name for window in config.event_windows})
     if unknown:
         raise CommandError(f"--window {', '.join(unknown)}: no such window in stack {args.stack}")
-    try:
-        report = measure(args.stack, timeline, Prometheus.at(args.prometheus, os.environ.get(
-            "PRESCALE_PROMETHEUS_TOKEN")), min(until, now), args.window)
-    except PrometheusError as error:
-        raise CommandError(str(error)) from None
+    report = _measured(args, timeline, min(until, now), args.window)
     if args.json:
         output.json(report_document(report))
     else:
@@ -525,26 +521,33 @@ def _run_report(args: argparse.Namespace, project: Path, output: Output) -> int:
     return 1 if report.failed else 0
 
 
+def _measured(args: argparse.Namespace, timeline: Timeline, now: datetime, windows: Sequence[str] = ()) -> Report:
+    """The timeline's occurrences (of ``windows`` only, if given) measured from ``--prometheus``: what report and
+    tune both read."""
+    from .prometheus import Prometheus, PrometheusError
+    from .report import measure
+
+    if not args.prometheus:
+        raise CommandError(f"{args.command} needs a Prometheus: --prometheus URL, or $PRESCALE_PROMETHEUS_URL")
+    try:
+        server = Prometheus.at(args.prometheus, os.environ.get("PRESCALE_PROMETHEUS_TOKEN"))
+        return measure(args.stack, timeline, server, now, windows)
+    except PrometheusError as error:
+        raise CommandError(str(error)) from None
+
+
 _TUNE_LOOKBACK = timedelta(days=35)  # five weeks: the last five occurrences of a weekly window
 
 
 def _run_tune(args: argparse.Namespace, project: Path, output: Output) -> int:
-    from .prometheus import Prometheus, PrometheusError
-    from .report import measure
     from .report_view import show_tune, tune_document
     from .tune import suggest, write
 
-    if not args.prometheus:
-        raise CommandError("tune needs a Prometheus: --prometheus URL, or $PRESCALE_PROMETHEUS_URL")
     now = _now(args)
     config = load_config(project, args.stack, now)
     since = now - _TUNE_LOOKBACK
     timeline = build_timeline(plan_capacity(config, since), since, now)
-    try:
-        report = measure(args.stack, timeline, Prometheus.at(args.prometheus, os.environ.get(
-            "PRESCALE_PROMETHEUS_TOKEN")), now)
-    except PrometheusError as error:
-        raise CommandError(str(error)) from None
+    report = _measured(args, timeline, now)
     tuned = suggest(config, report, args.last, args.margin, args.headroom)
     if args.json:
         output.json(tune_document(tuned))
