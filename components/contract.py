@@ -16,7 +16,7 @@ from typing import Any
 
 import pulumi
 
-from .model.fleet.labels import NODEPOOL_LABEL
+from .model.values.labels import NODEPOOL_LABEL
 
 # The taint prescale's system node group carries, and that controllers commonly tolerate.
 SYSTEM_NODE_TAINT = {"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"}

@@ -1,5 +1,5 @@
 """The names prescale writes into a cluster and its AWS account, in one place (label keys:
-:mod:`prescale.model.fleet.labels`; the objects of each strategy's windows, which the plan carries:
+:mod:`prescale.model.values.labels`; the objects of each strategy's windows, which the plan carries:
 :mod:`prescale.model.strategies`).
 
 Label sets, tags and object names are read back by other objects (a Deployment's ``nodeSelector`` names the pool's
@@ -9,8 +9,8 @@ each is defined once here and both wings import it. Pure: no Pulumi.
 
 from __future__ import annotations
 
-from .model.fleet.labels import NODEPOOL_LABEL, POOL_LABEL
 from .model.strategies.base import window_object_name
+from .model.values.labels import NODEPOOL_LABEL, POOL_LABEL
 
 # Subnets and security groups an EC2NodeClass selects, unless a pool gives its own selector terms (Karpenter's
 # getting-started convention).

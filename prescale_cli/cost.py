@@ -15,12 +15,12 @@ from typing import Final, Literal
 
 from prescale.model.config import EventWindow, Limits, NodePoolConfig, PricingConfig
 from prescale.model.fleet.instances import InstanceType, instance_type, pool_launchable
-from prescale.model.fleet.quantity import parse_quantity
 from prescale.model.fleet.sizing import PlaceholderPlan, pods_per_node
 from prescale.model.plan import CapacityPlan
-from prescale.model.schedule.cron import parse_cron
-from prescale.model.schedule.duration import parse_duration
 from prescale.model.strategies import Strategy
+from prescale.model.values.cron import parse_cron
+from prescale.model.values.duration import parse_duration
+from prescale.model.values.quantity import parse_quantity
 from prescale.model.windows import ArmedWindow, WindowPlan
 
 from .node_hours import Hold, paid_node_hours

@@ -3,7 +3,7 @@
 Each stack's windows are planned as ``prescale schedule`` plans them, and grouped by the event they take (a window's
 calendar ``event``, else its own name, which stacks of one fleet share by convention). Per event: each stack's
 nodes, vCPUs and first scale-up in the range; per AWS account and region: the vCPUs by On-Demand quota group
-(:mod:`prescale.model.fleet.quota_families`), the quota the stacks give (``prescale:quotas``) and the most
+(:mod:`prescale.model.values.quota_families`), the quota the stacks give (``prescale:quotas``) and the most
 instances launching within one minute. It says what no stack sees alone: a region's vCPUs above its quota, more
 launches in one minute than EC2's RunInstances resource bucket refills (1,000 instances at once, then 2 a second:
 AWS docs, "Request throttling for the Amazon EC2 API"), and stacks that give one event different times. Stacks are
@@ -22,9 +22,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from prescale.model.config import StackConfig
-from prescale.model.fleet.quota_families import quota_family
 from prescale.model.plan import plan_capacity
 from prescale.model.validation import ConfigError
+from prescale.model.values.quota_families import quota_family
 from prescale.stack_file import StackFileError, read_stack_file
 
 from .cost import window_fleet

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 
 from prescale.model.config import StackConfig
 from prescale.model.plan import plan_capacity
-from prescale.model.schedule.duration import parse_duration
 from prescale.model.schedule.instants import parse_instant
 from prescale.model.validation import ConfigError
+from prescale.model.values.duration import parse_duration
 from prescale.stack_file import StackFileError, StackFileProblems, project_name
 
 from .cluster_reader import ClusterError, connect
@@ -588,7 +588,7 @@ def _run_fleet(args: argparse.Namespace, project: Path | None, output: Output) -
 
 
 def _quota(text: str) -> tuple[str, int]:
-    from prescale.model.fleet.quota_families import QUOTA_FAMILIES
+    from prescale.model.values.quota_families import QUOTA_FAMILIES
 
     group, _, vcpus = text.partition("=")
     if group not in QUOTA_FAMILIES or not vcpus.isdigit():

@@ -27,9 +27,9 @@ from typing import Any, Literal
 
 from prescale.model.config import StackConfig
 from prescale.model.fleet.instances import instance_type, pool_launchable
-from prescale.model.fleet.labels import WINDOW_LABEL, ZONE
-from prescale.model.fleet.quota_families import quota_family
 from prescale.model.plan import CapacityPlan
+from prescale.model.values.labels import WINDOW_LABEL, ZONE
+from prescale.model.values.quota_families import quota_family
 from prescale.model.windows import ArmedWindow, WindowPlan
 from prescale.names import DISCOVERY_TAG
 

@@ -18,8 +18,9 @@ from pathlib import Path
 from prescale.calendar_file import read_calendar
 from prescale.model.calendar import CALENDAR_KEY
 from prescale.model.config import CONFIG_NAMESPACE, LOCAL_DATETIME, EventWindow
-from prescale.model.schedule.time_zones import load_zone
+from prescale.model.schedule.keda import one_off
 from prescale.model.validation import ConfigError, decode_config
+from prescale.model.values.time_zones import load_zone
 from prescale.stack_file import PROJECT_FILE, StackFileError, full_key, project_name, read_stack_file
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -42,8 +43,8 @@ def ended_one_offs(project: Path, stack: str, now: datetime, older_than: timedel
     """The one-off windows of the (valid) stack whose event ended at or before ``now - older_than``."""
     config = load_config(project, stack, now)
     cut = now - older_than
-    return [Ended(window, window.one_off_occurrence().end) for window in config.event_windows
-            if window.is_one_off and window.one_off_occurrence().end_utc <= cut]
+    return [Ended(window, one_off(window).end) for window in config.event_windows
+            if window.is_one_off and one_off(window).end_utc <= cut]
 
 
 def pruned_text(path: Path, names: set[str]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from prescale.model.schedule.duration import format_duration
+from prescale.model.values.duration import format_duration
 
 from . import documents
 from .output import Output

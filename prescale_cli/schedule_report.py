@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from prescale.model.config import CapacityConfig
-from prescale.model.fleet.quantity import format_cpu, format_memory
 from prescale.model.fleet.reservations import next_up
 from prescale.model.plan import CapacityPlan
-from prescale.model.schedule.duration import format_duration
 from prescale.model.schedule.keda import Occurrence
 from prescale.model.strategies import DEFAULT, STRATEGIES, Strategy
+from prescale.model.values.duration import format_duration
+from prescale.model.values.quantity import format_cpu, format_memory
 
 from . import documents
 from .cost import CURRENCY, CostEstimate, PoolCost, Rate, WindowCost

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final, Literal
 
-from prescale.model.fleet.labels import NODEPOOL_LABEL, WINDOW_LABEL
 from prescale.model.plan import CapacityPlan
 from prescale.model.schedule.freezes import Freeze, freeze_active
 from prescale.model.strategies import Strategy
+from prescale.model.values.labels import NODEPOOL_LABEL, WINDOW_LABEL
 from prescale.model.windows import ArmedWindow
 from prescale.names import (
     PLACEHOLDER_LABELS,

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 
-from prescale.model.schedule.duration import format_duration
 from prescale.model.strategies import DEFAULT
+from prescale.model.values.duration import format_duration
 
 from . import documents
 from .output import Output

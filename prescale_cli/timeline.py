@@ -16,18 +16,18 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from prescale.model.config import EventWindow
-from prescale.model.fleet.quantity import parse_quantity
 from prescale.model.fleet.sizing import PlaceholderPlan
 from prescale.model.plan import CapacityPlan
-from prescale.model.schedule.cron import epoch_seconds, fire_timestamps, next_fire, parse_cron
 from prescale.model.schedule.drivers import DriverRun, DriverSchedule
-from prescale.model.schedule.duration import parse_duration
 from prescale.model.schedule.freezes import Freeze, unite
 from prescale.model.schedule.keda import Occurrence, recurring_occurrences
 from prescale.model.schedule.overlaps import coinciding
-from prescale.model.schedule.time_zones import load_zone
 from prescale.model.strategies import Capacity, Strategy
 from prescale.model.strategies.placeholders import PLACEHOLDERS
+from prescale.model.values.cron import epoch_seconds, fire_timestamps, next_fire, parse_cron
+from prescale.model.values.duration import parse_duration
+from prescale.model.values.quantity import parse_quantity
+from prescale.model.values.time_zones import load_zone
 from prescale.model.windows import ArmedWindow, IdleWindow, WindowPlan
 from prescale.names import node_pool_object_name
 

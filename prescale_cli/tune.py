@@ -24,9 +24,9 @@ from decimal import Decimal
 from pathlib import Path
 
 from prescale.model.config import CONFIG_NAMESPACE, CapacityConfig, EventWindow
-from prescale.model.fleet.quantity import format_cpu, format_memory, parse_quantity
-from prescale.model.schedule.duration import format_duration
 from prescale.model.validation import ConfigError
+from prescale.model.values.duration import format_duration
+from prescale.model.values.quantity import format_cpu, format_memory, parse_quantity
 from prescale.stack_file import PROJECT_FILE, StackFileError, full_key, project_name
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq

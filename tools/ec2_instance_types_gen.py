@@ -18,7 +18,7 @@ import re
 import sys
 import textwrap
 
-from prescale.model.fleet.quantity import MIB, parse_quantity
+from prescale.model.values.quantity import MIB, parse_quantity
 
 _HEADING = re.compile(r"^### `(?P<name>[^`]+)`$", re.MULTILINE)
 _ROW = re.compile(r"^ \|(?P<key>[^|]+)\|(?P<value>[^|]*)\|$", re.MULTILINE)

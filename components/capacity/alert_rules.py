@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 from ..model.config import NodePoolConfig
 from ..model.plan import CapacityPlan
 from ..model.schedule.drivers import DriverRun
-from ..model.schedule.duration import format_duration
 from ..model.strategies.driven import converge_name, driver_failsafe_name, driver_names, prepull_name
 from ..model.strategies.static import StaticNodes
+from ..model.values.duration import format_duration
 from ..model.windows import ArmedWindow
 from ..names import PLACEHOLDER_NAMESPACE, node_pool_object_name, placeholder_name
 from ..series import DEPLOYMENT_READY, READY_NODE, nodes_of_pool

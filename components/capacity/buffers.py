@@ -15,8 +15,8 @@ import pulumi_kubernetes as k8s
 
 from ..contract import Platform
 from ..model.config import NodePoolConfig, PlaceholderConfig
-from ..model.fleet.labels import POOL_LABEL, WINDOW_LABEL
 from ..model.strategies.buffer import BufferedCapacity
+from ..model.values.labels import POOL_LABEL, WINDOW_LABEL
 from ..model.windows import ArmedWindow
 from ..names import BUFFER_LABELS
 from .crds import CapacityBuffer

@@ -19,11 +19,11 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..contract import Platform
-from ..model.fleet.labels import WINDOW_LABEL
 from ..model.schedule.drivers import ConvergeRun, DriverRun
 from ..model.schedule.instants import utc_iso
 from ..model.strategies.base import DrivenKind
 from ..model.strategies.driven import driver_account_name
+from ..model.values.labels import WINDOW_LABEL
 from ..model.windows import ArmedWindow
 from ..names import DRIVER_LABELS
 from .failsafe import kubectl_cron_job_spec, pod_spec

@@ -18,8 +18,8 @@ import pulumi_kubernetes as k8s
 
 from ..contract import Platform, SystemPlacement
 from ..model.config import EventWindow
-from ..model.fleet.labels import WINDOW_LABEL
 from ..model.schedule.after_end import starting_deadline
+from ..model.values.labels import WINDOW_LABEL
 from ..names import FAILSAFE_LABELS, failsafe_name, placeholder_name
 from .provider import on_cluster
 from .scheduled_capacity import ScheduledCapacity, keda_trigger

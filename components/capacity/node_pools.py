@@ -26,11 +26,11 @@ from ..model.config import (
     SubnetSelectorTerm,
     TaintConfig,
 )
-from ..model.fleet.labels import POOL_LABEL, mode_key_problem
 from ..model.fleet.requirements import pool_requirements
-from ..model.schedule.duration import nodepool_duration
 from ..model.schedule.freezes import FREEZE_SLOTS, STANDING_BUDGETS
 from ..model.strategies import strategy_of
+from ..model.values.duration import nodepool_duration
+from ..model.values.labels import POOL_LABEL, mode_key_problem
 from ..names import DISCOVERY_TAG, node_pool_object_name
 from .crds import (
     BlockDeviceMapping,

@@ -15,8 +15,8 @@ import pulumi_kubernetes as k8s
 
 from ..contract import Platform
 from ..model.config import NodePoolConfig, PlaceholderConfig
-from ..model.fleet.labels import WINDOW_LABEL
 from ..model.strategies.base import Prepull
+from ..model.values.labels import WINDOW_LABEL
 from ..names import PREPULL_LABELS
 from .prepull import prepull_pod_fields
 from .provider import on_cluster

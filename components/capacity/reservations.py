@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
-from ..model.fleet.labels import POOL_LABEL, WINDOW_LABEL
 from ..model.fleet.reservations import ReservationPlan
 from ..model.schedule.instants import utc_iso
+from ..model.values.labels import POOL_LABEL, WINDOW_LABEL
 from ..names import placeholder_name
 
 LINUX = "Linux/UNIX"  # the instance platform of every AMI prescale's pools run (AL2023, Bottlerocket)

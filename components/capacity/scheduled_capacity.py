@@ -18,7 +18,6 @@ import pulumi_kubernetes as k8s
 
 from ..contract import Platform
 from ..model.config import NodePoolConfig, PlaceholderConfig
-from ..model.fleet.labels import INSTANCE_TYPE, ONE_PER_NODE_LABEL, POOL_LABEL, WINDOW_LABEL, ZONE
 from ..model.schedule.after_end import (
     COOLDOWN_SECONDS,
     IDLE_REPLICAS,
@@ -26,6 +25,7 @@ from ..model.schedule.after_end import (
     POLLING_INTERVAL_SECONDS,
 )
 from ..model.strategies.placeholders import PlaceholderPods
+from ..model.values.labels import INSTANCE_TYPE, ONE_PER_NODE_LABEL, POOL_LABEL, WINDOW_LABEL, ZONE
 from ..model.windows import ArmedWindow
 from ..names import DO_NOT_DISRUPT, PLACEHOLDER_LABELS, placeholder_name, pool_node_selector
 from .crds import ObjectMeta, ScaledObject, ScaledObjectSpec

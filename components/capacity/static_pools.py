@@ -15,9 +15,9 @@ import pulumi
 
 from ..contract import NodeClassFlavour, Platform
 from ..model.config import NodePoolConfig
-from ..model.fleet.labels import INSTANCE_TYPE, ZONE
 from ..model.fleet.reservations import ReservationPlan
 from ..model.strategies.static import StaticNodes
+from ..model.values.labels import INSTANCE_TYPE, ZONE
 from ..model.windows import ArmedWindow
 from .crds import NodePool, NodePoolSpec, NodeSelectorRequirement
 from .node_pools import budgets, node_claim_template, requirements

@@ -21,9 +21,9 @@ from pydantic_core import core_schema
 from .checks.chart_keys import KARPENTER_KEYS, KEDA_KEYS, KeyTree
 from .config import CONFIG_NAMESPACE, CapacityConfig, StackConfig
 from .schedule.after_end import MIN_GRACE
-from .schedule.duration import shorter_than
 from .strategies import STRATEGIES
 from .validation import CAPACITY_KEYS, KEYS
+from .values.duration import shorter_than
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

@@ -25,13 +25,13 @@ from .config import (
 )
 from .fleet.addresses import WindowAddresses
 from .fleet.instances import instance_type, instance_types
-from .fleet.labels import ZONE
 from .fleet.reservations import ReservationPlan, reservation_id_warnings
 from .fleet.zones import unknown_zone
 from .schedule.after_end import POLLING_INTERVAL_SECONDS
-from .schedule.duration import format_duration
 from .schedule.freezes import FREEZE_SLOTS, MAX_BUDGETS, STANDING_BUDGETS, FittedFreezes, Freeze, fit_freezes
 from .strategies import Strategy, strategy_of
+from .values.duration import format_duration
+from .values.labels import ZONE
 from .windows import (
     ArmedWindow,
     IdleWindow,

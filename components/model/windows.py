@@ -18,12 +18,12 @@ from .config import CapacityConfig, EventWindow, NodePoolConfig, PlaceholderConf
 from .fleet.addresses import WindowAddresses, window_addresses
 from .fleet.reservations import ReservationPlan, plan_reservation
 from .fleet.sizing import PlaceholderPlan, plan_placeholders
-from .schedule.cron import epoch_seconds
-from .schedule.duration import parse_duration
 from .schedule.freezes import Freeze, one_off_freeze, recurring_freeze
-from .schedule.keda import Occurrence, occurrence_instants, one_off_problem
+from .schedule.keda import Occurrence, occurrence_instants, one_off, one_off_problem
 from .strategies import Capacity, Strategy, strategy_of
 from .strategies.placeholders import PLACEHOLDERS
+from .values.cron import epoch_seconds
+from .values.duration import parse_duration
 
 # An ended one-off this long ago is pointed at `prescale prune`, which removes it from the stack file.
 STALE_AFTER = timedelta(days=7)
@@ -92,7 +92,7 @@ def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datet
     plan = plan_placeholders(window, placeholders)
     occurrence, reservation = None, None
     if window.is_one_off:
-        occurrence = window.one_off_occurrence()
+        occurrence = one_off(window)
         idle = _idle_reason(occurrence, window, now)
         if idle:
             return IdleWindow(window, strategy, idle, occurrence, plan,
@@ -161,7 +161,7 @@ def occupied_spans(window: EventWindow, now: datetime) -> list[Span]:
     scale_ups: Sequence[int]
     ends: Sequence[int]
     if window.is_one_off:
-        occurrence = window.one_off_occurrence()
+        occurrence = one_off(window)
         scale_ups, ends = [epoch_seconds(occurrence.scale_up)], [epoch_seconds(occurrence.end)]
     else:
         occurrences = occurrence_instants(window.start, window.end, window.timezone, window.lead, now, now + _YEAR)

@@ -10,9 +10,9 @@ from datetime import datetime, timedelta
 import pytest
 from prescale.model.config import EventWindow, PlaceholderConfig
 from prescale.model.schedule.after_end import failsafe_problem, failsafe_schedule
-from prescale.model.schedule.cron import epoch_seconds, fire_timestamps, parse_cron
 from prescale.model.schedule.keda import cron_window_active
-from prescale.model.schedule.time_zones import load_zone
+from prescale.model.values.cron import epoch_seconds, fire_timestamps, parse_cron
+from prescale.model.values.time_zones import load_zone
 
 from policy.prescale_policies import restricted_pod_problems
 from tests.support.capacity import NOW, as_object, short

@@ -12,7 +12,7 @@ import copy
 import kubernetes_validate
 import pytest
 from prescale.capacity.prepull import NO_OP, TOOLS_PATH
-from prescale.model.fleet.quantity import parse_quantity
+from prescale.model.values.quantity import parse_quantity
 
 from policy.prescale_policies import restricted_pod_problems
 from tests.model.test_config import with_changes

@@ -11,13 +11,13 @@ from prescale.capacity.reservations import WindowReservations, WindowReservation
 from prescale.contract import AUTO_MODE_NODE_CLASSES, Platform
 from prescale.model.config import CONFIG_NAMESPACE
 from prescale.model.fleet.instances import instance_type
-from prescale.model.fleet.quantity import parse_quantity
 from prescale.model.fleet.reservations import ZoneShare, next_up, split
 from prescale.model.fleet.sizing import pods_per_node
 from prescale.model.plan import plan_capacity
-from prescale.model.schedule.duration import format_duration
 from prescale.model.schedule.freezes import Freeze
 from prescale.model.validation import ConfigError, load_stack_config
+from prescale.model.values.duration import format_duration
+from prescale.model.values.quantity import parse_quantity
 from prescale.offline import evaluate, run_program
 
 from prescale_cli.cost import estimate_cost

@@ -6,8 +6,8 @@ from datetime import datetime
 
 import pytest
 from prescale.model.schedule.after_end import failsafe_schedule
-from prescale.model.schedule.duration import parse_duration
 from prescale.model.validation import ConfigError, decode_config, load_stack_config
+from prescale.model.values.duration import parse_duration
 from prescale.offline import read_stack_file
 from pydantic import ValidationError
 

@@ -23,8 +23,8 @@ from jsonschema.exceptions import ValidationError
 from prescale.model.checks.chart_keys import KARPENTER_KEYS
 from prescale.model.config import CapacityConfig, Model, StackConfig
 from prescale.model.config_schema import stack_file_schema
-from prescale.model.schedule.duration import parse_duration, shorter_than
 from prescale.model.validation import ConfigError, decode_config, load_capacity_config, load_stack_config
+from prescale.model.values.duration import parse_duration, shorter_than
 from prescale.stack_file import read_config_file, stack_document
 
 from tests.model.test_valid_configs import fifty_windows

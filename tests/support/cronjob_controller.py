@@ -3,7 +3,7 @@
 What is modelled, and from where (kubernetes/kubernetes ``pkg/controller/cronjob/cronjob_controllerv2.go`` and
 ``utils.go``, ``pkg/controller/job/job_controller.go``, the kubelet's container restart back-off):
 
-* the schedule is read in the CronJob's ``timeZone`` with robfig/cron (:mod:`prescale.model.schedule.cron`);
+* the schedule is read in the CronJob's ``timeZone`` with robfig/cron (:mod:`prescale.model.values.cron`);
 * at each sync the controller takes the most recent fire in (earliest, now], where earliest is ``lastScheduleTime``
   or else the CronJob's ``creationTimestamp``, raised to now − ``startingDeadlineSeconds``: only that one can start,
   and older ones are missed for good;
@@ -28,9 +28,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from prescale.model.schedule.cron import epoch_seconds, fire_timestamps, parse_cron
 from prescale.model.schedule.drivers import RETRY_CAP, RETRY_FIRST, DriverRun
-from prescale.model.schedule.time_zones import load_zone
+from prescale.model.values.cron import epoch_seconds, fire_timestamps, parse_cron
+from prescale.model.values.time_zones import load_zone
 
 POD_START = 5  # seconds from a Job's creation to its kubectl running
 CALL = 2  # seconds a kubectl call takes

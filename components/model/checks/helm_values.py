@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import CONFIG_NAMESPACE, KedaConfig, StackConfig
-from ..fleet.quantity import parse_quantity
+from ..values.quantity import parse_quantity
 from .chart_keys import KARPENTER_CHART_VERSION, KARPENTER_KEYS, KEDA_CHART_VERSION, KEDA_KEYS, KeyTree
 
 Path = tuple[str, ...]

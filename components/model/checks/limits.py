@@ -17,12 +17,12 @@ from decimal import Decimal
 from ..config import CONFIG_NAMESPACE, CapacityConfig, CapacityRequest, EventWindow, Limits, NodePoolConfig
 from ..fleet.instances import fit_problem, narrows, pool_launchable
 from ..fleet.least_launch import RESOURCES, Least, least_launch
-from ..fleet.quantity import format_cpu, format_memory, parse_quantity
 from ..fleet.requirements import pool_requirements
 from ..fleet.sizing import PlaceholderPlan, plan_placeholders
 from ..schedule.overlaps import boundaries
-from ..schedule.time_zones import load_zone
 from ..strategies import strategy_of
+from ..values.quantity import format_cpu, format_memory, parse_quantity
+from ..values.time_zones import load_zone
 from ..windows import Span
 from .pools import POOL_SHAPE
 from .refused import Refused

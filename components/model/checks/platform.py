@@ -14,7 +14,7 @@ from ..config import (
     KARPENTER_INSTALL_KEYS,
     StackConfig,
 )
-from ..schedule.duration import format_duration, parse_duration
+from ..values.duration import format_duration, parse_duration
 from .refused import Refused
 
 

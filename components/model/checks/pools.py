@@ -11,8 +11,8 @@ from pydantic.alias_generators import to_camel
 
 from ..config import CONFIG_NAMESPACE, CapacityConfig, NodePoolConfig
 from ..fleet.instances import InstanceType, instance_types, launchable, narrows
-from ..fleet.labels import CAPACITY_TYPE, CAPACITY_TYPES, mode_key_problem, table_key
 from ..fleet.requirements import PoolRequirement, pool_requirements, shorthand_field
+from ..values.labels import CAPACITY_TYPE, CAPACITY_TYPES, mode_key_problem, table_key
 from .refused import NOTHING_REFUSED, Refused
 
 MAX_REQUIREMENTS = 100  # requirements and template labels of one NodePool

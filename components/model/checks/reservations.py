@@ -11,12 +11,12 @@ from decimal import Decimal
 
 from ..config import CONFIG_NAMESPACE, CapacityConfig, EventWindow, NodePoolConfig
 from ..fleet.instances import InstanceType, instance_type, instance_types, pool_launchable
-from ..fleet.labels import CAPACITY_TYPE, ZONE
-from ..fleet.quantity import MIB, format_memory, parse_quantity
 from ..fleet.requirements import pool_requirements
 from ..fleet.reservations import reservation_zones, reserved_count
 from ..fleet.sizing import plan_placeholders
 from ..strategies import strategy_of
+from ..values.labels import CAPACITY_TYPE, ZONE
+from ..values.quantity import MIB, format_memory, parse_quantity
 from .pools import POOL_SHAPE
 from .refused import Refused
 

@@ -22,8 +22,8 @@ from ..config import (
 )
 from ..schedule import after_end, drivers
 from ..schedule.drivers import Edge
-from ..schedule.duration import format_duration, parse_duration
 from ..strategies import strategy_of
+from ..values.duration import format_duration, parse_duration
 from ..windows import Span, occupied_spans
 from . import limits, pools, reservations, strategies
 from .addresses import planned_address_problems, vpc_cidr_problems

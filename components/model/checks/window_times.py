@@ -13,14 +13,14 @@ from operator import le
 from zoneinfo import ZoneInfo
 
 from ..config import LOCAL_DATETIME, EventWindow, KedaConfig
-from ..schedule.cron import CronSpec, epoch_seconds, fire_timestamps, next_fire_timestamp, parse_cron
 from ..schedule.dst import dst_problem, dst_problem_local, wall_shifted
-from ..schedule.duration import format_duration
 from ..schedule.freezes import recurring_freeze
 from ..schedule.instants import show_instant
 from ..schedule.keda import DAY, END, START, events, interleaved, keda_window, occurrence_instants
 from ..schedule.shift import shift_cron
-from ..schedule.time_zones import load_zone
+from ..values.cron import CronSpec, epoch_seconds, fire_timestamps, next_fire_timestamp, parse_cron
+from ..values.duration import format_duration
+from ..values.time_zones import load_zone
 
 
 def window_time_problems(path: str, window: EventWindow, now: datetime, freeze: bool = True) -> list[str]:

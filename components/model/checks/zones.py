@@ -8,8 +8,8 @@ by the plan (:class:`prescale.model.plan.PoolPlan`), since accounts see zones di
 from __future__ import annotations
 
 from ..config import CONFIG_NAMESPACE, CapacityConfig
-from ..fleet.labels import ZONE
 from ..fleet.zones import zone_region_problem
+from ..values.labels import ZONE
 from .refused import Refused
 
 

@@ -24,13 +24,13 @@ from pydantic.alias_generators import to_camel
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
-from ..fleet.quantity import ALLOWED as QUANTITY_ALLOWED
-from ..fleet.quantity import MEMORY_PATTERN, memory_problem, parse_quantity
-from ..fleet.quantity import PATTERN as QUANTITY_PATTERN
-from ..schedule.duration import ALLOWED as DURATION_ALLOWED
-from ..schedule.duration import PATTERN as DURATION_PATTERN
-from ..schedule.duration import parse_duration
-from ..schedule.time_zones import time_zone_problem
+from ..values.duration import ALLOWED as DURATION_ALLOWED
+from ..values.duration import PATTERN as DURATION_PATTERN
+from ..values.duration import parse_duration
+from ..values.quantity import ALLOWED as QUANTITY_ALLOWED
+from ..values.quantity import MEMORY_PATTERN, memory_problem, parse_quantity
+from ..values.quantity import PATTERN as QUANTITY_PATTERN
+from ..values.time_zones import time_zone_problem
 
 CONFIG_NAMESPACE = "prescale"
 # The validation context of a refused map validated again without its refused keys (prescale.model.validation):
@@ -192,7 +192,7 @@ Duration = Annotated[StrictStr, BeforeValidator(_number_for_duration),
                      _Checked(_duration, pattern=f"^{DURATION_PATTERN}$", **_DURATION_FACTS)]
 DurationOrNever = Annotated[StrictStr, BeforeValidator(_number_for_duration),
                             _Checked(_duration_or_never, pattern=f"^(?:Never|{DURATION_PATTERN})$", **_DURATION_FACTS)]
-# A NodePool's own durations, written in the CRD's form when deployed (prescale.model.schedule.duration).
+# A NodePool's own durations, written in the CRD's form when deployed (prescale.model.values.duration).
 NodePoolDuration = Annotated[Duration, AfterValidator(_whole_seconds)]
 NodePoolDurationOrNever = Annotated[DurationOrNever, AfterValidator(_whole_seconds)]
 

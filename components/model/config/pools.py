@@ -22,8 +22,8 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
-from ..fleet.labels import CAPACITY_TYPE, CAPACITY_TYPES, OS, key_problem
-from ..fleet.quantity import ALLOWED as QUANTITY_ALLOWED
+from ..values.labels import CAPACITY_TYPE, CAPACITY_TYPES, OS, key_problem
+from ..values.quantity import ALLOWED as QUANTITY_ALLOWED
 from .base import (
     _QUANTITY_FACTS,
     CapacityRequest,

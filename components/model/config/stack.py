@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, StrictStr
 
-from ..fleet.quota_families import QuotaFamily
+from ..values.quota_families import QuotaFamily
 from .alerts import AlertsConfig
 from .base import Model, _shaped
 from .calendar import CalendarConfig, CalendarPath, _calendar_read

@@ -17,9 +17,8 @@ from pydantic import (
     model_validator,
 )
 
-from ..schedule.cron import CronError, parse_cron
-from ..schedule.duration import format_duration, parse_duration, shorter_than
-from ..schedule.keda import Occurrence, one_off_occurrence
+from ..values.cron import CronError, parse_cron
+from ..values.duration import format_duration, parse_duration, shorter_than
 from .base import (
     LOCAL_DATETIME,
     AvailabilityZone,
@@ -145,10 +144,6 @@ class EventWindow(Model):
     @property
     def local_end(self) -> datetime:
         return datetime.fromisoformat(self.end)
-
-    def one_off_occurrence(self) -> Occurrence:
-        """A one-off window's only occurrence: scale-up, start and end in its zone."""
-        return one_off_occurrence(self.local_start, self.local_end, self.timezone, self.lead)
 
     @field_validator("lead_time")
     @classmethod

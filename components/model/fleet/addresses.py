@@ -20,9 +20,9 @@ from functools import lru_cache
 
 from ..config import EventWindow, NodePoolConfig
 from ..schedule.overlaps import boundaries
-from ..schedule.time_zones import load_zone
+from ..values.quantity import parse_quantity
+from ..values.time_zones import load_zone
 from .instances import InstanceType, launchable, one_per_shape
-from .quantity import parse_quantity
 from .requirements import PoolRequirement, pool_requirements
 from .sizing import PlaceholderPlan
 

@@ -15,9 +15,9 @@ from decimal import Decimal
 from functools import cache, cached_property, lru_cache
 
 from ..config import NodePoolConfig
+from ..values.labels import ARCH, INSTANCE_TYPE, KARPENTER_DOMAIN, table_key
+from ..values.quantity import MIB, format_cpu, format_memory
 from .ec2_instance_types import INSTANCE_TYPES
-from .labels import ARCH, INSTANCE_TYPE, KARPENTER_DOMAIN, table_key
-from .quantity import MIB, format_cpu, format_memory
 from .requirements import PoolRequirement, pool_requirements
 
 # What the DaemonSets of a node (VPC CNI, kube-proxy, Pod Identity agent...) typically request: an assumption, as a

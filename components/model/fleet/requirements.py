@@ -2,7 +2,7 @@
 
 A pool narrows what Karpenter may launch with the shorthands ``capacityTypes``, ``instanceCategories`` and
 ``architectures`` and with ``requirements`` in Karpenter's own shape (``key``, ``operator``, ``values``,
-``minValues``; the keys :mod:`prescale.model.fleet.labels` allows). A shorthand holds unless its key is written as a
+``minValues``; the keys :mod:`prescale.model.values.labels` allows). A shorthand holds unless its key is written as a
 requirement (writing both is refused by :mod:`prescale.model.checks.pools`). Pure: no Pulumi.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pydantic.alias_generators import to_camel
 
 from ..config import NodePoolConfig, RequirementOperator
-from .labels import ARCH, CAPACITY_TYPE, KARPENTER_DOMAIN, OS, table_key
+from ..values.labels import ARCH, CAPACITY_TYPE, KARPENTER_DOMAIN, OS, table_key
 
 
 @dataclass(frozen=True)

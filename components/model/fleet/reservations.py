@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from ..config import EventWindow, NodePoolConfig
-from ..schedule.duration import format_duration
 from ..schedule.freezes import Freeze, dated_freeze
-from ..schedule.time_zones import load_zone
+from ..schedule.keda import one_off
+from ..values.duration import format_duration
+from ..values.labels import ZONE
+from ..values.time_zones import load_zone
 from .instances import instance_type
-from .labels import ZONE
 from .sizing import PlaceholderPlan, pods_per_node
 
 # What EC2's capacity reservation ids look like ("cr-" and 17 hex digits, e.g. cr-0123456789abcdef0); Karpenter's
@@ -127,7 +128,7 @@ def plan_reservation(window: EventWindow, pool: NodePoolConfig, placeholders: Pl
     reserve = window.reserve
     if reserve is None or not window.is_one_off:
         return None
-    occurrence = window.one_off_occurrence()
+    occurrence = one_off(window)
     hold_from, ended = occurrence.scale_up_utc - reserve.hold, now >= occurrence.end_utc
     shares = split(reserved_count(window, placeholders), reservation_zones(window, pool))
     plan = ReservationPlan(window, reserve.instance_type, shares, hold_from, occurrence.scale_up_utc,

@@ -15,8 +15,8 @@ from decimal import Decimal
 from functools import cached_property
 
 from ..config import EventWindow, PlaceholderConfig
+from ..values.quantity import MIB, format_cpu, format_memory, parse_quantity
 from .instances import instance_type
-from .quantity import MIB, format_cpu, format_memory, parse_quantity
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,7 @@
 """The schedule maths: when a window's capacity is up, exactly as KEDA, Karpenter and the CronJob controller compute
-it. Pure, and below the config model (which parses its crons with it).
+it, from the config model's windows and the crons, durations and zones of :mod:`prescale.model.values`. Pure.
 
-* :mod:`.cron` robfig/cron as KEDA and Karpenter read it; :mod:`.duration` Go-style durations; :mod:`.time_zones`
-  which zone names a window may use; :mod:`.instants` how instants are written;
+* :mod:`.instants` how instants are written;
 * :mod:`.keda` KEDA's cron scaler (:func:`cron_window_active`, the public answer for any instant) and each
   occurrence it opens; :mod:`.shift` a cron moved by a lead time; :mod:`.dst` where clocks change;
 * :mod:`.freezes` a window's UTC consolidation freeze and fitting a pool's into its 50 budgets;

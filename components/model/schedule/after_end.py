@@ -14,12 +14,12 @@ from math import ceil
 from zoneinfo import ZoneInfo
 
 from ..config import EventWindow
-from .cron import dated_cron
+from ..values.cron import dated_cron
+from ..values.duration import format_duration
+from ..values.time_zones import load_zone
 from .dst import dst_problem, dst_problem_local, wall_shifted
-from .duration import format_duration
 from .keda import occurrence_instants
 from .shift import shift_cron
-from .time_zones import load_zone
 
 # --- KEDA's timings ------------------------------------------------------------------------------------
 

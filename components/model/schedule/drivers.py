@@ -24,12 +24,12 @@ from typing import Literal
 from zoneinfo import ZoneInfo
 
 from ..config import EventWindow
-from .cron import CronSpec, dated_cron, epoch_seconds, fire_timestamps, next_fire_timestamp, parse_cron
+from ..values.cron import CronSpec, dated_cron, epoch_seconds, fire_timestamps, next_fire_timestamp, parse_cron
+from ..values.duration import format_duration
+from ..values.time_zones import load_zone
 from .dst import dst_problem, dst_problem_local
-from .duration import format_duration
-from .keda import DAY
+from .keda import DAY, one_off
 from .shift import shift_cron
-from .time_zones import load_zone
 
 # Kubernetes' CronJob and Job controllers (kubernetes/kubernetes pkg/controller/cronjob/cronjob_controllerv2.go and
 # utils.go; the kubelet's container restart back-off, pkg/kubelet/kubelet.go). Docs/internals.md says why each value.
@@ -140,7 +140,7 @@ def driver_crons(window: EventWindow, until: Edge) -> tuple[str, str]:
     """The scale-up and scale-down crons, read in ``window.timezone``: the lead-shifted start (KEDA's own) and the end
     or start; dated ones for a one-off. ``ValueError`` when the scale-up is not one cron."""
     if window.is_one_off:
-        occurrence = window.one_off_occurrence()
+        occurrence = one_off(window)
         off = occurrence.end if until == "end" else occurrence.start
         return dated_cron(occurrence.scale_up), dated_cron(off)
     return shift_cron(window.start, -window.lead), window.end if until == "end" else window.start
@@ -227,7 +227,7 @@ def halves(window: EventWindow, until: Edge, now: datetime) -> tuple[int | None,
     """The shortest time, in seconds, from a fire of the scale-up cron to the next fire of the scale-down one, and
     from a scale-down to the next scale-up, over the coming year (``None``: no next fire, as after a one-off)."""
     if window.is_one_off:
-        occurrence = window.one_off_occurrence()
+        occurrence = one_off(window)
         off = occurrence.end_utc if until == "end" else occurrence.start_utc
         return epoch_seconds(off) - epoch_seconds(occurrence.scale_up_utc), None
     up_cron, down_cron = driver_crons(window, until)

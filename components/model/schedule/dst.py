@@ -11,7 +11,7 @@ from itertools import repeat
 from operator import add
 from zoneinfo import ZoneInfo
 
-from .cron import (
+from ..values.cron import (
     CronSpec,
     calendar_months,
     clock_change_days,
@@ -21,8 +21,8 @@ from .cron import (
     parse_cron,
     wall_instants,
 )
+from ..values.time_zones import load_zone
 from .instants import show_instant
-from .time_zones import load_zone
 
 _MINUTE = timedelta(minutes=1)
 _DAY = 86_400
@@ -135,7 +135,7 @@ def _transitions(tz: ZoneInfo, first: date, last: date) -> tuple[_Transition, ..
 def _month_transitions(tz: ZoneInfo, year: int, month: int) -> tuple[tuple[date, _Transition], ...]:
     """The offset changes a month's days touch, each with the day that shows it.
 
-    Found from the days whose offsets differ (:func:`~prescale.model.schedule.cron.clock_change_days`, the cache the
+    Found from the days whose offsets differ (:func:`~prescale.model.values.cron.clock_change_days`, the cache the
     month's fires read too), then to the second. Cached: every cron of every window in a zone asks for the same
     months.
     """

@@ -19,13 +19,13 @@ from functools import lru_cache
 from typing import Literal, TypedDict, TypeVar
 from zoneinfo import ZoneInfo
 
-from .cron import dated_cron, epoch_seconds, fire_timestamps, next_fire_timestamp, parse_cron, render_field
+from ..values.cron import dated_cron, epoch_seconds, fire_timestamps, next_fire_timestamp, parse_cron, render_field
+from ..values.duration import format_duration, parse_duration
+from ..values.time_zones import load_zone
 from .dst import clock_changes, offset_at
-from .duration import format_duration, parse_duration
 from .keda import DAY, Occurrence, occurrence_instants
 from .overlaps import Ordered
 from .shift import shift_cron
-from .time_zones import load_zone
 
 T = TypeVar("T", bound=Ordered)  # minutes of the day here, instants in the CLI's timeline
 

@@ -23,7 +23,8 @@ from operator import lt
 from typing import cast
 from zoneinfo import ZoneInfo
 
-from .cron import (
+from ..config import EventWindow
+from ..values.cron import (
     CronSpec,
     ceil_epoch_seconds,
     dated_cron,
@@ -33,10 +34,10 @@ from .cron import (
     parse_cron,
     wall_instants,
 )
+from ..values.time_zones import load_zone
 from .dst import dst_problem_local
 from .instants import show_instant
 from .shift import shift_cron
-from .time_zones import load_zone
 
 _MINUTE = timedelta(minutes=1)
 DAY = 86_400
@@ -293,6 +294,11 @@ def occurrence_instants(start: str, end: str, timezone: str, lead: timedelta, si
     starts = [begins if begins < closed else opened
               for opened, begins, closed in zip(opens, firsts, closes, strict=True)]
     return OccurrenceInstants(tuple(opens), tuple(starts), tuple(closes))
+
+
+def one_off(window: EventWindow) -> Occurrence:
+    """A one-off window's only occurrence: scale-up, start and end in its zone."""
+    return one_off_occurrence(window.local_start, window.local_end, window.timezone, window.lead)
 
 
 def one_off_occurrence(start_local: datetime, end_local: datetime, timezone: str,

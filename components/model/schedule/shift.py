@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 from functools import lru_cache
 
-from .cron import FIELD_VALUES, CronSpec, parse_cron, render_field
-from .duration import format_duration
+from ..values.cron import FIELD_VALUES, CronSpec, parse_cron, render_field
+from ..values.duration import format_duration
 
 _MINUTE = timedelta(minutes=1)
 _MINUTES_PER_DAY = 1_440

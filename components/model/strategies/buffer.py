@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from ..config import EventWindow, FeatureGate, NodePoolConfig
-from ..fleet.labels import POOL_LABEL
 from ..fleet.sizing import PlaceholderPlan
 from ..schedule.after_end import DRAIN
 from ..schedule.drivers import ConvergeRun, DriverSchedule, Edge
-from ..schedule.duration import format_duration, parse_duration
 from ..schedule.keda import Occurrence
+from ..values.duration import format_duration, parse_duration
+from ..values.labels import POOL_LABEL
 from .base import DrivenKind, NoRulesOfItsOwn, Prepull, window_object_name
 from .driven import existing_pool_refusal, plan_driven
 

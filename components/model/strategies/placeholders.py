@@ -13,9 +13,9 @@ from ..config import EventWindow, FeatureGate, NodePoolConfig
 from ..fleet.sizing import PlaceholderPlan
 from ..schedule.after_end import DRAIN, KEDA_COOLDOWN, failsafe_schedule
 from ..schedule.drivers import Edge
-from ..schedule.duration import format_duration, parse_duration
 from ..schedule.keda import Occurrence, one_off_trigger
 from ..schedule.shift import shift_cron
+from ..values.duration import format_duration, parse_duration
 from .base import NoRulesOfItsOwn
 
 

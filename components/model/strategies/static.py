@@ -17,13 +17,13 @@ from decimal import Decimal
 
 from ..config import CapacityConfig, EventWindow, FeatureGate, NodePoolConfig
 from ..fleet.instances import InstanceType, pool_launchable
-from ..fleet.labels import NODEPOOL_LABEL, ZONE
-from ..fleet.quantity import format_cpu, format_memory, parse_quantity
 from ..fleet.sizing import PlaceholderPlan
 from ..schedule.after_end import DRAIN
 from ..schedule.drivers import ConvergeRun, DriverSchedule, Edge, run_bounds
-from ..schedule.duration import format_duration
 from ..schedule.keda import Occurrence
+from ..values.duration import format_duration
+from ..values.labels import NODEPOOL_LABEL, ZONE
+from ..values.quantity import format_cpu, format_memory, parse_quantity
 from .base import DrivenKind, Prepull
 from .driven import existing_pool_refusal, plan_driven
 

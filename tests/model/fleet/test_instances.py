@@ -6,8 +6,8 @@ import pytest
 from prescale.model.config import NodePoolConfig
 from prescale.model.fleet.ec2_instance_types import INSTANCE_TYPES
 from prescale.model.fleet.instances import fit_problem, instance_type, instance_types, pool_launchable
-from prescale.model.fleet.quantity import MIB
 from prescale.model.fleet.sizing import PlaceholderPlan, pods_per_node
+from prescale.model.values.quantity import MIB
 
 from tools.ec2_instance_types_gen import parse_network_limits, parse_reference, render_module, table_rows
 

@@ -6,8 +6,8 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from prescale.model.config import CapacityRequest, EventWindow, PlaceholderConfig
-from prescale.model.fleet.quantity import parse_quantity
 from prescale.model.fleet.sizing import PlaceholderPlan, plan_placeholders
+from prescale.model.values.quantity import parse_quantity
 
 DEFAULTS = PlaceholderConfig()
 

@@ -18,7 +18,7 @@ from prescale.model.schedule.drivers import (
     retries_within,
     run_bounds,
 )
-from prescale.model.schedule.keda import recurring_occurrences
+from prescale.model.schedule.keda import one_off, recurring_occurrences
 from prescale.model.strategies.driven import driver_failsafe_name, driver_names
 
 from tests.support.cronjob_controller import CALL, POD_START, Cluster, mismatches, run_cron_job, seconds, timeline
@@ -55,7 +55,7 @@ def _spans(kind: str, until: str) -> list[tuple[int, int]]:
     """When the count must be N: each occurrence's [scale-up, end) (static) or [scale-up, start) (buffer)."""
     window, (since, days) = WINDOWS[kind], SPANS[kind]
     if window.is_one_off:
-        occurrences = [window.one_off_occurrence()]
+        occurrences = [one_off(window)]
     else:
         occurrences = recurring_occurrences(window.start, window.end, window.timezone, window.lead, since,
                                             since + timedelta(days=days))

@@ -7,8 +7,6 @@ from zoneinfo import ZoneInfo
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from prescale.model.plan import plan_capacity
-from prescale.model.schedule.cron import epoch_seconds, fire_timestamps, parse_cron
-from prescale.model.schedule.duration import parse_duration
 from prescale.model.schedule.freezes import (
     FREEZE_SLOTS,
     MAX_BUDGETS,
@@ -18,6 +16,8 @@ from prescale.model.schedule.freezes import (
     fit_freezes,
     freeze_active,
 )
+from prescale.model.values.cron import epoch_seconds, fire_timestamps, parse_cron
+from prescale.model.values.duration import parse_duration
 
 from tests.support.capacity import NOW, pool, stack_config, window
 

@@ -14,9 +14,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from prescale.model.checks.window_times import alternation_problem, lead_problem, never_fires_problem
-from prescale.model.schedule.cron import epoch_seconds, fire_timestamps, parse_cron
 from prescale.model.schedule.dst import dst_problem, dst_problem_local, wall_shifted
-from prescale.model.schedule.duration import parse_duration
 from prescale.model.schedule.freezes import Freeze, freeze_active, one_off_freeze, recurring_freeze
 from prescale.model.schedule.keda import (
     DAY,
@@ -32,6 +30,8 @@ from prescale.model.schedule.keda import (
     recurring_occurrences,
 )
 from prescale.model.schedule.shift import shift_cron
+from prescale.model.values.cron import epoch_seconds, fire_timestamps, parse_cron
+from prescale.model.values.duration import parse_duration
 
 UTC = ZoneInfo("UTC")
 SEOUL = ZoneInfo("Asia/Seoul")

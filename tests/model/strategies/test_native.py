@@ -6,8 +6,6 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from prescale.model.config import GATE_VALUES, CapacityConfig, NodePoolConfig, StackConfig
 from prescale.model.fleet.instances import pool_launchable
-from prescale.model.fleet.labels import NODEPOOL_LABEL, POOL_LABEL
-from prescale.model.fleet.quantity import parse_quantity
 from prescale.model.plan import plan_capacity
 from prescale.model.strategies import STRATEGIES, feature_gates
 from prescale.model.strategies.base import window_object_name
@@ -16,6 +14,8 @@ from prescale.model.strategies.driven import driver_account_name, driver_names, 
 from prescale.model.strategies.placeholders import PlaceholderPods
 from prescale.model.strategies.static import LABEL_VALUE_LIMIT, StaticNodes, static_node_limit, static_node_pool_name
 from prescale.model.validation import load_stack_config
+from prescale.model.values.labels import NODEPOOL_LABEL, POOL_LABEL
+from prescale.model.values.quantity import parse_quantity
 from prescale.model.windows import ArmedWindow, IdleWindow
 
 from tests.support.config import NOW, problems

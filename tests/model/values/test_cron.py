@@ -15,7 +15,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
-from prescale.model.schedule.cron import (
+from prescale.model.schedule.dst import dst_problem
+from prescale.model.values.cron import (
     KARPENTER_DESCRIPTORS,
     CronError,
     epoch_seconds,
@@ -25,7 +26,6 @@ from prescale.model.schedule.cron import (
     parse_cron,
     wall_instants,
 )
-from prescale.model.schedule.dst import dst_problem
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from prescale.capacity.node_pools import node_pool_spec
 from prescale.model.config import NodePoolConfig
-from prescale.model.schedule.duration import nodepool_duration, parse_duration
+from prescale.model.values.duration import nodepool_duration, parse_duration
 
 from tests.support import TESTS
 from tests.support.config import only_problem

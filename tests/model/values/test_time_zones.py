@@ -5,7 +5,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo, available_timezones
 
 import pytest
-from prescale.model.schedule.time_zones import ABBREVIATIONS, GMT_NAMES, LEGACY_NAMES, NO_PLACE, time_zone_problem
+from prescale.model.values.time_zones import ABBREVIATIONS, GMT_NAMES, LEGACY_NAMES, NO_PLACE, time_zone_problem
 
 # Mid-January and mid-July: every zone shows its winter and its summer abbreviation.
 SEASONS = (datetime(2026, 1, 15, 12), datetime(2026, 7, 15, 12))

@@ -7,7 +7,7 @@ slow to walk a year of fires for hundreds of windows and differ from robfig in w
 ``a-a`` range read as ``*``, fires moved out of a DST gap instead of skipped, ``*/N`` day fields ANDed), so
 this module re-implements exactly the part of robfig we rely on.
 
-robfig's behaviour, and where the model is exact: docs/internals.md#prescalemodelschedulecron.
+robfig's behaviour, and where the model is exact: docs/internals.md#prescalemodelvaluescron.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A window's ``timezone`` must name a *place* (``Asia/Seoul``, ``America/New_York``) or be ``UTC``: KEDA
 and the failsafe CronJob follow that place's clock, daylight saving included. Abbreviations, legacy tzdata names
 and fixed offsets look like zones but are traps, each refused with the place it is usually taken for
-(docs/guardrails.md#time-zones; how the tables are kept: docs/internals.md#prescalemodelscheduletime_zones).
+(docs/guardrails.md#time-zones; how the tables are kept: docs/internals.md#prescalemodelvaluestime_zones).
 """
 
 from __future__ import annotations
