@@ -18,9 +18,6 @@ from prescale.model.fleet.instances import InstanceType, instance_type, pool_lau
 from prescale.model.fleet.sizing import PlaceholderPlan, pods_per_node
 from prescale.model.plan import CapacityPlan
 from prescale.model.strategies import Strategy
-from prescale.model.values.cron import parse_cron
-from prescale.model.values.duration import parse_duration
-from prescale.model.values.quantity import parse_quantity
 from prescale.model.windows import ArmedWindow, WindowPlan
 
 from .node_hours import Hold, paid_node_hours
@@ -146,7 +143,7 @@ def estimate_cost(timeline: Timeline) -> CostEstimate:
 def rate_period(window: EventWindow) -> RatePeriod:
     """``week`` for a recurring schedule that repeats every week (every day of the month, every month: any week of
     it is like the next), ``month`` for one that names days of the month or leaves months out."""
-    spec = parse_cron(window.start)
+    spec = window.start_cron
     return "week" if len(spec.days_of_month) == 31 and len(spec.months) == 12 else "month"
 
 
@@ -184,7 +181,7 @@ def _a_year_after(moment: datetime) -> datetime:
 
 def _paid(timeline: Timeline, fleets: dict[str, Fleet | None]) -> dict[str, float]:
     """Node-hours each window pays within the timeline's range (:func:`prescale_cli.node_hours.paid_node_hours`)."""
-    waits = {name: parse_duration(pool.pool.consolidate_after) for name, pool in timeline.plan.pools.items()}
+    waits = {name: pool.pool.consolidation_wait for name, pool in timeline.plan.pools.items()}
     holds = _holds(timeline, fleets)
     waits |= {hold.node_pool: timedelta(0) for hold in holds if hold.node_pool not in waits}  # static: none
     return paid_node_hours(holds, timeline.frozen, waits, timeline.since, timeline.until)
@@ -228,8 +225,8 @@ def _tail(plan: CapacityPlan, window: WindowPlan) -> tuple[timedelta, timedelta]
     its strategy says (``Strategy.usual_tail``, ``Strategy.latest_tail``)."""
     pool, strategy = plan.pools[window.window.node_pool].pool, window.strategy
     capacity = window.capacity if isinstance(window, ArmedWindow) else None
-    return strategy.usual_tail(pool), strategy.latest_tail(window.window, pool, capacity, parse_duration(
-        plan.config.placeholders.failsafe_grace), plan.now)
+    return strategy.usual_tail(pool), strategy.latest_tail(window.window, pool, capacity,
+                                                           plan.config.placeholders.grace, plan.now)
 
 
 def _peak_price(timeline: Timeline, pool: str, fleets: dict[str, Fleet | None]) -> float:
@@ -288,7 +285,7 @@ def _within(fleet: Fleet, limits: Limits | None) -> bool:
         return True
     cpu, memory = fleet.shape.instance.capacity
     counted = {"cpu": cpu, "memory": memory, "nodes": Decimal(1)}
-    return all(fleet.nodes * each <= parse_quantity(str(limit)) for resource, each in counted.items()
-               if (limit := getattr(limits, resource)) is not None)
+    return all(fleet.nodes * each <= bound for resource, each in counted.items()
+               if (bound := limits.amount(resource)) is not None)
 
 

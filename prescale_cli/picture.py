@@ -58,7 +58,7 @@ def week_figure(timeline: Timeline) -> Figure:
     since, until = timeline.since, min(timeline.until, timeline.since + WEEK)
     drawn = [entry for entry in timeline.entries
              if entry.occurrence.scale_up_utc < until and entry.occurrence.end_utc > since]
-    zone = _axis_zone({entry.window.timezone for entry in drawn})
+    zone = _axis_zone({entry.window.zone for entry in drawn})
     rows, headers = _layout(timeline.plan, drawn)
 
     figure = plt.figure(figsize=(14, 2.4 + 0.42 * (len(rows) + len(headers))), layout="constrained")
@@ -78,8 +78,9 @@ def week_figure(timeline: Timeline) -> Figure:
     return figure
 
 
-def _axis_zone(zones: set[str]) -> ZoneInfo:
-    return ZoneInfo(zones.pop() if len(zones) == 1 else "UTC")
+def _axis_zone(zones: set[ZoneInfo]) -> ZoneInfo:
+    """The windows' one zone, or UTC when they are in several."""
+    return zones.pop() if len(zones) == 1 else ZoneInfo("UTC")
 
 
 def _zone_name(zone: ZoneInfo, *moments: datetime) -> str:

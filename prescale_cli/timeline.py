@@ -11,27 +11,20 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from decimal import Decimal
-from zoneinfo import ZoneInfo
 
 from prescale.model.config import EventWindow
 from prescale.model.fleet.sizing import PlaceholderPlan
 from prescale.model.plan import CapacityPlan
 from prescale.model.schedule.drivers import DriverRun, DriverSchedule
-from prescale.model.schedule.freezes import Freeze, unite
-from prescale.model.schedule.keda import Occurrence, recurring_occurrences
+from prescale.model.schedule.freezes import Freeze, frozen_between
+from prescale.model.schedule.keda import Occurrence
 from prescale.model.schedule.overlaps import coinciding
 from prescale.model.strategies import Capacity, Strategy
 from prescale.model.strategies.placeholders import PLACEHOLDERS
-from prescale.model.values.cron import epoch_seconds, fire_timestamps, next_fire, parse_cron
-from prescale.model.values.duration import parse_duration
-from prescale.model.values.quantity import parse_quantity
-from prescale.model.values.time_zones import load_zone
-from prescale.model.windows import ArmedWindow, IdleWindow, WindowPlan
+from prescale.model.windows import ArmedWindow, IdleWindow, WindowPlan, occurrences_between
 from prescale.names import node_pool_object_name
-
-_UTC_ZONE = ZoneInfo("UTC")  # Karpenter evaluates budget schedules in UTC
 
 Interval = tuple[datetime, datetime]  # [from, until) in UTC
 
@@ -102,7 +95,7 @@ def build_timeline(plan: CapacityPlan, since: datetime, until: datetime) -> Time
     """Everything ``prescale schedule`` shows for ``[since, until)``, as the program deploys it at ``plan.now``."""
     now = plan.now
     freezes = pool_freezes(plan)
-    frozen = {pool: _frozen_intervals(plan.pools[pool].freezes, since, until)
+    frozen = {pool: frozen_between(plan.pools[pool].freezes, since, until)
               for pool in dict.fromkeys(budget.node_pool for budget in freezes)
               if not plan.pools[pool].strategy.own_node_pools}
     entries = []
@@ -112,7 +105,7 @@ def build_timeline(plan: CapacityPlan, since: datetime, until: datetime) -> Time
         own = _own_freeze(window_plan, since, until)
         capacity = window_plan.capacity if isinstance(window_plan, ArmedWindow) else None
         driver = capacity.driver if capacity is not None else None
-        for occurrence in window_occurrences(window_plan, since, until, now):
+        for occurrence in occurrences_between(window_plan, since, until, now):
             if isinstance(window_plan, IdleWindow):
                 entries.append(Entry(window, occurrence, window_plan.placeholders, None, not_armed=window_plan.reason,
                                      existing_pool=existing, strategy=strategy))
@@ -143,45 +136,14 @@ def _own_freeze(plan: WindowPlan, since: datetime, until: datetime) -> list[Inte
     """The freeze of a window's own NodePool (static), active around the range; None for a window on its pool's
     NodePool."""
     if isinstance(plan, ArmedWindow) and plan.capacity.node_pool_object is not None and plan.freeze is not None:
-        return _frozen_intervals([plan.freeze], since, until)
+        return frozen_between([plan.freeze], since, until)
     return None
 
 
 def driver_fires(driver: DriverSchedule, occurrence: Occurrence) -> tuple[DriverFire, DriverFire, DriverFire]:
-    """When the driver's CronJobs fire for ``occurrence``, read from their own crons in the window's zone: the
-    scale-up at the first fire from the occurrence's scale-up, the scale-down at its first fire after that (the
-    occurrence's end, or its start for a buffer), the failsafe at its first fire after the scale-down."""
-    zone = load_zone(driver.timezone)
-    up = next_fire(parse_cron(driver.up.schedule), zone, occurrence.scale_up - timedelta(seconds=1))
-    assert up is not None  # the occurrence comes from the same cron, shifted as the driver's
-    down = next_fire(parse_cron(driver.down.schedule), zone, up)
-    assert down is not None
-    failsafe = next_fire(parse_cron(driver.failsafe.schedule), zone, down)
-    assert failsafe is not None
+    """The driver's scale-up, scale-down and failsafe for ``occurrence`` (:meth:`DriverSchedule.fires_for`)."""
+    up, down, failsafe = driver.fires_for(occurrence)
     return DriverFire(driver.up, up), DriverFire(driver.down, down), DriverFire(driver.failsafe, failsafe)
-
-
-def window_occurrences(plan: WindowPlan, since: datetime, until: datetime, now: datetime) -> list[Occurrence]:
-    """The window's occurrences whose ``[scale_up, end)`` meets ``[since, until)``; a finished one-off has none."""
-    window, occurrence = plan.window, plan.occurrence
-    if occurrence is None:
-        return recurring_occurrences(window.start, window.end, window.timezone, window.lead, since, until)
-    if occurrence.end_utc <= max(since, now) or occurrence.scale_up_utc >= until:
-        return []
-    return [occurrence]
-
-
-def _frozen_intervals(budgets: list[Freeze], since: datetime, until: datetime) -> list[Interval]:
-    """When any of the budgets is active around ``[since, until)``, as united UTC intervals."""
-    intervals = []
-    for budget in budgets:
-        length = parse_duration(budget.duration)
-        spec = parse_cron(budget.schedule, allow_descriptors=True)
-        # A budget that fired up to `length` before `since` is still active at `since`.
-        for fire in fire_timestamps(spec, _UTC_ZONE, epoch_seconds(since - length), epoch_seconds(until)):
-            start = datetime.fromtimestamp(fire, UTC)
-            intervals.append((start, start + length))
-    return unite(intervals)
 
 
 def _covering(frozen: list[Interval], occurrence: Occurrence) -> Interval | None:
@@ -204,5 +166,5 @@ def _overlap(pool: str, start: datetime, end: datetime, active: tuple[Entry, ...
     plans = [entry.placeholders for entry in active]
     return Overlap(pool, start, end, tuple(entry.window.name for entry in active),
                    pods=sum(plan.pods for plan in plans),
-                   cpu=sum((plan.pods * parse_quantity(plan.cpu) for plan in plans), Decimal(0)),
-                   memory=sum((plan.pods * parse_quantity(plan.memory) for plan in plans), Decimal(0)))
+                   cpu=sum((plan.pods * plan.requests[0] for plan in plans), Decimal(0)),
+                   memory=sum((plan.pods * plan.requests[1] for plan in plans), Decimal(0)))

@@ -26,7 +26,7 @@ from pathlib import Path
 from prescale.model.config import CONFIG_NAMESPACE, CapacityConfig, EventWindow
 from prescale.model.validation import ConfigError
 from prescale.model.values.duration import format_duration
-from prescale.model.values.quantity import format_cpu, format_memory, parse_quantity
+from prescale.model.values.quantity import format_cpu, format_memory
 from prescale.stack_file import PROJECT_FILE, StackFileError, full_key, project_name
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -101,7 +101,7 @@ def _tune(config: CapacityConfig, window: EventWindow, measured: list[Measured],
         memory = Decimal(str(max(peak[1] for peak in peaks))) * Decimal(str(1 + headroom))
         if window.nodes is not None:
             size = config.placeholders_for(window.node_pool).node_size
-            nodes = max(math.ceil(cpu / parse_quantity(size.cpu)), math.ceil(memory / parse_quantity(size.memory)), 1)
+            nodes = max(math.ceil(cpu / size.requests[0]), math.ceil(memory / size.requests[1]), 1)
             sizing = Sizing(nodes=nodes)
         else:
             sizing = Sizing(cpu=format_cpu(cpu), memory=format_memory(memory))

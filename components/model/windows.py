@@ -19,11 +19,10 @@ from .fleet.addresses import WindowAddresses, window_addresses
 from .fleet.reservations import ReservationPlan, plan_reservation
 from .fleet.sizing import PlaceholderPlan, plan_placeholders
 from .schedule.freezes import Freeze, one_off_freeze, recurring_freeze
-from .schedule.keda import Occurrence, occurrence_instants, one_off, one_off_problem
+from .schedule.keda import Occurrence, occurrence_instants, one_off, one_off_problem, recurring_occurrences
 from .strategies import Capacity, Strategy, strategy_of
 from .strategies.placeholders import PLACEHOLDERS
 from .values.cron import epoch_seconds
-from .values.duration import parse_duration
 
 # An ended one-off this long ago is pointed at `prescale prune`, which removes it from the stack file.
 STALE_AFTER = timedelta(days=7)
@@ -68,6 +67,16 @@ class IdleWindow:
 WindowPlan = ArmedWindow | IdleWindow
 
 
+def occurrences_between(plan: WindowPlan, since: datetime, until: datetime, now: datetime) -> list[Occurrence]:
+    """The window's occurrences whose ``[scale_up, end)`` meets ``[since, until)``; a finished one-off has none."""
+    window, occurrence = plan.window, plan.occurrence
+    if occurrence is None:
+        return recurring_occurrences(window.start, window.end, window.timezone, window.lead, since, until)
+    if occurrence.end_utc <= max(since, now) or occurrence.scale_up_utc >= until:
+        return []
+    return [occurrence]
+
+
 def _reservation_warnings(plan: WindowPlan) -> tuple[str, ...]:
     return plan.reservation.warnings if plan.reservation else ()
 
@@ -101,8 +110,7 @@ def plan_window(window: EventWindow, placeholders: PlaceholderConfig, now: datet
         reservation = _reservation(window, pool, strategy, plan, now, armed=True)
     else:  # the config checks proved the freeze can be written
         budget = recurring_freeze(window.start, window.end, window.timezone, window.lead, now) if freeze else None
-    capacity = strategy.plan(window, pool, plan,
-                             parse_duration(placeholders.failsafe_grace), occurrence, now)
+    capacity = strategy.plan(window, pool, plan, placeholders.grace, occurrence, now)
     return ArmedWindow(window, strategy, capacity, budget, plan, occurrence, reservation)
 
 

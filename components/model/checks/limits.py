@@ -21,8 +21,7 @@ from ..fleet.requirements import pool_requirements
 from ..fleet.sizing import PlaceholderPlan, plan_placeholders
 from ..schedule.overlaps import boundaries
 from ..strategies import strategy_of
-from ..values.quantity import format_cpu, format_memory, parse_quantity
-from ..values.time_zones import load_zone
+from ..values.quantity import format_cpu, format_memory
 from ..windows import Span
 from .pools import POOL_SHAPE
 from .refused import Refused
@@ -126,26 +125,27 @@ def _window_limit_problems(demand: _Demand, pool_index: int, pool: NodePoolConfi
     """One window alone above its pool's ``limits``: one problem per limit, the least its nodes count above it."""
     problems = []
     for resource in RESOURCES:
-        limit = getattr(limits, resource)
-        if limit is None or demand.counted(resource) <= parse_quantity(str(limit)):
+        limit, bound = getattr(limits, resource), limits.amount(resource)
+        if bound is None or demand.counted(resource) <= bound:
             continue
         if resource == "nodes" and demand.plan.one_per_node:
             problems.append(f"{demand.path}.nodes: {demand.window.nodes} is above the limit of {limit} nodes of "
                             f"node pool {pool.name!r}; allowed: 1 to {limit}")
         elif demand.plan.one_per_node:
-            problems.append(_nodes_problem(demand, pool_index, pool, resource, limit))
+            problems.append(_nodes_problem(demand, pool_index, pool, resource, limit, bound))
         else:
-            problems.append(_capacity_problem(demand, pool, resource, limit))
+            problems.append(_capacity_problem(demand, pool, resource, limit, bound))
     return problems
 
 
-def _nodes_problem(demand: _Demand, pool_index: int, pool: NodePoolConfig, resource: str, limit: str | int) -> str:
+def _nodes_problem(demand: _Demand, pool_index: int, pool: NodePoolConfig, resource: str, limit: str | int,
+                   bound: Decimal) -> str:
     """A ``nodes:`` window whose nodes count more than a ``cpu`` or ``memory`` limit."""
     nodes, total, value = demand.plan.pods, demand.counted(resource), getattr(demand.plan, resource)
     size = f"{_size_path(pool_index, pool, 'nodeSize')}.{resource} {value!r}"
     above = f"the {resource} limit {limit!r} of node pool {pool.name!r}"
     if demand.least is None:  # an existing pool: its types are unknown, only the requests are certain
-        each = parse_quantity(value)
+        each = demand.plan.requests[RESOURCES.index(resource)]
         why = f"× {size} = {_show(resource, total)} is above {above}"
     else:
         least = demand.least[resource]
@@ -153,13 +153,14 @@ def _nodes_problem(demand: _Demand, pool_index: int, pool: NodePoolConfig, resou
         why = (f"holding {size} count{'s' * (nodes == 1)} at least {_show(resource, total)}, above {above}: "
                "NodePool limits count a node's capacity, and the least of any instance type the pool can launch that "
                f"holds one beside DaemonSets is {_show(resource, each)} ({least.instance.name})")
-    fitting = int(parse_quantity(str(limit)) / each)
+    fitting = int(bound / each)
     fewer = f"at most {_count(fitting)}, " if fitting else ""
     return (f"{demand.path}.nodes: {_count(nodes)} {why}; allowed: {fewer}a smaller nodeSize, or a {resource} limit "
             f"of at least {_show(resource, total, bare=True)}")
 
 
-def _capacity_problem(demand: _Demand, pool: NodePoolConfig, resource: str, limit: str | int) -> str:
+def _capacity_problem(demand: _Demand, pool: NodePoolConfig, resource: str, limit: str | int,
+                      bound: Decimal) -> str:
     """A ``capacity:`` window whose nodes count more than a limit."""
     window, plan, total = demand.window, demand.plan, demand.counted(resource)
     assert window.capacity is not None
@@ -182,7 +183,7 @@ def _capacity_problem(demand: _Demand, pool: NodePoolConfig, resource: str, limi
         why = (f"counts at least {_show(resource, total)}, above {above}: NodePool limits count a node's capacity, "
                f"and a node holds the pods at best {least.per_node} per {_show(resource, capacity)} "
                f"({least.instance.name})")
-        nodes = int(parse_quantity(str(limit)) / capacity)
+        nodes = int(bound / capacity)
         fits = f" (at most {_count(nodes)} of {least.instance.name} fit{'s' * (nodes == 1)} the limit)" if nodes else ""
     return (f"{demand.path}.{key}: {held} {why}; allowed: a {resource} limit of at least "
             f"{_show(resource, total, bare=True)}, or less capacity{fits}")
@@ -199,12 +200,8 @@ def _overlap_problems(pool_index: int, pool: NodePoolConfig, limits: Limits, dem
     readings = (_OWN_NODES, _REQUESTS)
     amounts = {demand.index: {(reading, resource): demand.together(reading, resource)
                               for reading in readings for resource in RESOURCES} for demand in demands}
-    bounds = {}
-    for resource in RESOURCES:
-        limit = getattr(limits, resource)
-        if limit is not None and any(sum(amount[reading, resource] for amount in amounts.values())
-                                     > parse_quantity(str(limit)) for reading in readings):
-            bounds[resource] = parse_quantity(str(limit))
+    bounds = {resource: bound for resource in RESOURCES if (bound := limits.amount(resource)) is not None
+              and any(sum(amount[reading, resource] for amount in amounts.values()) > bound for reading in readings)}
     if not bounds:
         return []
     by_index = {demand.index: demand for demand in demands}
@@ -238,10 +235,10 @@ def _overlap_problem(pool: NodePoolConfig, pool_index: int, reading: str, resour
     if len(held) > _NAMED:
         held = held[:_NAMED - 1] + [f"{len(held) - _NAMED + 1} more"]
     windows = f"windows {', '.join(held[:-1])} and {held[-1]}"
-    zone = demands[0].window.timezone
+    window = demands[0].window
     limit = getattr(pool.limits, resource)
     when = (f"from {datetime.fromtimestamp(instant, UTC):%a %Y-%m-%d %H:%M} UTC "
-            f"({datetime.fromtimestamp(instant, load_zone(zone)):%H:%M %Z} in {zone})")
+            f"({datetime.fromtimestamp(instant, window.zone):%H:%M %Z} in {window.timezone})")
     if reading == _REQUESTS:
         what, why = f"the {_show(resource, total)} that {windows} request together {when}", ""
     elif resource == "nodes":
@@ -269,7 +266,7 @@ def _size_problems(config: CapacityConfig, pool_index: int, pool: NodePoolConfig
         if (key, cpu, memory) in seen:
             continue
         seen.add((key, cpu, memory))
-        problem = fit_problem(types, parse_quantity(cpu), parse_quantity(memory))
+        problem = fit_problem(types, *demand.plan.requests)
         if problem is None:
             continue
         if key == "nodeSize":

@@ -14,7 +14,7 @@ from ..config import (
     KARPENTER_INSTALL_KEYS,
     StackConfig,
 )
-from ..values.duration import format_duration, parse_duration
+from ..values.duration import format_duration
 from .refused import Refused
 
 
@@ -98,11 +98,12 @@ def auto_mode_problems(config: StackConfig, refused: Refused, karpenter: bool) -
             problems.append(f"{path}.amiAlias: {pool.ami_alias!r} {why}: Auto Mode runs only its own AMIs; "
                             "allowed: remove it")
         expire_after, grace = pool.deployed_expire_after(auto_mode=True), pool.termination_grace_period
-        if expire_after == "Never":
+        expiry = pool.lifetime(auto_mode=True)
+        if expiry is None:
             problems.append(f"{path}.expireAfter: 'Never' {why}: Auto Mode ends every node after at most "
                             f"{lifetime}; allowed: a duration with expireAfter + terminationGracePeriod <= "
                             f"{lifetime}, or no expireAfter (then {AUTO_MODE_EXPIRE_AFTER!r})")
-        elif parse_duration(expire_after) + parse_duration(grace) > AUTO_MODE_MAX_NODE_LIFETIME:
+        elif expiry + pool.termination_grace > AUTO_MODE_MAX_NODE_LIFETIME:
             problems.append(f"{path}.expireAfter: {expire_after!r} plus terminationGracePeriod {grace!r} is "
                             f"longer than Auto Mode lets a node live, {lifetime}; allowed: expireAfter + "
                             f"terminationGracePeriod <= {lifetime}")

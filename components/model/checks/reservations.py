@@ -16,7 +16,7 @@ from ..fleet.reservations import reservation_zones, reserved_count
 from ..fleet.sizing import plan_placeholders
 from ..strategies import strategy_of
 from ..values.labels import CAPACITY_TYPE, ZONE
-from ..values.quantity import MIB, format_memory, parse_quantity
+from ..values.quantity import MIB, format_memory
 from .pools import POOL_SHAPE
 from .refused import Refused
 
@@ -141,7 +141,7 @@ def _fit_problems(path: str, window: EventWindow, instance: InstanceType, pool: 
     if window.nodes is None:
         return []  # capacity windows are split into pods that fit the type (prescale.model.fleet.sizing)
     size = config.placeholders_for(pool).node_size
-    if instance.holds(parse_quantity(size.cpu), parse_quantity(size.memory)):
+    if instance.holds(*size.requests):
         return []
     return [f"{path}.instanceType: {instance.describe()} cannot hold a placeholder of the window's nodeSize "
             f"({size.cpu} CPU, {size.memory}), so its nodes could not be the reserved ones; allowed: a type with at "
@@ -161,10 +161,10 @@ def _limit_problems(path: str, window: EventWindow, instance: InstanceType, pool
     key = f"{path}.count" if reserve.count is not None else path
     per_instance = {"nodes": Decimal(1), "cpu": instance.capacity[0], "memory": instance.capacity[1]}  # as limits count
     for resource, per in per_instance.items():
-        given = getattr(limits, resource)
-        if given is None or count * per <= parse_quantity(str(given)):
+        given, bound = getattr(limits, resource), limits.amount(resource)
+        if bound is None or count * per <= bound:
             continue
-        most = int(parse_quantity(str(given)) // per)
+        most = int(bound // per)
         return [f"{key}: {count} × {instance.name} ({_amount(resource, count * per)}) is above the limit "
                 f"{resource} {given!r} of node pool {pool.name!r}, so Karpenter could never launch into all of them "
                 f"and the rest would be paid unused; allowed: at most {most} instances (reserve.count), or a higher "

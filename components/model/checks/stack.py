@@ -23,7 +23,7 @@ from ..config import (
 from ..schedule import after_end, drivers
 from ..schedule.drivers import Edge
 from ..strategies import strategy_of
-from ..values.duration import format_duration, parse_duration
+from ..values.duration import format_duration
 from ..windows import Span, occupied_spans
 from . import limits, pools, reservations, strategies
 from .addresses import planned_address_problems, vpc_cidr_problems
@@ -87,7 +87,7 @@ def capacity_config_problems(config: CapacityConfig, now: datetime, refused: Ref
     if (seen := refused.view(config, placeholders={"failsafe_grace"})) is not None:
         grace_problems = _grace_problems(seen)
         problems += grace_problems
-        grace = None if grace_problems else parse_duration(seen.placeholders.failsafe_grace)
+        grace = None if grace_problems else seen.placeholders.grace
     owned = {pool.name: pool.owned for _, pool in refused.entries("node_pools", config.node_pools,
                                                                    needs={"name", "existing"})}
     driven = {pool.name: pool for _, pool in refused.entries("node_pools", config.node_pools,
@@ -153,12 +153,12 @@ def _expiry_problems(config: CapacityConfig, refused: Refused, spans: dict[int, 
     problems = []
     lifetimes = refused.entries("node_pools", config.node_pools, needs={"name", "existing", "expire_after"})
     for pool_index, pool in lifetimes:
-        expire_after = pool.deployed_expire_after(auto_mode)
-        if not pool.owned or pool.name not in longest or expire_after == "Never":
+        expire_after, lifetime = pool.deployed_expire_after(auto_mode), pool.lifetime(auto_mode)
+        if not pool.owned or pool.name not in longest or lifetime is None:
             continue
         index, window, seconds = longest[pool.name]
         held = format_duration(timedelta(seconds=seconds))
-        if parse_duration(expire_after).total_seconds() < seconds:
+        if lifetime.total_seconds() < seconds:
             problems.append(
                 f"{CONFIG_NAMESPACE}:nodePools[{pool_index}].expireAfter: {expire_after!r} is shorter than the {held} "
                 f"window {window.name!r} (eventWindows[{index}]) holds its nodes, from scale-up to end: disruption "
@@ -168,9 +168,9 @@ def _expiry_problems(config: CapacityConfig, refused: Refused, spans: dict[int, 
 
 
 def _grace_problems(config: CapacityConfig) -> list[str]:
-    grace = config.placeholders.failsafe_grace
-    problem = after_end.grace_problem(parse_duration(grace))
-    return [f"{CONFIG_NAMESPACE}:placeholders.failsafeGrace: {grace!r} {problem}"] if problem else []
+    problem = after_end.grace_problem(config.placeholders.grace)
+    return [f"{CONFIG_NAMESPACE}:placeholders.failsafeGrace: {config.placeholders.failsafe_grace!r} {problem}"
+            ] if problem else []
 
 
 def _failsafe_problems(path: str, window: EventWindow, grace: timedelta, now: datetime) -> list[str]:

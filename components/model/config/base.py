@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from datetime import timedelta
+from decimal import Decimal
 from typing import Annotated, Any, TypeVar
 
 from pydantic import (
@@ -211,6 +212,11 @@ class CapacityRequest(Model):
     memory: Memory = Field(description=(
         'Memory as a Kubernetes quantity with its unit, at least 1Mi, like 16Gi or "2048Mi" (a number without a unit '
         "would be bytes)."))
+
+    @property
+    def requests(self) -> tuple[Decimal, Decimal]:
+        """CPU cores and memory bytes, as exact decimals."""
+        return parse_quantity(self.cpu), parse_quantity(self.memory)
 
 
 # distribution/reference's grammar (reference.go): [host[:port]/]path[:tag][@digest], path components in

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Annotated
 
 from pydantic import BeforeValidator, Field, StrictInt, StrictStr
 
+from ..values.duration import parse_duration
 from .base import CapacityRequest, Duration, ImageReference, Model, SecretName, _Checked, _distinct, _list_as_tuple
 
 
@@ -40,3 +42,8 @@ class PlaceholderConfig(Model):
         default="public.ecr.aws/docker/library/busybox:1.37.0-musl", description=(
         "For windows with prepullImages: the image whose static /bin/true each pulled image runs (busybox's musl "
         "build, from the Docker official image's ECR Public mirror); point it at a mirror for air-gapped clusters."))
+
+    @property
+    def grace(self) -> timedelta:
+        """``failsafeGrace`` as a duration: how long after a window's end the failsafe scales its placeholders to 0."""
+        return parse_duration(self.failsafe_grace)

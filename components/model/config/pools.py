@@ -5,6 +5,7 @@ takes (the strategy's own rules run from :mod:`prescale.model.strategies`, hande
 from __future__ import annotations
 
 from datetime import timedelta
+from decimal import Decimal
 from typing import Annotated, Any, Literal, Self, TypeVar
 
 from pydantic import (
@@ -22,8 +23,10 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
+from ..values.duration import parse_duration
 from ..values.labels import CAPACITY_TYPE, CAPACITY_TYPES, OS, key_problem
 from ..values.quantity import ALLOWED as QUANTITY_ALLOWED
+from ..values.quantity import parse_quantity
 from .base import (
     _QUANTITY_FACTS,
     CapacityRequest,
@@ -81,6 +84,11 @@ class Limits(Model):
             raise _fail("model", "{} (no cpu, memory or nodes) bounds nothing, so the pool could launch without "
                                  "end; allowed: at least one of cpu, memory or nodes, e.g. {cpu: 1000}")
         return self
+
+    def amount(self, resource: str) -> Decimal | None:
+        """The limit on ``resource`` (cpu cores, memory bytes or nodes) as an exact decimal; None where unset."""
+        limit = getattr(self, resource)
+        return None if limit is None else parse_quantity(str(limit))
 
 
 class TaintConfig(Model):
@@ -449,6 +457,21 @@ class NodePoolConfig(Model):
                                  f"creates; with nodeClassName {self.node_class_name!r} the pool uses that existing "
                                  "EC2NodeClass as it is")
         return self
+
+    @property
+    def consolidation_wait(self) -> timedelta:
+        """``consolidateAfter`` as a duration: how long an emptied node stays before Karpenter removes it."""
+        return parse_duration(self.consolidate_after)
+
+    @property
+    def termination_grace(self) -> timedelta:
+        """``terminationGracePeriod`` as a duration: the longest a node's drain may take."""
+        return parse_duration(self.termination_grace_period)
+
+    def lifetime(self, auto_mode: bool) -> timedelta | None:
+        """The deployed ``expireAfter`` as a duration (None: ``Never``)."""
+        expire_after = self.deployed_expire_after(auto_mode)
+        return None if expire_after == "Never" else parse_duration(expire_after)
 
     def deployed_expire_after(self, auto_mode: bool) -> str:
         """``expireAfter`` as deployed: on Auto Mode, where ``Never`` is impossible, unset means

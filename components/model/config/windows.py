@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 from typing import Annotated, Self
+from zoneinfo import ZoneInfo
 
 from pydantic import (
     AfterValidator,
@@ -17,8 +18,9 @@ from pydantic import (
     model_validator,
 )
 
-from ..values.cron import CronError, parse_cron
+from ..values.cron import CronError, CronSpec, parse_cron
 from ..values.duration import format_duration, parse_duration, shorter_than
+from ..values.time_zones import load_zone
 from .base import (
     LOCAL_DATETIME,
     AvailabilityZone,
@@ -135,6 +137,20 @@ class EventWindow(Model):
     @property
     def lead(self) -> timedelta:
         return parse_duration(self.lead_time)
+
+    @property
+    def zone(self) -> ZoneInfo:
+        """The zone ``start`` and ``end`` are read in."""
+        return load_zone(self.timezone)
+
+    @property
+    def start_cron(self) -> CronSpec:
+        """A recurring window's start as KEDA parses it (only for recurring windows)."""
+        return parse_cron(self.start)
+
+    @property
+    def end_cron(self) -> CronSpec:
+        return parse_cron(self.end)
 
     @property
     def local_start(self) -> datetime:

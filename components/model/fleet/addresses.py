@@ -15,13 +15,12 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
 
 from ..config import EventWindow, NodePoolConfig
 from ..schedule.overlaps import boundaries
-from ..values.quantity import parse_quantity
-from ..values.time_zones import load_zone
 from .instances import InstanceType, launchable, one_per_shape
 from .requirements import PoolRequirement, pool_requirements
 from .sizing import PlaceholderPlan
@@ -108,7 +107,7 @@ def window_addresses(index: int, window: EventWindow, plan: PlaceholderPlan, poo
     them at (full, or filled up to its last whole interface or prefix), and at least their fewest nodes of the
     type that holds the fewest.
     """
-    best = _cheapest(pool_requirements(pool), plan.cpu, plan.memory, plan.one_per_node, prefixes)
+    best = _cheapest(pool_requirements(pool), *plan.requests, plan.one_per_node, prefixes)
     if best is None:
         return None
     most, cost, packed, pods, smallest = best
@@ -122,12 +121,12 @@ def window_addresses(index: int, window: EventWindow, plan: PlaceholderPlan, poo
 
 
 @lru_cache(maxsize=256)  # keyed by a pool and a placeholder size: a few per stack
-def _cheapest(requirements: tuple[PoolRequirement, ...], cpu: str, memory: str, one_per_node: bool,
-              prefixes: bool) -> tuple[int, Fraction, InstanceType, int, InstanceType] | None:
-    """For placeholders of ``cpu`` and ``memory`` on these types: the most one node holds, the fewest addresses per
-    placeholder (with the type and the placeholders on it), and the type holding the fewest for one placeholder.
+def _cheapest(requirements: tuple[PoolRequirement, ...], size_cpu: Decimal, size_memory: Decimal,
+              one_per_node: bool, prefixes: bool) -> tuple[int, Fraction, InstanceType, int, InstanceType] | None:
+    """For placeholders of ``size_cpu`` cores and ``size_memory`` bytes on these types: the most one node holds, the
+    fewest addresses per placeholder (with the type and the placeholders on it), and the type holding the fewest for
+    one placeholder.
     Shared by every window of a size (most windows of a stack share one)."""
-    size_cpu, size_memory = parse_quantity(cpu), parse_quantity(memory)
     room: list[tuple[_AddressTerms, int]] = []  # each type with room, and the placeholders a node of it holds
     for terms in _address_terms(launchable(requirements).types, prefixes):
         instance = terms.instance
@@ -215,13 +214,13 @@ class Moment:
         return sum(window.expected for window in self.windows)
 
     def describe(self) -> str:
-        zone = self.windows[0].window.timezone
+        first = self.windows[0].window
         named = [window.describe() for window in self.windows]
         if len(named) > _NAMED:
             named = named[:_NAMED - 1] + [f"{len(named) - _NAMED + 1} more"]
         which = f"window {named[0]}" if len(named) == 1 else f"windows {', '.join(named[:-1])} and {named[-1]}"
         return (f"from {datetime.fromtimestamp(self.instant, UTC):%a %Y-%m-%d %H:%M} UTC "
-                f"({datetime.fromtimestamp(self.instant, load_zone(zone)):%H:%M %Z} in {zone}) by {which}")
+                f"({datetime.fromtimestamp(self.instant, first.zone):%H:%M %Z} in {first.timezone}) by {which}")
 
     def breakdown(self) -> str:
         """Each window's addresses under the defaults, and how they follow (said once for windows alike)."""

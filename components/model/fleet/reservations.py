@@ -16,13 +16,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from ..config import EventWindow, NodePoolConfig
 from ..schedule.freezes import Freeze, dated_freeze
 from ..schedule.keda import one_off
 from ..values.duration import format_duration
 from ..values.labels import ZONE
-from ..values.time_zones import load_zone
 from .instances import instance_type
 from .sizing import PlaceholderPlan, pods_per_node
 
@@ -94,7 +94,7 @@ class ReservationPlan:
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        name, zone, pool = self.window.name, self.window.timezone, self.window.node_pool
+        name, zone, pool = self.window.name, self.window.zone, self.window.node_pool
         kept = (f"nodes still in them keep running, billed on-demand, and node pool {pool!r} holds Karpenter's "
                 f"replacement of them (CapacityReservationDrift) until {_at(self.released, zone)}, past the hour "
                 "EC2 takes to move them out") if not self.static else (
@@ -184,6 +184,6 @@ def next_up(plans: Iterable[ReservationPlan]) -> datetime | None:
     return min((plan.hold_from for plan in plans if not plan.held and not plan.ended), default=None)
 
 
-def _at(moment: datetime, timezone: str) -> str:
-    local = moment.astimezone(load_zone(timezone))
+def _at(moment: datetime, zone: ZoneInfo) -> str:
+    local = moment.astimezone(zone)
     return f"{local:%Y-%m-%d %H:%M %Z} = {moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"

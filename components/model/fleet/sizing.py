@@ -42,10 +42,10 @@ def plan_placeholders(window: EventWindow, placeholders: PlaceholderConfig) -> P
                                memory=placeholders.node_size.memory, one_per_node=True)
     assert window.capacity is not None  # the config model guarantees exactly one of nodes/capacity
     # Whole millicores and MiB: the units requests are rounded to.
-    cpu = parse_quantity(window.capacity.cpu) * 1000
-    memory = parse_quantity(window.capacity.memory) / MIB
-    max_cpu = math.floor(parse_quantity(placeholders.max_pod_size.cpu) * 1000)
-    max_memory = math.floor(parse_quantity(placeholders.max_pod_size.memory) / MIB)
+    cores, memory_bytes = window.capacity.requests
+    cpu, memory = cores * 1000, memory_bytes / MIB
+    most_cores, most_bytes = placeholders.max_pod_size.requests
+    max_cpu, max_memory = math.floor(most_cores * 1000), math.floor(most_bytes / MIB)
     if max_cpu < 1 or max_memory < 1:
         raise ValueError("must be at least 1m CPU and 1Mi memory to split a capacity into pods")
     # ⌈total / pods⌉ ≤ max  ⇔  pods ≥ total / max, so this is the fewest pods that fit after rounding up.

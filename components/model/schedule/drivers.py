@@ -24,11 +24,19 @@ from typing import Literal
 from zoneinfo import ZoneInfo
 
 from ..config import EventWindow
-from ..values.cron import CronSpec, dated_cron, epoch_seconds, fire_timestamps, next_fire_timestamp, parse_cron
+from ..values.cron import (
+    CronSpec,
+    dated_cron,
+    epoch_seconds,
+    fire_timestamps,
+    next_fire,
+    next_fire_timestamp,
+    parse_cron,
+)
 from ..values.duration import format_duration
 from ..values.time_zones import load_zone
 from .dst import dst_problem, dst_problem_local
-from .keda import DAY, one_off
+from .keda import DAY, Occurrence, one_off
 from .shift import shift_cron
 
 # Kubernetes' CronJob and Job controllers (kubernetes/kubernetes pkg/controller/cronjob/cronjob_controllerv2.go and
@@ -67,6 +75,10 @@ class DriverRun:
     disarms: str | None = None  # a one-off's scale-down and failsafe delete this CronJob (its dated cron repeats)
 
     @property
+    def spec(self) -> CronSpec:
+        return parse_cron(self.schedule)
+
+    @property
     def latest_act(self) -> int:
         """How long after its schedule this run can still write the count, in seconds (its bound in the half)."""
         return self.starting_deadline_seconds + self.active_deadline_seconds + SAFETY
@@ -102,12 +114,27 @@ class DriverSchedule:
         """Every CronJob of the driver, in the order they fire."""
         return self.up, self.down, self.failsafe
 
+    @property
+    def zone(self) -> ZoneInfo:
+        return load_zone(self.timezone)
+
+    def fires_for(self, occurrence: Occurrence) -> tuple[datetime, datetime, datetime]:
+        """When the CronJobs fire for ``occurrence``, from their own crons in the window's zone: the scale-up at its
+        first fire from the occurrence's scale-up, the scale-down at its first fire after that (the occurrence's end,
+        or its start for a buffer), the failsafe at its first fire after the scale-down."""
+        up = next_fire(self.up.spec, self.zone, occurrence.scale_up - timedelta(seconds=1))
+        assert up is not None  # the occurrence comes from the same cron, shifted as the driver's
+        down = next_fire(self.down.spec, self.zone, up)
+        assert down is not None
+        failsafe = next_fire(self.failsafe.spec, self.zone, down)
+        assert failsafe is not None
+        return up, down, failsafe
+
     def replicas_at(self, moment: datetime) -> int:
         """The count the runs leave at ``moment`` (aware): the last one to fire wins."""
-        zone = load_zone(self.timezone)
         at = epoch_seconds(moment)
-        up = _last_fire(parse_cron(self.up.schedule), zone, at)
-        down = _last_fire(parse_cron(self.down.schedule), zone, at)
+        up = _last_fire(self.up.spec, self.zone, at)
+        down = _last_fire(self.down.spec, self.zone, at)
         return self.up.replicas if up is not None and (down is None or up > down) else self.down.replicas
 
     def converge(self, name: str, now: datetime) -> ConvergeRun | None:
@@ -117,21 +144,21 @@ class DriverSchedule:
         another count: a registration that late could land after that edge and write the count from before it (that
         run sets it anyway, and the failsafe if the registration straddles a scale-down). Named by ``name``; its
         ``since`` (the last scale-up or scale-down at ``now``) and count make each half's run a new Job."""
-        zone, at = load_zone(self.timezone), epoch_seconds(now)
+        zone, at = self.zone, epoch_seconds(now)
         replicas = self.created_replicas(now)
-        other = next_fire_timestamp(parse_cron((self.down if replicas else self.up).schedule), zone, now)
+        other = next_fire_timestamp((self.down if replicas else self.up).spec, zone, now)
         room = (at + MAX_DEADLINE if other is None else other) - epoch_seconds(now + CREATION_LEAD) - SAFETY
         if room < MIN_HALF.total_seconds() - SAFETY:
             return None
         last = max((fire for run in (self.up, self.down)
-                    if (fire := _last_fire(parse_cron(run.schedule), zone, at)) is not None), default=None)
+                    if (fire := _last_fire(run.spec, zone, at)) is not None), default=None)
         active = min(MAX_ACTIVE, room)
         return ConvergeRun(name, replicas, last, active, retries_within(active))
 
     def created_replicas(self, now: datetime) -> int:
         """The count an object created by a `pulumi up` at ``now`` starts with: N inside the window and within
         :data:`CREATION_LEAD` before a scale-up (its CronJob may exist only after that edge), else 0."""
-        scale_up = next_fire_timestamp(parse_cron(self.up.schedule), load_zone(self.timezone), now)
+        scale_up = next_fire_timestamp(self.up.spec, self.zone, now)
         soon = scale_up is not None and scale_up <= epoch_seconds(now + CREATION_LEAD)
         return self.up.replicas if soon else self.replicas_at(now)
 

@@ -19,7 +19,15 @@ from functools import lru_cache
 from typing import Literal, TypedDict, TypeVar
 from zoneinfo import ZoneInfo
 
-from ..values.cron import dated_cron, epoch_seconds, fire_timestamps, next_fire_timestamp, parse_cron, render_field
+from ..values.cron import (
+    CronSpec,
+    dated_cron,
+    epoch_seconds,
+    fire_timestamps,
+    next_fire_timestamp,
+    parse_cron,
+    render_field,
+)
 from ..values.duration import format_duration, parse_duration
 from ..values.time_zones import load_zone
 from .dst import clock_changes, offset_at
@@ -39,6 +47,15 @@ class Freeze:
 
     schedule: str
     duration: str
+
+    @property
+    def spec(self) -> CronSpec:
+        """The schedule as Karpenter parses it (``TZ=UTC`` prepended, descriptors allowed)."""
+        return parse_cron(self.schedule, allow_descriptors=True)
+
+    @property
+    def length(self) -> timedelta:
+        return parse_duration(self.duration)
 
 
 # Asked twice per window (by the config checks, then by the plan), with the run's `now` in the key: bounded, so that
@@ -97,8 +114,7 @@ def _freeze_duration(length: timedelta) -> str:
 
 def freeze_active(budget: Freeze, at: datetime) -> bool:
     """Karpenter's ``Budget.IsActive``: ``Next(at - duration) <= at`` in UTC (a never-firing schedule: always)."""
-    spec = parse_cron(budget.schedule, allow_descriptors=True)
-    hit = next_fire_timestamp(spec, _UTC_ZONE, at - parse_duration(budget.duration))
+    hit = next_fire_timestamp(budget.spec, _UTC_ZONE, at - budget.length)
     return hit is None or hit <= epoch_seconds(at)
 
 
@@ -213,12 +229,24 @@ def _intervals_by_day_pattern(freezes: Iterable[Freeze]) -> dict[DayPattern, lis
     """Freezes as intervals per day pattern, overlapping and touching ones united (step 1)."""
     grouped: dict[DayPattern, list[Interval]] = defaultdict(list)
     for freeze in freezes:
-        spec = parse_cron(freeze.schedule, allow_descriptors=True)
+        spec = freeze.spec
         days = DayPattern(spec.months, None if spec.dom_star else spec.days_of_month,
                           None if spec.dow_star else spec.days_of_week)
-        minutes = math.ceil(parse_duration(freeze.duration).total_seconds() / 60)  # budgets count whole minutes
+        minutes = math.ceil(freeze.length.total_seconds() / 60)  # budgets count whole minutes
         grouped[days] += [(start, start + minutes) for start in spec.times]
     return {days: unite(intervals) for days, intervals in grouped.items()}
+
+
+def frozen_between(budgets: Iterable[Freeze], since: datetime, until: datetime) -> list[tuple[datetime, datetime]]:
+    """When any of the budgets is active around ``[since, until)``, as united UTC intervals."""
+    intervals = []
+    for budget in budgets:
+        length = budget.length
+        # A budget that fired up to `length` before `since` is still active at `since`.
+        for fire in fire_timestamps(budget.spec, _UTC_ZONE, epoch_seconds(since - length), epoch_seconds(until)):
+            start = datetime.fromtimestamp(fire, UTC)
+            intervals.append((start, start + length))
+    return unite(intervals)
 
 
 def unite(intervals: Iterable[tuple[T, T]]) -> list[tuple[T, T]]:

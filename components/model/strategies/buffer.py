@@ -17,7 +17,7 @@ from ..fleet.sizing import PlaceholderPlan
 from ..schedule.after_end import DRAIN
 from ..schedule.drivers import ConvergeRun, DriverSchedule, Edge
 from ..schedule.keda import Occurrence
-from ..values.duration import format_duration, parse_duration
+from ..values.duration import format_duration
 from ..values.labels import POOL_LABEL
 from .base import DrivenKind, NoRulesOfItsOwn, Prepull, window_object_name
 from .driven import existing_pool_refusal, plan_driven
@@ -72,7 +72,7 @@ class BufferStrategy(NoRulesOfItsOwn):
     def usual_tail(self, pool: NodePoolConfig) -> timedelta:
         """``consolidateAfter`` and the drain once the freeze ends, as placeholder nodes without KEDA (its driver
         acted at the event's start)."""
-        return parse_duration(pool.consolidate_after) + DRAIN
+        return pool.consolidation_wait + DRAIN
 
     def latest_tail(self, window: EventWindow, pool: NodePoolConfig, capacity: object | None, grace: timedelta,
                     now: datetime) -> timedelta:

@@ -15,7 +15,7 @@ from ..schedule.after_end import DRAIN, KEDA_COOLDOWN, failsafe_schedule
 from ..schedule.drivers import Edge
 from ..schedule.keda import Occurrence, one_off_trigger
 from ..schedule.shift import shift_cron
-from ..values.duration import format_duration, parse_duration
+from ..values.duration import format_duration
 from .base import NoRulesOfItsOwn
 
 
@@ -56,7 +56,7 @@ class PlaceholdersStrategy(NoRulesOfItsOwn):
 
     def usual_tail(self, pool: NodePoolConfig) -> timedelta:
         """KEDA's cooldown, then the pool's ``consolidateAfter`` once the nodes are empty, then the drain."""
-        return KEDA_COOLDOWN + parse_duration(pool.consolidate_after) + DRAIN
+        return KEDA_COOLDOWN + pool.consolidation_wait + DRAIN
 
     def latest_tail(self, window: EventWindow, pool: NodePoolConfig, capacity: object | None, grace: timedelta,
                     now: datetime) -> timedelta:

@@ -23,7 +23,7 @@ from ..schedule.drivers import ConvergeRun, DriverSchedule, Edge, run_bounds
 from ..schedule.keda import Occurrence
 from ..values.duration import format_duration
 from ..values.labels import NODEPOOL_LABEL, ZONE
-from ..values.quantity import format_cpu, format_memory, parse_quantity
+from ..values.quantity import format_cpu, format_memory
 from .base import DrivenKind, Prepull
 from .driven import existing_pool_refusal, plan_driven
 
@@ -155,10 +155,10 @@ def _capacity_on_static(path: str, window: EventWindow, pool: NodePoolConfig, co
     launches that holds its ``nodeSize`` (Karpenter gives a static pool its cheapest type), counted by their room
     beside DaemonSets; of ``nodeSize`` itself if none holds it (refused on its own: :func:`_small_types`)."""
     assert window.capacity is not None
-    cpu, memory = parse_quantity(window.capacity.cpu), parse_quantity(window.capacity.memory)
+    cpu, memory = window.capacity.requests
     size = config.placeholders_for(pool).node_size
     holding = [instance for instance in pool_launchable(pool).types
-               if _room_for(instance, parse_quantity(size.cpu), parse_quantity(size.memory))]
+               if _room_for(instance, *size.requests)]
     if holding:
         smallest = min(holding, key=_smallest)
         room_cpu, room_memory = smallest.room
@@ -166,7 +166,7 @@ def _capacity_on_static(path: str, window: EventWindow, pool: NodePoolConfig, co
         why = (f"the smallest type the pool launches, {smallest.name}, has {format_cpu(room_cpu)} CPU and "
                f"{format_memory(room_memory)} beside DaemonSets; the capacity takes {nodes} of them")
     else:
-        nodes = max(math.ceil(cpu / parse_quantity(size.cpu)), math.ceil(memory / parse_quantity(size.memory)), 1)
+        nodes = max(math.ceil(cpu / size.requests[0]), math.ceil(memory / size.requests[1]), 1)
         why = f"nodes of nodeSize {size.cpu} CPU / {size.memory} hold as much"
     limit = pool.limits.nodes if pool.limits is not None else None
     raise_limit = f" with the pool's limits.nodes at least {nodes}" if limit is not None and nodes > limit else ""
@@ -197,7 +197,7 @@ def _small_types(path: str, pool: NodePoolConfig, config: CapacityConfig) -> lis
     every such type must hold the pool's ``nodeSize`` beside DaemonSets, or N nodes are not N nodes of that size."""
     types = pool_launchable(pool).types
     size = config.placeholders_for(pool).node_size
-    cpu, memory = parse_quantity(size.cpu), parse_quantity(size.memory)
+    cpu, memory = size.requests
     small = [instance for instance in types if not _room_for(instance, cpu, memory)]
     if not types or not small:
         return []  # a pool that launches nothing is refused by prescale.model.checks.pools
