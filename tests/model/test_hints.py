@@ -91,7 +91,7 @@ def test_a_data_volume_on_auto_mode_is_told_only_to_remove_it():
 
 def test_a_month_start_window_east_of_utc_is_told_days_that_stay_in_their_month():
     problem = only_problem(stack(window={"start": "0 8 1 * *", "end": "0 10 1 * *"}))
-    first, last = map(int, hinted(problem, r"use days (\d+-\d+)").split("-"))
+    first, last = map(int, hinted(problem, r"days (\d+-\d+) stay in their month").split("-"))
     assert (first, last) == (2, 28)  # 08:00 in Seoul is 23:00 UTC the day before: day 1 would be in another month
     for day in (first, last):
         accepted(stack(window={"start": f"0 8 {day} * *", "end": f"0 10 {day} * *"}))

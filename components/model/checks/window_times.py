@@ -17,7 +17,7 @@ from ..schedule.dst import dst_problem, dst_problem_local, wall_shifted
 from ..schedule.freezes import recurring_freeze
 from ..schedule.instants import show_instant
 from ..schedule.keda import DAY, END, START, events, interleaved, keda_window, occurrence_instants
-from ..schedule.shift import shift_cron
+from ..schedule.shift import ShiftError, shift_cron
 from ..values.cron import CronSpec, epoch_seconds, fire_timestamps, next_fire_timestamp, parse_cron
 from ..values.duration import format_duration
 from ..values.time_zones import load_zone
@@ -56,18 +56,17 @@ def _recurring_problems(path: str, window: EventWindow, now: datetime, freeze: b
                 "(kedacore/keda#2031); allowed: a different time"]
     try:
         scale_up = shift_cron(window.start, -window.lead)
-    except ValueError as error:
+    except ShiftError as error:
         return [f"{path}.leadTime: {window.lead_time!r} cannot move start {window.start!r} earlier exactly "
-                f"({error}); allowed: a shorter lead time, or a start without restricted day-of-month/month"]
-    checked = [("start", window.start), ("end", window.end)] + ([("leadTime", scale_up)] if window.lead else [])
-    problems = []
-    for key, expr in checked:
-        problem = (never_fires_problem(expr, window.timezone, now)
-                   or dst_problem(expr, window.timezone, now))
-        if problem:
-            shown = f"{window.lead_time!r} (scale-up cron {scale_up!r})" if key == "leadTime" \
-                else repr(getattr(window, key))
-            problems.append(f"{path}.{key}: {shown}: {problem}")
+                f"({error}); allowed: {error.fix}"]
+    problems, never = [], set()
+    for key, expr in _crons(window, scale_up):
+        if key == "leadTime" and "start" in never:
+            continue  # the scale-up cron is the start moved: a start that never fires is reported once, there
+        if problem := never_fires_problem(expr, window.timezone, now):
+            never.add(key)
+        if problem := problem or dst_problem(expr, window.timezone, now):
+            problems.append(f"{path}.{key}: {_shown(window, key, expr)}: {problem}")
     if not problems:
         problem = alternation_problem(window.start, window.end, window.timezone, now)
         if problem:
@@ -104,10 +103,20 @@ def cron_comma_problems(path: str, window: EventWindow, keda: KedaConfig) -> lis
     crons = [("start", window.start), ("end", window.end)]
     if window.lead and "," not in window.start:
         crons.append(("leadTime", shift_cron(window.start, -window.lead)))
-    return [f"{path}.{key}: {expr!r} has a comma, which KEDA {keda.version} (prescale:keda.version) turns into an "
-            "invalid metric name (kedacore/keda#7448, fixed in 2.20.0); allowed: ranges such as '1-5' instead of "
-            "lists, one window per list item, or KEDA 2.20.0 or newer"
+    return [f"{path}.{key}: {_shown(window, key, expr)} has a comma, which KEDA {keda.version} "
+            "(prescale:keda.version) turns into an invalid metric name (kedacore/keda#7448, fixed in 2.20.0); allowed: "
+            "ranges such as '1-5' instead of lists, one window per list item, or KEDA 2.20.0 or newer"
             for key, expr in crons if "," in expr]
+
+
+def _crons(window: EventWindow, scale_up: str) -> list[tuple[str, str]]:
+    """The crons KEDA runs for a window, each with the key that sets it: the scale-up cron is ``leadTime``'s."""
+    return [("start", window.start), ("end", window.end)] + ([("leadTime", scale_up)] if window.lead else [])
+
+
+def _shown(window: EventWindow, key: str, expr: str) -> str:
+    """A cron as the key that sets it shows it: a lead time with the scale-up cron it makes."""
+    return f"{window.lead_time!r} (scale-up cron {expr!r})" if key == "leadTime" else repr(expr)
 
 
 def never_fires_problem(expr: str, timezone: str, since: datetime) -> str | None:

@@ -14,13 +14,22 @@ _MINUTES_PER_DAY = 1_440
 _SAFE_DAYS_OF_MONTH = range(1, 29)  # days every month has: shifting these by a day stays in the same month
 
 
+class ShiftError(ValueError):
+    """A move one cron cannot express: why (the message), and what a lead time or start would have to be instead
+    (``fix``), which differs with the cause."""
+
+    def __init__(self, reason: str, fix: str):
+        super().__init__(reason)
+        self.fix = fix
+
+
 @lru_cache(maxsize=4096)  # pure; each window's checks, plan and components ask for its scale-up cron again
 def shift_cron(expr: str, delta: timedelta) -> str:
     """The same schedule moved by ``delta`` in wall-clock terms (negative: earlier), as one 5-field cron.
 
     Times of day move by ``delta``; fires pushed past midnight move the day fields by whole days: day-of-week
     modulo 7, day-of-month only within days 1-28 (the ones every month has), month never. Anything one cron
-    cannot express exactly raises ``ValueError``: a delta that is not whole minutes; times of day that stop
+    cannot express exactly raises :class:`ShiftError`: a delta that is not whole minutes; times of day that stop
     being every-hour × every-minute; some fires crossing midnight and others not while the day fields are
     restricted; a day-of-month shift that would leave the month; a restricted month with a day shift. Day
     fields are copied verbatim when no day moves; a zero ``delta`` returns ``expr`` unchanged.
@@ -28,10 +37,10 @@ def shift_cron(expr: str, delta: timedelta) -> str:
     if not delta:
         return expr
     if delta % _MINUTE:
-        raise ValueError(f"cannot shift by {_signed(delta)}: cron has whole minutes only")
+        raise ShiftError(f"cannot shift by {_signed(delta)}: cron has whole minutes only", "whole minutes")
     spec = parse_cron(expr)
     if not spec.times:
-        raise ValueError(f"{expr!r} never fires")
+        raise ShiftError(f"{expr!r} never fires", "a cron that fires")
     moved: dict[int, set[int]] = {}
     for minute in spec.times:
         day_shift, minute_of_day = divmod(minute + delta // _MINUTE, _MINUTES_PER_DAY)
@@ -39,8 +48,10 @@ def shift_cron(expr: str, delta: timedelta) -> str:
     every_day = _fires_every_day(spec)
     if len(moved) > 1 and not every_day:
         crossing = ", ".join(f"{_hhmm(m)} ({d:+d} day)" for d, ms in sorted(moved.items()) for m in sorted(ms))
-        raise ValueError(f"shifting {expr!r} by {_signed(delta)} moves some fires across midnight and not others "
-                         f"({crossing}) while its day fields are restricted; one cron cannot do both")
+        raise ShiftError(f"shifting {expr!r} by {_signed(delta)} moves some fires across midnight and not others "
+                         f"({crossing}) while its day fields are restricted; one cron cannot do both",
+                         "a lead time that keeps every start time on its day, a start on every day, or one window per "
+                         "start time")
     minute_field, hour_field = _time_fields(set().union(*moved.values()), expr, delta)
     day_shift = next(iter(moved)) if len(moved) == 1 else 0
     day_fields = spec.expr.split()[2:]
@@ -62,8 +73,9 @@ def _time_fields(minutes_of_day: set[int], expr: str, delta: timedelta) -> tuple
     minutes = frozenset(minute % 60 for minute in minutes_of_day)
     if len(hours) * len(minutes) != len(minutes_of_day):
         shown = ", ".join(_hhmm(minute) for minute in sorted(minutes_of_day))
-        raise ValueError(f"shifting {expr!r} by {_signed(delta)} gives the times {shown}, which are not every listed "
-                         "hour at every listed minute; one cron cannot express them")
+        raise ShiftError(f"shifting {expr!r} by {_signed(delta)} gives the times {shown}, which are not every listed "
+                         "hour at every listed minute; one cron cannot express them",
+                         "one window per start time, each with its own lead time")
     return render_field(minutes, "minute"), render_field(hours, "hour")
 
 
@@ -73,18 +85,18 @@ def _shifted_day_fields(spec: CronSpec, day_fields: list[str], days: int) -> lis
     restricts_dom = not spec.dom_star
     restricts_dow = not spec.dow_star
     if spec.months != FIELD_VALUES["month"] and (restricts_dow or not restricts_dom):
-        raise ValueError(f"the fires of {spec.expr!r} move {_days(days)} and its month field {month_text!r} is "
-                         "restricted: days at a month's edge would move into another month; drop the month "
-                         "restriction or use a lead time that stays within the day")
+        raise ShiftError(f"the fires of {spec.expr!r} move {_days(days)} and its month field {month_text!r} is "
+                         "restricted: days at a month's edge would move into another month",
+                         "a lead time that stays within the day, or a start without a month restriction")
     if restricts_dom:
         moved = {day + days for day in spec.days_of_month}
         unsafe = sorted(day for day in spec.days_of_month if day not in _SAFE_DAYS_OF_MONTH
                         or day + days not in _SAFE_DAYS_OF_MONTH)
         if unsafe:
-            raise ValueError(f"the fires of {spec.expr!r} move {_days(days)} and day-of-month {unsafe[0]} would "
-                             "cross into another month (months differ in length), which one cron cannot "
-                             f"express; use days {_safe_days(days)} away from the edge, or a lead time within the "
-                             "day")
+            raise ShiftError(f"the fires of {spec.expr!r} move {_days(days)} and day-of-month {unsafe[0]} would "
+                             "cross into another month (months differ in length), which one cron cannot express "
+                             f"(days {_safe_days(days)} stay in their month)",
+                             "a lead time within the day, or a start on the days that stay in their month")
         dom_text = render_field(frozenset(moved), "day-of-month", star=False)
     if restricts_dow:
         dow_text = render_field(frozenset((day + days) % 7 for day in spec.days_of_week), "day-of-week", star=False)

@@ -65,6 +65,9 @@ def test_a_moment_that_does_not_exist_in_the_time_zone_is_refused_on_its_own_key
 def test_crons_that_never_fire_or_do_not_alternate_are_refused():
     assert window_time_problems(PATH, window("0 12 * * *", "0 13 30 2 *"), NOW) == [f"{PATH}.end: '0 13 30 2 *': "
                                                                                     f"{NEVER}"]
+    # The scale-up cron is the start moved, so a start that never fires is reported once, under start.
+    assert window_time_problems(PATH, window("0 12 30 2 *", "0 13 * * *"), NOW) == [f"{PATH}.start: '0 12 30 2 *': "
+                                                                                    f"{NEVER}"]
     (problem,) = window_time_problems(PATH, window("0 9 * * 1-5", "0 17 * * *"), NOW)
     assert problem == (
         f"{PATH}.end: start '0 9 * * 1-5' and end '0 17 * * *' do not alternate: end fires 3 times in a row (Fri "
@@ -77,8 +80,13 @@ def test_a_lead_time_that_cannot_move_the_start_or_reaches_the_previous_end_is_r
     assert window_time_problems(PATH, window("0 0 1 * *", "0 6 1 * *"), NOW) == [
         f"{PATH}.leadTime: '10m' cannot move start '0 0 1 * *' earlier exactly (the fires of '0 0 1 * *' move 1 day "
         "earlier and day-of-month 1 would cross into another month (months differ in length), which one cron cannot "
-        "express; use days 2-28 away from the edge, or a lead time within the day); allowed: a shorter lead time, or "
-        "a start without restricted day-of-month/month"]
+        "express (days 2-28 stay in their month)); allowed: a lead time within the day, or a start on the days that "
+        "stay in their month"]
+    # 09:00 and 09:30, ten minutes earlier: 08:50 and 09:20 are no hours × minutes grid. Not the days' fault.
+    assert window_time_problems(PATH, window("0,30 9 * * *", "15,45 9 * * *"), NOW) == [
+        f"{PATH}.leadTime: '10m' cannot move start '0,30 9 * * *' earlier exactly (shifting '0,30 9 * * *' by -10m "
+        "gives the times 08:50, 09:20, which are not every listed hour at every listed minute; one cron cannot express "
+        "them); allowed: one window per start time, each with its own lead time"]
     assert window_time_problems(PATH, window("0 9 * * *", "0 17 * * *", leadTime="17h"), NOW) == [
         f"{PATH}.leadTime: '17h': lead time 17h moves the scale-up for Sun 2026-11-29 09:00 KST to Sat 2026-11-28 "
         "16:00 KST, not after the previous occurrence's end (Sat 2026-11-28 17:00 KST): KEDA would pair it with that "
@@ -100,6 +108,6 @@ def test_a_comma_an_old_keda_cannot_run_is_blamed_once_on_the_key_that_holds_it(
         f"{PATH}.start: '0 9 * * 1,3' {COMMA}", f"{PATH}.end: '0 17 * * 1,3' {COMMA}"]
     # Sunday and Monday at midnight scale up at 23:50 on Saturday and Sunday: the comma is the lead time's.
     assert cron_comma_problems(PATH, window("0 0 * * 0-1", "0 6 * * 0-1"), OLD_KEDA) == [
-        f"{PATH}.leadTime: '50 23 * * 0,6' {COMMA}"]
+        f"{PATH}.leadTime: '10m' (scale-up cron '50 23 * * 0,6') {COMMA}"]
     assert cron_comma_problems(PATH, window("0 9 * * 1,3", "0 17 * * 1,3"), KedaConfig()) == []  # 2.20.2
     assert cron_comma_problems(PATH, window("2027-03-02T18:00", "2027-03-02T20:00"), OLD_KEDA) == []
