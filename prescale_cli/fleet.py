@@ -15,7 +15,7 @@ from __future__ import annotations
 import fnmatch
 import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -25,10 +25,10 @@ from prescale.model.config import StackConfig
 from prescale.model.fleet.quota_families import quota_family
 from prescale.model.plan import plan_capacity
 from prescale.model.validation import ConfigError
-from prescale.stack_file import StackFileError, read_stack_file
+from prescale.stack_file import StackFileError
 
 from .cost import window_fleet
-from .stack import load_config
+from .stack import load_stack
 from .timeline import build_timeline
 
 # RunInstances' resource token bucket (AWS docs, "Request throttling for the Amazon EC2 API"): launches beyond it in
@@ -129,13 +129,14 @@ def _stack_windows(project: str, stack: str, label: str, now: datetime, since: d
                    days: int) -> tuple[list[StackWindow], list[str], dict[tuple[str | None, str], dict[str, int]]]:
     """One stack's windows (run in a worker process: validating a stack is the fleet's cost)."""
     try:
-        config = load_config(Path(project), stack, now)
+        loaded = load_stack(Path(project), stack, now)
     except (ConfigError, StackFileError, FileNotFoundError) as error:
         return [], [f"stack {label}: {error}"], {}
+    config = loaded.config
     if not isinstance(config, StackConfig):
         return [], [f"stack {label}: a library program's stack (no prescale:cluster): its region is its program's, "
                     "so the fleet leaves it out"], {}
-    account = _account(Path(project), stack)
+    account = _account(loaded.wire)
     plan = plan_capacity(config, now)
     timeline = build_timeline(plan, since, since + timedelta(days=days))
     first: dict[str, datetime] = {}  # window → its first scale-up in the range
@@ -156,11 +157,11 @@ def _stack_windows(project: str, stack: str, label: str, now: datetime, since: d
     return windows, [], ({(account, config.region): given} if given else {})
 
 
-def _account(project: Path, stack: str) -> str | None:
+def _account(wire: Mapping[str, str]) -> str | None:
     """The AWS account the stack's provider is pinned to (``aws:allowedAccountIds`` with one id), if any."""
-    value = read_stack_file(project, stack).get("aws:allowedAccountIds")
+    value = wire.get("aws:allowedAccountIds")
     try:
-        ids = json.loads(value) if isinstance(value, str) else value
+        ids = json.loads(value) if value is not None else None
     except ValueError:
         return None
     return str(ids[0]) if isinstance(ids, list) and len(ids) == 1 else None

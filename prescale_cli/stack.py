@@ -9,6 +9,8 @@ same configs ``pulumi up`` would refuse, with the same message. So the stack fil
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -38,10 +40,25 @@ def project_at(directory: Path) -> Path:
     return directory
 
 
+@dataclass(frozen=True)
+class Stack:
+    """A stack's validated config and its stack file's config as the engine hands it over: what prescale's config
+    leaves to other providers (``aws:allowedAccountIds``, say) is there, so nobody reads the file twice."""
+
+    config: CapacityConfig
+    wire: Mapping[str, str]
+
+
 def load_config(project: Path, stack: str, now: datetime) -> CapacityConfig:
     """The validated config of ``Pulumi.<stack>.yaml``; ``ConfigError``, ``StackFileError`` or
-    ``FileNotFoundError`` otherwise. Keys the stack file cannot hand over are reported with every problem of the
-    rest of it, in one run.
+    ``FileNotFoundError`` otherwise (:func:`load_stack`)."""
+    return load_stack(project, stack, now).config
+
+
+def load_stack(project: Path, stack: str, now: datetime) -> Stack:
+    """``Pulumi.<stack>.yaml`` read once: its validated config and its keys as written; ``ConfigError``,
+    ``StackFileError`` or ``FileNotFoundError`` otherwise. Keys the stack file cannot hand over are reported with
+    every problem of the rest of it, in one run.
 
     A stack without ``prescale:cluster`` belongs to a program that uses prescale as a library (it brings its
     own platform): its ``prescale:`` keys are read as that program reads them, with ``load_capacity_config``.
@@ -62,7 +79,7 @@ def load_config(project: Path, stack: str, now: datetime) -> CapacityConfig:
         raise ConfigError(_environments(project, stack) + problems + error.problems) from None
     if problems:
         raise ConfigError(problems)
-    return config
+    return Stack(config, wire)
 
 
 def _environments(project: Path, stack: str) -> list[str]:

@@ -8,9 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
+from prescale.stack_file import read_stack_file
 
+from prescale_cli import stack as stack_module
 from prescale_cli.documents import FleetDocument
-from prescale_cli.main import main
+from prescale_cli.fleet import _stack_windows
+from prescale_cli.main import instant, main
 from tests.cli.test_documents import assert_passes
 from tests.support.cli import make_project
 
@@ -77,3 +80,19 @@ def test_a_quota_given_on_the_command_line_and_the_text_output(capsys, project):
     assert "2 m7i.xlarge" in out and "$0.40" in out  # 2 nodes at prescale:pricing's default $0.05 per vCPU-hour
     assert "8 standard vCPUs on an account not pinned (aws:allowedAccountIds) in us-east-1, above its On-Demand " \
            "quota of 4" in out
+
+
+def test_the_account_comes_from_the_one_read_of_the_stack_file(monkeypatch, project):
+    """The stack file is read once per stack: the validated config and the provider's allowedAccountIds from it."""
+    reads = []
+
+    def counted(directory: Path, name: str) -> dict[str, str]:
+        reads.append(name)
+        return read_stack_file(directory, name)
+
+    monkeypatch.setattr(stack_module, "read_stack_file", counted)
+    now = instant("2027-11-01T00:00Z")
+    windows, problems, quotas = _stack_windows(str(project), "prod", "prod", now, instant("2027-11-20"), 14)
+    assert (reads, problems) == (["prod"], [])
+    assert {window.account for window in windows} == {"111111111111"}
+    assert quotas == {("111111111111", "us-east-1"): {"standard": 3000}}
