@@ -581,6 +581,16 @@ class FleetWindow(Record):
     scale_up: UtcInstant | None = Field(description="Its first scale-up in the range; null if none.")
 
 
+class FleetInstances(Record):
+    """Instances of one type and where they are, as far as the plan knows."""
+
+    instance_type: str
+    zones: list[str] = Field(description=(
+        "One zone: pinned there (a window's reservation, one per zone, or a pool pinned to one zone); several: "
+        "Karpenter picks among them at launch, how many in each is not known before; none: any zone of the region."))
+    count: int
+
+
 class FleetRegion(Record):
     """The event's totals in one AWS account and region."""
 
@@ -590,6 +600,8 @@ class FleetRegion(Record):
     vcpus_by_family: dict[str, int] = Field(description="vCPUs by On-Demand quota group (standard, g, p, ...).")
     quota: dict[str, int] = Field(description="The quotas the stacks give (prescale:quotas, --quota), by group.")
     launches_per_minute: int = Field(description="The most instances whose scale-up falls in one minute.")
+    instances: list[FleetInstances] = Field(description=(
+        "The event's instances there by type and zones: what On-Demand Capacity Reservations for it would hold."))
 
 
 class FleetEvent(Record):

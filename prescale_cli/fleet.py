@@ -3,11 +3,12 @@
 Each stack's windows are planned as ``prescale schedule`` plans them, and grouped by the event they take (a window's
 calendar ``event``, else its own name, which stacks of one fleet share by convention). Per event: each stack's
 nodes, vCPUs and first scale-up in the range; per AWS account and region: the vCPUs by On-Demand quota group
-(:mod:`prescale.model.values.quota_families`), the quota the stacks give (``prescale:quotas``) and the most
-instances launching within one minute. It says what no stack sees alone: a region's vCPUs above its quota, more
-launches in one minute than EC2's RunInstances resource bucket refills (1,000 instances at once, then 2 a second:
-AWS docs, "Request throttling for the Amazon EC2 API"), and stacks that give one event different times. Stacks are
-validated in parallel processes. Details: docs/fleet.md#the-fleet.
+(:mod:`prescale.model.values.quota_families`), the quota the stacks give (``prescale:quotas``), the most
+instances launching within one minute, and the instances by type and zone that capacity reservations would hold. It
+says what no stack sees alone: a region's vCPUs above its quota, more launches in one minute than EC2's RunInstances
+resource bucket refills (1,000 instances at once, then 2 a second: AWS docs, "Request throttling for the Amazon EC2
+API"), and stacks that give one event different times. Stacks are validated in parallel processes. Details:
+docs/fleet.md#the-fleet.
 """
 
 from __future__ import annotations
@@ -15,25 +16,39 @@ from __future__ import annotations
 import fnmatch
 import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from prescale.model.config import StackConfig
-from prescale.model.plan import plan_capacity
+from prescale.model.fleet.reservations import pool_zones, reservation_zones, reserved_count, split
+from prescale.model.plan import CapacityPlan, plan_capacity
 from prescale.model.validation import ConfigError
 from prescale.model.values.quota_families import quota_family
-from prescale.stack_file import StackFileError, read_stack_file
+from prescale.model.windows import WindowPlan
+from prescale.stack_file import StackFileError
 
+from .cost import Fleet as WindowFleet
 from .cost import window_fleet
-from .stack import load_config
+from .stack import load_stack
 from .timeline import build_timeline
 
 # RunInstances' resource token bucket (AWS docs, "Request throttling for the Amazon EC2 API"): launches beyond it in
 # one minute wait for its refill of 2 a second.
 LAUNCH_BURST = 1_000
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Instances of one type that On-Demand Capacity Reservations for the event would hold, and where: one zone in
+    ``zones`` pins them there; several, Karpenter picks among them at launch (how many land in each is not known
+    before); none, any zone of the region."""
+
+    instance_type: str
+    zones: tuple[str, ...]
+    count: int
 
 
 @dataclass(frozen=True)
@@ -47,7 +62,7 @@ class StackWindow:
     nodes: int
     vcpus: int
     family: str
-    instance_type: str
+    placements: tuple[Placement, ...]
     price_per_hour: float  # of one node, as `prescale schedule` prices it (prescale:pricing)
     scale_up: datetime | None  # the first in the range; None: none there
     account: str | None
@@ -61,7 +76,7 @@ class Region:
     vcpus_by_family: dict[str, int]
     quota: dict[str, int]
     launches_per_minute: int
-    instances: dict[str, int]  # by instance type: what On-Demand Capacity Reservations for the event would hold
+    instances: tuple[Placement, ...]  # by type and zones, added up over the stacks
     cost_per_hour: float  # of the event's nodes there, as `prescale schedule` prices them
 
 
@@ -91,13 +106,18 @@ class Fleet:
             for window in members:
                 if window.scale_up is not None:
                     minutes[window.scale_up.replace(second=0, microsecond=0)] += window.nodes
-            instances: dict[str, int] = defaultdict(int)
-            for window in members:
-                instances[window.instance_type] += window.nodes
             regions.append(Region(account, region, dict(vcpus), quotas.get((account, region), {}),
-                                  max(minutes.values(), default=0), dict(instances),
+                                  max(minutes.values(), default=0), _added_up(members),
                                   sum(window.nodes * window.price_per_hour for window in members)))
         return regions
+
+
+def _added_up(windows: list[StackWindow]) -> tuple[Placement, ...]:
+    """The windows' instances by type and zones, in that order."""
+    counts: dict[tuple[str, tuple[str, ...]], int] = defaultdict(int)
+    for placement in (placement for window in windows for placement in window.placements):
+        counts[placement.instance_type, placement.zones] += placement.count
+    return tuple(Placement(name, zones, count) for (name, zones), count in sorted(counts.items()))
 
 
 def read_fleet(projects: Sequence[Path], pattern: str, now: datetime, since: datetime, days: int,
@@ -129,13 +149,14 @@ def _stack_windows(project: str, stack: str, label: str, now: datetime, since: d
                    days: int) -> tuple[list[StackWindow], list[str], dict[tuple[str | None, str], dict[str, int]]]:
     """One stack's windows (run in a worker process: validating a stack is the fleet's cost)."""
     try:
-        config = load_config(Path(project), stack, now)
+        loaded = load_stack(Path(project), stack, now)
     except (ConfigError, StackFileError, FileNotFoundError) as error:
         return [], [f"stack {label}: {error}"], {}
+    config = loaded.config
     if not isinstance(config, StackConfig):
         return [], [f"stack {label}: a library program's stack (no prescale:cluster): its region is its program's, "
                     "so the fleet leaves it out"], {}
-    account = _account(Path(project), stack)
+    account = _account(loaded.wire)
     plan = plan_capacity(config, now)
     timeline = build_timeline(plan, since, since + timedelta(days=days))
     first: dict[str, datetime] = {}  # window → its first scale-up in the range
@@ -150,17 +171,28 @@ def _stack_windows(project: str, stack: str, label: str, now: datetime, since: d
         windows.append(StackWindow(label, window.name, window.event or window.name,
                                    (window.timezone, window.start, window.end), fleet.nodes,
                                    fleet.nodes * fleet.shape.instance.vcpus, quota_family(fleet.shape.name),
-                                   fleet.shape.name, fleet.shape.price_per_hour, first.get(window.name), account,
-                                   config.region))
+                                   _placements(plan, window_plan, fleet), fleet.shape.price_per_hour,
+                                   first.get(window.name), account, config.region))
     given: dict[str, int] = {str(family): limit for family, limit in config.quotas.items()}
     return windows, [], ({(account, config.region): given} if given else {})
 
 
-def _account(project: Path, stack: str) -> str | None:
+def _placements(plan: CapacityPlan, window_plan: WindowPlan, fleet: WindowFleet) -> tuple[Placement, ...]:
+    """Where the window's instances are, as far as the plan knows. A window that reserves: its reservations, one
+    per zone, as prescale splits them (:mod:`prescale.model.fleet.reservations`). Any other: the estimate's nodes in
+    the zones its pool allows, not split over them, since Karpenter picks the zone of each node at launch."""
+    window, pool = window_plan.window, plan.pools[window_plan.window.node_pool].pool
+    if window.reserve is None:
+        return (Placement(fleet.shape.name, pool_zones(pool), fleet.nodes),)
+    shares = split(reserved_count(window, window_plan.placeholders), reservation_zones(window, pool))
+    return tuple(Placement(window.reserve.instance_type, (share.zone,), share.count) for share in shares)
+
+
+def _account(wire: Mapping[str, str]) -> str | None:
     """The AWS account the stack's provider is pinned to (``aws:allowedAccountIds`` with one id), if any."""
-    value = read_stack_file(project, stack).get("aws:allowedAccountIds")
+    value = wire.get("aws:allowedAccountIds")
     try:
-        ids = json.loads(value) if isinstance(value, str) else value
+        ids = json.loads(value) if value is not None else None
     except ValueError:
         return None
     return str(ids[0]) if isinstance(ids, list) and len(ids) == 1 else None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import documents
-from .fleet import Fleet, Region
+from .fleet import Fleet, Placement, Region
 from .output import Output
 from .preflight import Preflight
 
@@ -20,7 +20,17 @@ def fleet_document(fleet: Fleet, quotas: dict) -> documents.FleetDocument:
 def _region(region: Region) -> documents.FleetRegion:
     return documents.FleetRegion(account=region.account, region=region.region,
                                  vcpus_by_family=region.vcpus_by_family, quota=region.quota,
-                                 launches_per_minute=region.launches_per_minute)
+                                 launches_per_minute=region.launches_per_minute, instances=[
+                                     documents.FleetInstances(instance_type=placement.instance_type,
+                                                              zones=list(placement.zones), count=placement.count)
+                                     for placement in region.instances])
+
+
+def _placed(placement: Placement) -> str:
+    """``600 m7i.xlarge in us-east-1a``; ``… in any of us-east-1a, us-east-1b``; ``… in any zone``."""
+    zones = placement.zones
+    where = zones[0] if len(zones) == 1 else f"any of {', '.join(zones)}" if zones else "any zone"
+    return f"{placement.count} {placement.instance_type} in {where}"
 
 
 def show_fleet(fleet: Fleet, quotas: dict, output: Output) -> None:
@@ -30,13 +40,14 @@ def show_fleet(fleet: Fleet, quotas: dict, output: Output) -> None:
                      [[window.stack, window.window, str(window.nodes), str(window.vcpus),
                        f"{window.scale_up:%Y-%m-%d %H:%M}" if window.scale_up else "not in range"]
                       for window in windows], title=f"Event {event}")
-        output.table(["Account", "Region", "vCPUs by quota group", "Quota", "Launches in one minute", "Instances",
+        output.table(["Account", "Region", "vCPUs by quota group", "Quota", "Launches in one minute",
+                      "Instances by zone",
                       "Cost per hour"],
                      [[region.account or "not pinned", region.region,
                        ", ".join(f"{family} {vcpus}" for family, vcpus in sorted(region.vcpus_by_family.items())),
                        ", ".join(f"{family} {limit}" for family, limit in sorted(region.quota.items())) or "-",
                        str(region.launches_per_minute),
-                       ", ".join(f"{count} {name}" for name, count in sorted(region.instances.items())),
+                       "; ".join(_placed(placement) for placement in region.instances),
                        f"${region.cost_per_hour:,.2f}"] for region in fleet.regions(windows, quotas)])
     if any(window.account is None for window in fleet.windows):
         output.line("Stacks without aws:allowedAccountIds are added up by region alone: pin each stack's account to "

@@ -9,8 +9,6 @@ a pool's reserved capacity its ``reserve``). Details: docs/cli.md#prescale-prune
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -21,12 +19,12 @@ from prescale.model.config import CONFIG_NAMESPACE, LOCAL_DATETIME, EventWindow
 from prescale.model.schedule.keda import one_off
 from prescale.model.validation import ConfigError, decode_config
 from prescale.model.values.time_zones import load_zone
-from prescale.stack_file import PROJECT_FILE, StackFileError, full_key, project_name, read_stack_file
+from prescale.stack_file import StackFileError, full_key, project_name, read_stack_file
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 
-from .stack import load_config
+from .stack import load_config, rewrite_problems
 
 WINDOWS_KEY = f"{CONFIG_NAMESPACE}:eventWindows"
 
@@ -88,15 +86,10 @@ def prune(project: Path, stack: str, now: datetime, ended: list[Ended]) -> None:
     naming what would break otherwise (the file is left as it was)."""
     path = project / f"Pulumi.{stack}.yaml"
     text = pruned_text(path, {entry.window.name for entry in ended})
-    with tempfile.TemporaryDirectory() as scratch:  # validated exactly as `schedule` reads a stack file
-        shutil.copyfile(project / PROJECT_FILE, Path(scratch) / PROJECT_FILE)
-        (Path(scratch) / path.name).write_text(text, encoding="utf-8")
-        try:
-            load_config(Path(scratch), stack, now)
-        except ConfigError as error:
-            raise ConfigError([f"removing {', '.join(repr(e.window.name) for e in ended)} would leave "
-                               f"{path.name} invalid, so it was left as it is: {problem}"
-                               for problem in error.problems]) from None
+    problems = rewrite_problems(project, stack, now, text)
+    if problems:
+        raise ConfigError([f"removing {', '.join(repr(e.window.name) for e in ended)} would leave {path.name} "
+                           f"invalid, so it was left as it is: {problem}" for problem in problems])
     path.write_text(text, encoding="utf-8")
 
 

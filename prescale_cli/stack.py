@@ -9,13 +9,24 @@ same configs ``pulumi up`` would refuse, with the same message. So the stack fil
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from prescale.calendar_file import CalendarFileError, with_calendar
 from prescale.model.config import CONFIG_NAMESPACE, CapacityConfig
 from prescale.model.validation import ConfigError, decode_config, load_capacity_config, load_stack_config
-from prescale.stack_file import PROJECT_FILE, StackFileError, StackFileProblems, read_stack_file, stack_document
+from prescale.stack_file import (
+    PROJECT_FILE,
+    StackFileError,
+    StackFileProblems,
+    project_name,
+    read_config_file,
+    read_stack_file,
+    stack_document,
+)
 
 
 def find_project(start: Path) -> Path:
@@ -38,16 +49,50 @@ def project_at(directory: Path) -> Path:
     return directory
 
 
+@dataclass(frozen=True)
+class Stack:
+    """A stack's validated config and its stack file's config as the engine hands it over: what prescale's config
+    leaves to other providers (``aws:allowedAccountIds``, say) is there, so nobody reads the file twice."""
+
+    config: CapacityConfig
+    wire: Mapping[str, str]
+
+
 def load_config(project: Path, stack: str, now: datetime) -> CapacityConfig:
     """The validated config of ``Pulumi.<stack>.yaml``; ``ConfigError``, ``StackFileError`` or
-    ``FileNotFoundError`` otherwise. Keys the stack file cannot hand over are reported with every problem of the
-    rest of it, in one run.
+    ``FileNotFoundError`` otherwise (:func:`load_stack`)."""
+    return load_stack(project, stack, now).config
+
+
+def load_stack(project: Path, stack: str, now: datetime) -> Stack:
+    """``Pulumi.<stack>.yaml`` read once: its validated config and its keys as written; ``ConfigError``,
+    ``StackFileError`` or ``FileNotFoundError`` otherwise. Keys the stack file cannot hand over are reported with
+    every problem of the rest of it, in one run.
 
     A stack without ``prescale:cluster`` belongs to a program that uses prescale as a library (it brings its
     own platform): its ``prescale:`` keys are read as that program reads them, with ``load_capacity_config``.
     """
+    return _validated(project, stack, now, lambda: read_stack_file(project, stack))
+
+
+def rewrite_problems(project: Path, stack: str, now: datetime, text: str) -> list[str]:
+    """What validating ``text`` as ``Pulumi.<stack>.yaml`` refuses, as :func:`load_stack` would: a rewrite (by
+    ``prune --write`` or ``tune --write``) checked before it replaces the file. It is read from a scratch file, but
+    as the project's stack, so a ``prescale:calendar`` path is still found relative to the project."""
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / f"Pulumi.{stack}.yaml"
+        path.write_text(text, encoding="utf-8")
+        try:
+            _validated(project, stack, now, lambda: read_config_file(path, project_name(project)))
+        except ConfigError as error:
+            return list(error.problems)
+    return []
+
+
+def _validated(project: Path, stack: str, now: datetime, read: Callable[[], dict[str, str]]) -> Stack:
+    """The stack's config as ``read`` hands it over, validated (:func:`load_stack`)."""
     try:
-        wire, unreadable, problems = read_stack_file(project, stack), frozenset[str](), []
+        wire, unreadable, problems = read(), frozenset[str](), []
     except StackFileProblems as error:
         wire, unreadable, problems = error.wire, error.unreadable, error.problems
     try:
@@ -62,7 +107,7 @@ def load_config(project: Path, stack: str, now: datetime) -> CapacityConfig:
         raise ConfigError(_environments(project, stack) + problems + error.problems) from None
     if problems:
         raise ConfigError(problems)
-    return config
+    return Stack(config, wire)
 
 
 def _environments(project: Path, stack: str) -> list[str]:

@@ -16,24 +16,21 @@ docs/report.md#prescale-tune.
 from __future__ import annotations
 
 import math
-import shutil
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
 from prescale.model.config import CONFIG_NAMESPACE, CapacityConfig, EventWindow
-from prescale.model.validation import ConfigError
 from prescale.model.values.duration import format_duration
 from prescale.model.values.quantity import format_cpu, format_memory
-from prescale.stack_file import PROJECT_FILE, StackFileError, full_key, project_name
+from prescale.stack_file import StackFileError, full_key, project_name
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 
 from .report import Measured, Report
-from .stack import load_config
+from .stack import rewrite_problems
 
 MIN_OCCURRENCES = 2  # measured occurrences a suggestion needs (fewer are shown and left alone)
 WINDOWS_KEY = f"{CONFIG_NAMESPACE}:eventWindows"
@@ -123,13 +120,13 @@ def write(project: Path, stack: str, now: datetime, tuned: list[Tuned]) -> tuple
     together = original
     for item in changing:
         together = _edited(together, path, project, item)
-    if changing and not _problems(project, path.name, stack, now, together):
+    if changing and not rewrite_problems(project, stack, now, together):
         path.write_text(together, encoding="utf-8")
         return [item.window.name for item in changing], []
     written, refused = [], []
     for item in changing:
         text = _edited(path.read_text(encoding="utf-8-sig"), path, project, item)
-        problems = _problems(project, path.name, stack, now, text)
+        problems = rewrite_problems(project, stack, now, text)
         if problems:
             refused += [f"{item.window.name}: left as it is: {problem}" for problem in problems]
             continue
@@ -201,15 +198,3 @@ def _scalar_end(text: str, column: int, flow: bool) -> int:
         if found != -1:
             end = min(end, found)
     return len(text[:end].rstrip()) if end > column else end
-
-
-def _problems(project: Path, name: str, stack: str, now: datetime, text: str) -> list[str]:
-    """What validating ``text`` as the stack file refuses (as ``schedule`` reads one)."""
-    with tempfile.TemporaryDirectory() as scratch:
-        shutil.copyfile(project / PROJECT_FILE, Path(scratch) / PROJECT_FILE)
-        (Path(scratch) / name).write_text(text, encoding="utf-8")
-        try:
-            load_config(Path(scratch), stack, now)
-        except ConfigError as error:
-            return list(error.problems)
-    return []

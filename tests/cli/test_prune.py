@@ -103,6 +103,19 @@ def test_a_removal_that_would_leave_the_stack_invalid_is_refused_and_the_file_ke
         "prescale:nodePools[0]" in err
 
 
+def test_a_stack_that_reads_a_calendar_file_is_checked_with_it(capsys, tmp_path):
+    """The rewrite is validated as the project's stack file, so its prescale:calendar path still finds the file."""
+    calendar = ('events:\n  - {name: launch-2027, timezone: America/New_York, start: "2027-03-02T08:00", '
+                'end: "2027-03-02T14:00"}\n')
+    make_project(tmp_path, program="", stacks={})
+    (tmp_path / "calendar.yaml").write_text(calendar)
+    reading = STACK.replace("  prescale:cluster: {name: shop}\n",
+                            "  prescale:cluster: {name: shop}\n  prescale:calendar: calendar.yaml\n")
+    code, out, err, after = prune(capsys, tmp_path, "--write", stack=reading)
+    assert (code, err) == (0, "") and "Removed 1 from Pulumi.shop.yaml" in out
+    assert "name: black-friday" not in after and (tmp_path / "calendar.yaml").read_text() == calendar
+
+
 def test_the_plan_points_at_prune_a_week_after_a_one_off_ended():
     raw = {"aws:region": "ap-northeast-2", "prescale:cluster": {"name": "shop"},
            "prescale:nodePools": [{"name": "event", "limits": {"cpu": "64"}}],

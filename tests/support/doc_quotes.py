@@ -2,9 +2,10 @@
 
 The docs quote sample output of ``prescale plan``, ``prescale schedule`` and ``prescale status`` (the cluster
 answering from a recording in tests/data/status/), the JSON Schemas of their ``--json`` documents, the number of
-Kubernetes manifests and of resources, the stack outputs and the size of the bad-config corpus. Each quote is defined
-once below: where it sits in a doc (the text just before and just after it) and how to produce it from the
-current program, with the clock fixed at :data:`NOW`. ``tests/project/test_generated.py`` fails when a doc says
+Kubernetes manifests and of resources, the stack outputs, the size of the bad-config corpus, and docs/fleet.md's
+example project (``examples/fleet/``: its files, and what ``prescale fleet`` and ``prune`` print for it). Each quote
+is defined once below: where it sits in a doc (the text just before and just after it) and how to produce it from
+the current program, with the clock fixed at :data:`NOW`. ``tests/project/test_generated.py`` fails when a doc says
 something else; after changing the program, rewrite every quote from it (with every other generated file) with::
 
     .venv/bin/python -m tools.regenerate --write    # without --write: list the stale files, exit 1 if any
@@ -119,6 +120,24 @@ def status_sample(recording: str, *args: str, excerpt: Callable[[str], str] = la
     return Quote("docs/cli.md", command_line(args), "```", render)
 
 
+def example_sample(doc: str, example: str, *args: str, code: int = 0) -> Quote:
+    """A sample of ``prescale *args --project <example>``, run on the example project ``example`` (a directory of
+    the repository) as it is now; ``code``: the exit code the doc says it has (1: it flags a problem)."""
+    def render(program: Program) -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exited = cli.main([*args, "--project", str(ROOT / example)])
+        if exited != code:
+            raise RuntimeError(f"prescale {' '.join(args)} --project {example} exited {exited}, not {code}")
+        return out.getvalue()
+    return Quote(doc, command_line((*args, "--project", example)), "```", render)
+
+
+def example_file(doc: str, path: str) -> Quote:
+    """A file of an example project, shown whole in the fenced block under its path (``path``, from the root)."""
+    return Quote(doc, f"`{path}`:\n\n```yaml\n", "```", lambda program: (ROOT / path).read_text())
+
+
 def command_line(args: tuple[str, ...], prompt: str = "prescale") -> str:
     """How a sample block starts: the fence, then the command as typed."""
     return f"```\n$ {prompt} {' '.join(args)}\n"
@@ -207,6 +226,7 @@ def bad_configs(program: Program) -> str:
 
 
 PLAN_OUT = ("plan", "--stack", STACK, "--at", NOW, "--out", "k8s/")
+FLEET = "examples/fleet"  # docs/fleet.md's team of three clusters
 
 QUOTES: list[Quote] = [
     Quote("README.md", "\nStack outputs: ", ".\n", stack_outputs, inline=True),
@@ -229,6 +249,10 @@ QUOTES: list[Quote] = [
     Quote("docs/platform.md", "\nStack outputs: ", ".\n", stack_outputs, inline=True),
     Quote("docs/guardrails.md", "`tests/model/test_bad_configs.py` (", " broken stack files)", bad_configs),
     Quote("docs/guardrails.md", "that window's components and their children (", " resources)", window_resources),
+    *(example_file("docs/fleet.md", f"{FLEET}/{name}")
+      for name in ("calendar.yaml", "Pulumi.seoul-prod.yaml", "Pulumi.tokyo-dr.yaml", "Pulumi.staging.yaml")),
+    example_sample("docs/fleet.md", FLEET, "fleet", "--at", NOW, "--from", "2027-11-01", "--days", "14", code=1),
+    example_sample("docs/fleet.md", FLEET, "prune", "--stack", "seoul-prod", "--at", "2027-11-20T00:00Z"),
 ]
 
 

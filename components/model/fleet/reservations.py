@@ -155,6 +155,12 @@ def reservation_zones(window: EventWindow, pool: NodePoolConfig) -> tuple[str, .
     assert window.reserve is not None
     if window.reserve.availability_zones:
         return tuple(window.reserve.availability_zones)
+    return pool_zones(pool)
+
+
+def pool_zones(pool: NodePoolConfig) -> tuple[str, ...]:
+    """The zones of the pool's ``topology.kubernetes.io/zone`` In requirement: where Karpenter may launch its nodes
+    (empty: the pool pins none, so any zone of the region)."""
     return next((tuple(r.values) for r in pool.requirements if r.key == ZONE and r.operator == "In"), ())
 
 
