@@ -27,8 +27,9 @@ from typing import Any, Literal
 
 from prescale.model.config import StackConfig
 from prescale.model.fleet.instances import instance_type, pool_launchable
+from prescale.model.fleet.reservations import pool_zones
 from prescale.model.plan import CapacityPlan
-from prescale.model.values.labels import WINDOW_LABEL, ZONE
+from prescale.model.values.labels import WINDOW_LABEL
 from prescale.model.values.quota_families import quota_family
 from prescale.model.windows import ArmedWindow, WindowPlan
 from prescale.names import DISCOVERY_TAG
@@ -163,8 +164,7 @@ def _asked(result: Preflight, check: Check, call: Any) -> Any:
 
 def _offerings(result: Preflight, aws: Aws, window: str, pool: Any, estimated: str) -> None:
     types = [instance.name for instance in pool_launchable(pool).types]
-    zones_allowed = {value for requirement in pool.requirements if requirement.key == ZONE
-                     and requirement.operator == "In" for value in requirement.values}
+    zones_allowed = set(pool_zones(pool))
     offered = _asked(result, "offerings", lambda: aws.offered(sorted(set(types) | {estimated})))
     if offered is None:
         return

@@ -159,9 +159,16 @@ def reservation_zones(window: EventWindow, pool: NodePoolConfig) -> tuple[str, .
 
 
 def pool_zones(pool: NodePoolConfig) -> tuple[str, ...]:
-    """The zones of the pool's ``topology.kubernetes.io/zone`` In requirement: where Karpenter may launch its nodes
-    (empty: the pool pins none, so any zone of the region)."""
-    return next((tuple(r.values) for r in pool.requirements if r.key == ZONE and r.operator == "In"), ())
+    """The zones the pool's ``topology.kubernetes.io/zone`` requirements leave Karpenter to launch its nodes in, as
+    it reads them (every requirement on the key holds: the In lists intersected, the NotIn values taken out), in the
+    first In's order; empty when no In pins any (any zone of the region, but a NotIn's)."""
+    zoned = [requirement for requirement in pool.requirements if requirement.key == ZONE]
+    pinned = [set(requirement.values) for requirement in zoned if requirement.operator == "In"]
+    if not pinned:
+        return ()
+    first = next(requirement.values for requirement in zoned if requirement.operator == "In")
+    excluded = {value for requirement in zoned if requirement.operator == "NotIn" for value in requirement.values}
+    return tuple(zone for zone in first if all(zone in allowed for allowed in pinned) and zone not in excluded)
 
 
 def split(count: int, zones: Iterable[str]) -> tuple[ZoneShare, ...]:
