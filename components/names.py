@@ -15,6 +15,9 @@ from .model.values.labels import NODEPOOL_LABEL, POOL_LABEL
 # Subnets and security groups an EC2NodeClass selects, unless a pool gives its own selector terms (Karpenter's
 # getting-started convention).
 DISCOVERY_TAG = "karpenter.sh/discovery"
+# On a window's capacity reservations, beside its name: stacks of one account may share window names (a production
+# cluster and its DR twin take the same event), so `prescale preflight` finds a stack's own by both.
+CLUSTER_TAG = "prescale.io/cluster"
 
 PLACEHOLDER_LABELS = {"app.kubernetes.io/name": "prescale-placeholder", "app.kubernetes.io/managed-by": "prescale"}
 FAILSAFE_LABELS = {"app.kubernetes.io/name": "prescale-failsafe", "app.kubernetes.io/managed-by": "prescale"}

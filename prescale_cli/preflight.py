@@ -32,7 +32,7 @@ from prescale.model.plan import CapacityPlan
 from prescale.model.values.labels import WINDOW_LABEL
 from prescale.model.values.quota_families import quota_family
 from prescale.model.windows import ArmedWindow, WindowPlan
-from prescale.names import DISCOVERY_TAG
+from prescale.names import CLUSTER_TAG, DISCOVERY_TAG
 
 from .cost import window_fleet
 
@@ -116,9 +116,10 @@ class Aws:
         return {subnet["SubnetId"]: (subnet["AvailabilityZone"], subnet["AvailableIpAddressCount"])
                 for subnet in answer["Subnets"]}
 
-    def reservations(self, window: str) -> list[dict[str, Any]]:
-        """The capacity reservations prescale made for ``window`` (tagged with its name)."""
-        filters = [{"Name": f"tag:{WINDOW_LABEL}", "Values": [window]}]
+    def reservations(self, cluster: str, window: str) -> list[dict[str, Any]]:
+        """The capacity reservations prescale made for ``window`` of ``cluster`` (tagged with both names)."""
+        filters = [{"Name": f"tag:{WINDOW_LABEL}", "Values": [window]},
+                   {"Name": f"tag:{CLUSTER_TAG}", "Values": [cluster]}]
         return self.ec2.describe_capacity_reservations(Filters=filters)["CapacityReservations"]
 
 
@@ -148,7 +149,7 @@ def preflight(stack: str, config: StackConfig, plan: CapacityPlan, aws: Aws, win
         if pool.owned:
             _addresses(result, aws, config, plan, window_plan)
         if window_plan.reservation is not None:
-            _reservations(result, aws, window_plan)
+            _reservations(result, aws, config.cluster.name, window_plan)
     return result
 
 
@@ -205,7 +206,7 @@ def _addresses(result: Preflight, aws: Aws, config: StackConfig, plan: CapacityP
         ": fewer than it needs; add subnets or free addresses before the event"))))
 
 
-def _reservations(result: Preflight, aws: Aws, window_plan: WindowPlan) -> None:
+def _reservations(result: Preflight, aws: Aws, cluster: str, window_plan: WindowPlan) -> None:
     """A reserving one-off's reservations: held now (then they must exist and be active), or to be made by the
     `pulumi up` from their holdFrom."""
     plan = window_plan.reservation
@@ -216,7 +217,7 @@ def _reservations(result: Preflight, aws: Aws, window_plan: WindowPlan) -> None:
             f"not held yet: the first `pulumi up` from {plan.hold_from:%Y-%m-%d %H:%M} UTC creates them "
             f"({sum(share.count for share in plan.zones)} × {plan.instance_type})")))
         return
-    found = _asked(result, "reservations", lambda: aws.reservations(name))
+    found = _asked(result, "reservations", lambda: aws.reservations(cluster, name))
     if found is None:
         return
     active = [item for item in found if item.get("State") == "active"]

@@ -116,8 +116,8 @@ class PrescaleCapacity(pulumi.ComponentResource):
         reservation_ids: dict[str, list[pulumi.Output[str]]] = defaultdict(list)  # by node pool
         for held in (reservation for reservation in plan.reservations if reservation.held):
             window = held.window
-            reservations[window.name] = WindowReservations(window.name, WindowReservationsArgs(held, config.tags),
-                                                           moved)
+            reservations[window.name] = WindowReservations(
+                window.name, WindowReservationsArgs(held, platform.cluster_name, config.tags), moved)
             reservation_ids[window.node_pool] += reservations[window.name].ids
         checks = address_checks(plan, platform)
         node_pools = {name: EventNodePool(name, EventNodePoolArgs(pool_plan.pool, pool_plan.freezes, platform,

@@ -20,7 +20,7 @@ import pulumi_aws as aws
 from ..model.fleet.reservations import ReservationPlan
 from ..model.schedule.instants import utc_iso
 from ..model.values.labels import POOL_LABEL, WINDOW_LABEL
-from ..names import placeholder_name
+from ..names import CLUSTER_TAG, placeholder_name
 
 LINUX = "Linux/UNIX"  # the instance platform of every AMI prescale's pools run (AL2023, Bottlerocket)
 
@@ -28,6 +28,7 @@ LINUX = "Linux/UNIX"  # the instance platform of every AMI prescale's pools run 
 @dataclass(frozen=True)
 class WindowReservationsArgs:
     plan: ReservationPlan  # held (`plan_capacity(...).reservations`, those with `held`)
+    cluster_name: pulumi.Input[str]  # the cluster they are for (CLUSTER_TAG)
     tags: Mapping[str, str] = field(default_factory=dict)  # prescale:tags, beside the window's own
 
 
@@ -43,8 +44,9 @@ class WindowReservations(pulumi.ComponentResource):
                              "(prescale.plan_capacity says when they are)")
         super().__init__("prescale:index:WindowReservations", name, {}, opts)
         window = plan.window
-        tags = {**args.tags, "Name": placeholder_name(window.name), POOL_LABEL: window.node_pool,
-                WINDOW_LABEL: window.name}
+        tags: dict[str, pulumi.Input[str]] = {**args.tags, "Name": placeholder_name(window.name),
+                                               POOL_LABEL: window.node_pool, WINDOW_LABEL: window.name,
+                                               CLUSTER_TAG: args.cluster_name}
         self.reservations: dict[str, aws.ec2.CapacityReservation] = {share.zone: aws.ec2.CapacityReservation(  # by zone
             f"{name}-reservation-{share.zone}",
             instance_type=plan.instance_type, instance_platform=LINUX, availability_zone=share.zone,

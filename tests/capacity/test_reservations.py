@@ -202,7 +202,7 @@ def test_a_run_within_hold_from_registers_targeted_limited_reservations_split_ov
     reservations = {r.name: r for r in evaluation.of_type(RESERVATION)}
     assert set(reservations) == {"launch-reservation-ap-northeast-2a", "launch-reservation-ap-northeast-2c"}
     tags = {"team": "platform", "Name": "prescale-launch", "prescale.io/node-pool": "event",
-            "prescale.io/window": "launch"}
+            "prescale.io/window": "launch", "prescale.io/cluster": "prescale-test"}
     for zone, count in (("ap-northeast-2a", 3), ("ap-northeast-2c", 2)):
         assert as_object(reservations[f"launch-reservation-{zone}"]).get("instanceCount") == count
         assert reservations[f"launch-reservation-{zone}"].inputs == {
@@ -322,7 +322,7 @@ def test_on_auto_mode_the_node_class_selects_the_reservations_by_id_too():
 def test_an_unheld_plan_cannot_be_rendered():
     (reservation,) = plan_capacity(config(EARLY), EARLY).reservations
     with pytest.raises(ValueError, match="not held"):
-        evaluate(lambda: WindowReservations("launch", WindowReservationsArgs(reservation)))
+        evaluate(lambda: WindowReservations("launch", WindowReservationsArgs(reservation, "prescale-test")))
 
 
 # --- refusals ----------------------------------------------------------------------------------------------

@@ -109,7 +109,7 @@ class QuotaAccount:
     def free_addresses(self, filters, ids) -> dict[str, tuple[str, int]]:
         return {"subnet-1": ("us-east-1a", 4000)}
 
-    def reservations(self, window: str) -> list[dict]:
+    def reservations(self, cluster: str, window: str) -> list[dict]:
         return []
 
 
@@ -135,3 +135,23 @@ def test_the_windows_vcpus_on_top_of_what_runs_now_against_the_quota(tmp_path, n
     # m7i.xlarge has 4 vCPUs: 3 nodes take 12 (16 with the 4 running), 4 take 16 (20)
     assert (quota.ok, result.blocked) == (not blocked, blocked)
     assert quota.message.startswith(f"{nodes * 4} standard vCPUs ({nodes} × m7i.xlarge) on top of the 4 running now")
+
+
+def test_reservations_are_asked_by_the_window_and_the_cluster_they_are_for(monkeypatch):
+    """Two clusters of one account may take the same event under the same window name (a production cluster and its
+    DR twin): each stack's preflight asks EC2 for its own cluster's reservations only. moto has no
+    DescribeCapacityReservations, so botocore's Stubber checks the request the real client sends."""
+    from botocore.stub import Stubber
+
+    from prescale_cli.preflight import Aws
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    aws = Aws("us-east-1")
+    reservation = {"CapacityReservationId": "cr-0123456789abcdef0", "State": "active", "TotalInstanceCount": 3}
+    with Stubber(aws.ec2) as stub:
+        stub.add_response("describe_capacity_reservations", {"CapacityReservations": [reservation]}, {"Filters": [
+            {"Name": "tag:prescale.io/window", "Values": ["black-friday"]},
+            {"Name": "tag:prescale.io/cluster", "Values": ["shop-seoul"]}]})
+        assert aws.reservations("shop-seoul", "black-friday") == [reservation]
+        stub.assert_no_pending_responses()
