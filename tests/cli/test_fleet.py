@@ -111,3 +111,17 @@ def test_the_account_comes_from_the_one_read_of_the_stack_file(monkeypatch, proj
     assert (reads, problems) == (["prod"], [])
     assert {window.account for window in windows} == {"111111111111"}
     assert quotas == {("111111111111", "us-east-1"): {"standard": 3000}}
+
+
+def test_stacks_of_several_projects_add_up_in_one_fleet(capsys, tmp_path, project):
+    """A second project (another team's program) whose stack takes the same calendar event in the same account."""
+    other = make_project(tmp_path / "payments", program="", stacks={"prod": stack("payments", 100, "111111111111")})
+    (other / "calendar.yaml").write_text(CALENDAR)
+    assert main(["fleet", "--project", str(project), "--project", str(other), "--at", "2027-11-01T00:00Z",
+                 "--from", "2027-11-20", "--days", "14", "--json"]) == 1
+    (event,) = json.loads(capsys.readouterr().out)["events"]
+    # Named by their project's directory where several projects are read, so two `prod` stacks stay apart.
+    ours = {f"{project.name}/{name}" for name in ("dr", "prod", "staging")}
+    assert {item["stack"] for item in event["stacks"]} == ours | {"payments/prod"}
+    pinned = next(region for region in event["regions"] if region["account"] == "111111111111")
+    assert pinned["vcpusByFamily"] == {"standard": 4800 + 400}
