@@ -23,7 +23,8 @@ once, one per series, so their number grows with the series read, not with windo
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Literal
@@ -172,8 +173,8 @@ class _Series:
         self.nodes = _by(ask(f"count by ({NODEPOOL}) ({labelled})"), NODEPOOL)
         self.ready_nodes = _by(ask(f"count by ({NODEPOOL}) ({labelled} * on (node) group_left () "
                                    f"({READY_NODE} == 1))"), NODEPOOL)
-        self.node_ready = ask(f"{READY_NODE} * on (node) group_left ({NODEPOOL}) {labelled}")
-        self.node_created = ask(f"kube_node_created * on (node) group_left ({NODEPOOL}) {labelled}")
+        self.launches = _launches(ask(f"kube_node_created * on (node) group_left ({NODEPOOL}) {labelled}"),
+                                  ask(f"{READY_NODE} * on (node) group_left ({NODEPOOL}) {labelled}"))
         requested = (f'sum by ({NODEPOOL}, resource) ((kube_pod_container_resource_requests{{resource=~"cpu|memory", '
                      f'namespace!="{PLACEHOLDER_NAMESPACE}"}} unless on (namespace, pod) '
                      f'kube_pod_owner{{owner_kind="DaemonSet"}}) * on (node) group_left ({NODEPOOL}) '
@@ -205,7 +206,7 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
     else:
         ready = None
         missing.append(NEEDS_BUFFER)
-    if ready is not None and not any(True for _ in _within(ready, scale_up - BEFORE, end)):
+    if ready is not None and not _within(ready, scale_up - BEFORE, end):
         ready = None  # no sample around this occurrence: before the series existed, or a scrape gap
         missing.append(NO_SAMPLES)
     ready_at_start = complete_at = None
@@ -215,7 +216,7 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
         complete_at = _first(ready, scale_up, end, lambda value: value >= planned)
     spread = node_hours = ideal = cost = None
     if series.labelled:
-        spread = _spread(series, nodepool, scale_up, complete_at or end)
+        spread = _spread(series.launches.get(nodepool, []), scale_up, complete_at or end)
         node_hours = _node_hours(series.nodes.get(nodepool, []), scale_up, end)
         fleet = window_fleet(plan, window_plan) if isinstance(window_plan, ArmedWindow) else None
         nodes = fleet.nodes if fleet else None
@@ -233,7 +234,7 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
         cpu, memory = (max((value for _, value in _within(series.requests.get((nodepool, resource), []), start, end)),
                            default=0.0) for resource in ("cpu", "memory"))
         peak = (cpu, memory)
-    drawn = list(_within(ready, scale_up - BEFORE, end + timedelta(seconds=STEP))) if ready is not None else []
+    drawn = _within(ready, scale_up - BEFORE, end + timedelta(seconds=STEP)) if ready is not None else []
     return Measured(window, pool, strategy, occurrence, planned, strategy.counted, ready_at_start, complete_at,
                     spread, unschedulable, node_hours, ideal, cost, missing, peak, drawn)
 
@@ -242,42 +243,55 @@ def _only(found: dict[Labels, Samples]) -> Samples:
     return next(iter(found.values()), [])
 
 
-def _within(samples: Samples, since: datetime, until: datetime) -> Iterable[tuple[float, float]]:
-    begin, end = since.timestamp(), until.timestamp()
-    return ((at, value) for at, value in samples if begin <= at < end)
+def _within(samples: Samples, since: datetime, until: datetime) -> Samples:
+    """The samples in ``[since, until)``: bisected, as every occurrence reads a slice of a year-long series."""
+    return samples[_index(samples, since.timestamp()):_index(samples, until.timestamp())]
+
+
+def _index(samples: Samples, at: float, after: bool = False) -> int:
+    """Where ``at`` goes in the time-ordered ``samples``: before its equal (after it, with ``after``)."""
+    return (bisect_right if after else bisect_left)(samples, at, key=_time)
+
+
+def _time(sample: tuple[float, float]) -> float:
+    return sample[0]
 
 
 def _value_at(samples: Samples, moment: datetime) -> float | None:
     """The series' value at ``moment``: its last sample at or before it, within a step."""
     at = moment.timestamp()
-    before = [value for when, value in samples if at - STEP < when <= at]
-    return before[-1] if before else None
+    index = _index(samples, at, after=True)
+    return samples[index - 1][1] if index and samples[index - 1][0] > at - STEP else None
 
 
 def _first(samples: Samples, since: datetime, until: datetime, holds: Callable[[float], bool]) -> datetime | None:
     """The first sample instant in ``[since, until]`` whose value ``holds``."""
-    return next((datetime.fromtimestamp(at, UTC) for at, value in samples
-                 if since.timestamp() <= at <= until.timestamp() and holds(value)), None)
+    span = samples[_index(samples, since.timestamp()):_index(samples, until.timestamp(), after=True)]
+    return next((datetime.fromtimestamp(at, UTC) for at, value in span if holds(value)), None)
 
 
-def _spread(series: _Series, nodepool: str, since: datetime, until: datetime) -> Spread | None:
-    """Launch → Ready of each node of ``nodepool`` created in ``[since, until]``: from its creation time
-    (``kube_node_created``'s value) to its first Ready sample."""
-    created = {dict(labels)["node"]: samples[-1][1] for labels, samples in series.node_created.items()
-               if dict(labels).get(NODEPOOL) == nodepool and samples}
-    seconds = []
-    for labels, samples in series.node_ready.items():
-        node = dict(labels).get("node")
-        if dict(labels).get(NODEPOOL) != nodepool or node not in created:
+def _launches(node_created: dict[Labels, Samples], node_ready: dict[Labels, Samples]) -> dict[str, Samples]:
+    """Each NodePool's nodes as (creation time, launch → Ready seconds), by creation time: from its creation time
+    (``kube_node_created``'s value) to its first Ready sample; a node never Ready is left out."""
+    created = {dict(labels)["node"]: samples[-1][1] for labels, samples in node_created.items() if samples}
+    found: dict[str, Samples] = {}
+    for labels, samples in node_ready.items():
+        named = dict(labels)
+        launched = created.get(named.get("node", ""))
+        if launched is None:
             continue
-        if not since.timestamp() - STEP <= created[node] <= until.timestamp():
-            continue
-        ready = next((at for at, value in samples if value == 1 and at >= created[node]), None)
+        ready = next((at for at, value in samples if value == 1 and at >= launched), None)
         if ready is not None:
-            seconds.append(ready - created[node])
+            found.setdefault(named.get(NODEPOOL, ""), []).append((launched, ready - launched))
+    return {nodepool: sorted(launches) for nodepool, launches in found.items()}
+
+
+def _spread(launches: Samples, since: datetime, until: datetime) -> Spread | None:
+    """Launch → Ready of the nodes created in ``[since - STEP, until]``, p50, p95 and max."""
+    seconds = sorted(ready for _, ready in launches[_index(launches, since.timestamp() - STEP):
+                                                    _index(launches, until.timestamp(), after=True)])
     if not seconds:
         return None
-    seconds.sort()
     return Spread(_rank(seconds, 0.5), _rank(seconds, 0.95), seconds[-1])
 
 
