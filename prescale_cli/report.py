@@ -12,6 +12,9 @@ already exports (docs/report.md names each one and its source):
 * **each new node's launch → Ready** (``kube_node_created`` to its first Ready sample), p50, p95 and max;
 * **pods that could not be scheduled** during the event, in pod-minutes (``kube_pod_status_scheduled``, outside
   namespace prescale);
+* **NodeClaims that failed to launch** from the scale-up to the end, by Karpenter's reason (Karpenter's
+  ``karpenter_nodeclaims_disrupted_total`` of the window's NodePool, for the reasons a NodeClaim is deleted before
+  becoming a node);
 * **node-hours** of the window's NodePool above what it held just before the scale-up, from the scale-up until they
   left (at most two hours after the end), against the ideal N × (lead time + duration), and their cost at the price
   ``schedule`` uses.
@@ -34,7 +37,15 @@ from prescale.model.schedule.keda import Occurrence
 from prescale.model.strategies import Capacity, Strategy
 from prescale.model.windows import ArmedWindow, WindowPlan
 from prescale.names import PLACEHOLDER_NAMESPACE, node_pool_object_name, placeholder_name
-from prescale.series import DEPLOYMENT_READY, POD_SCHEDULED, READY_NODE, nodes_of_pool
+from prescale.series import (
+    DEPLOYMENT_READY,
+    KARPENTER_BUILD_INFO,
+    NODECLAIMS_DISRUPTED,
+    POD_SCHEDULED,
+    READY_NODE,
+    launch_failures,
+    nodes_of_pool,
+)
 from prescale.series import NODEPOOL_NODE_LABEL as NODEPOOL
 
 from .cost import window_fleet
@@ -54,6 +65,8 @@ NEEDS_NODE_LABELS = ("kube_node_labels with label_karpenter_sh_nodepool (kube-st
                      "--metric-labels-allowlist=nodes=[karpenter.sh/nodepool])")
 NEEDS_BUFFER = "a CapacityBuffer's provisioned count, which no exporter writes as a metric (prescale status reads it)"
 NEEDS_SCHEDULED = "kube_pod_status_scheduled (kube-state-metrics)"
+NEEDS_KARPENTER = (f"{NODECLAIMS_DISRUPTED} and {KARPENTER_BUILD_INFO} (Karpenter's own metrics, scraped by your "
+                   "Prometheus: the Karpenter chart's serviceMonitor.enabled)")
 NO_SAMPLES = "samples of its readiness series around this occurrence (none were scraped then)"
 
 
@@ -80,6 +93,7 @@ class Measured:
     complete_at: datetime | None
     node_ready_seconds: Spread | None
     unschedulable_pod_minutes: float | None
+    launch_failures: dict[str, int] | None  # NodeClaims deleted before becoming nodes, by Karpenter's reason
     node_hours: float | None
     ideal_node_hours: float | None
     cost: float | None
@@ -185,6 +199,18 @@ class _Series:
         # Whether any node of any NodePool carries the label at all: without it, no node figure can be had.
         self.labelled = bool(self.nodes) or bool(ask("count(" + nodes_of_pool('!=""') + ")"))
         self.scheduled_exported = bool(self.unschedulable) or bool(ask(f"count({POD_SCHEDULED})"))
+        failed = _counted(launch_failures(f'=~"{pools}"'))
+        self.failures = {(dict(labels).get("nodepool", ""), dict(labels).get("reason", "")): samples
+                         for labels, samples in ask(f"sum by (nodepool, reason) ({failed})").items()}
+        self.karpenter_scraped = bool(self.failures) or bool(ask(f"count({KARPENTER_BUILD_INFO})"))
+
+
+def _counted(counter: str) -> str:
+    """What ``counter`` counted at each step since the step before, only where it counted anything: its growth, a
+    new series' value (Karpenter creates one at its first count, and again after a restart) and a reset one's.
+    The sum of these over an occurrence is its count, and a year of a counter that rarely moves is a few samples."""
+    before = f"{counter} offset {STEP}s"
+    return f"({counter} - {before}) > 0 or ({counter} unless {before}) or ({counter} < {before})"
 
 
 def _by(found: dict[Labels, Samples], label: str) -> dict[str, Samples]:
@@ -229,6 +255,12 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
         unschedulable = sum(value for at, value in _within(_only(series.unschedulable), start, end)) * STEP / 60
     else:
         missing.append(NEEDS_SCHEDULED)
+    failures = None
+    if series.karpenter_scraped:
+        failures = {reason: int(total) for (pool_of, reason), samples in sorted(series.failures.items())
+                    if pool_of == nodepool and (total := sum(value for _, value in _within(samples, scale_up, end)))}
+    else:
+        missing.append(NEEDS_KARPENTER)
     peak = None
     if series.labelled:
         cpu, memory = (max((value for _, value in _within(series.requests.get((nodepool, resource), []), start, end)),
@@ -236,7 +268,7 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
         peak = (cpu, memory)
     drawn = _within(ready, scale_up - BEFORE, end + timedelta(seconds=STEP)) if ready is not None else []
     return Measured(window, pool, strategy, occurrence, planned, strategy.counted, ready_at_start, complete_at,
-                    spread, unschedulable, node_hours, ideal, cost, missing, peak, drawn)
+                    spread, unschedulable, failures, node_hours, ideal, cost, missing, peak, drawn)
 
 
 def _only(found: dict[Labels, Samples]) -> Samples:
