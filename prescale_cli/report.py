@@ -53,6 +53,7 @@ from .prometheus import Labels, Prometheus, Samples
 from .timeline import Timeline
 
 STEP = 30  # seconds between the samples a report reads: the resolution of completeAt and the margin
+PRESENCE = 3600  # whether a series was exported at all is asked hourly: a year in one request
 BEFORE = timedelta(minutes=5)  # read from this long before a scale-up (the count the pool held before it)
 AFTER = timedelta(hours=2)  # and at most this long after an end (the nodes leaving)
 
@@ -171,7 +172,8 @@ def _node_pool(plan: CapacityPlan, pool: str, capacity: Capacity | None) -> str:
 
 
 class _Series:
-    """The series a report reads, each asked once for every window over the whole range."""
+    """The series a report reads, each asked once for every window over the whole range, and only where its
+    exporter is scraped at all (asked first, hourly)."""
 
     def __init__(self, prometheus: Prometheus, start: datetime, end: datetime, windows: list[str],
                  nodepools: list[str]):
@@ -182,27 +184,41 @@ class _Series:
         def ask(query: str) -> dict[Labels, Samples]:
             return prometheus.range(query, start, end, STEP)
 
+        def exported(selector: str) -> bool:
+            """Whether ``selector`` had any sample in the range (each hourly point counts the hour before it)."""
+            hour = timedelta(seconds=PRESENCE)
+            return bool(prometheus.range(f"count(count_over_time({selector}[{PRESENCE}s]))", start + hour, end + hour,
+                                         PRESENCE))
+
+        # Whether any node of any NodePool carries the label, kube-state-metrics' pods and Karpenter's series are
+        # exported at all: without them their figures cannot be had, and their year-long queries are not asked.
+        self.labelled = exported(nodes_of_pool('!=""'))
+        self.scheduled_exported = exported(POD_SCHEDULED)
+        self.karpenter_scraped = exported(KARPENTER_BUILD_INFO)
         labelled = nodes_of_pool(f'=~"{pools}"')  # the nodes of the windows' NodePools
         self.ready_pods = _by(ask(f"{DEPLOYMENT_READY}{{{where}}}"), "deployment")
-        self.nodes = _by(ask(f"count by ({NODEPOOL}) ({labelled})"), NODEPOOL)
-        self.ready_nodes = _by(ask(f"count by ({NODEPOOL}) ({labelled} * on (node) group_left () "
-                                   f"({READY_NODE} == 1))"), NODEPOOL)
-        self.launches = _launches(ask(f"kube_node_created * on (node) group_left ({NODEPOOL}) {labelled}"),
-                                  ask(f"{READY_NODE} * on (node) group_left ({NODEPOOL}) {labelled}"))
-        requested = (f'sum by ({NODEPOOL}, resource) ((kube_pod_container_resource_requests{{resource=~"cpu|memory", '
-                     f'namespace!="{PLACEHOLDER_NAMESPACE}"}} unless on (namespace, pod) '
-                     f'kube_pod_owner{{owner_kind="DaemonSet"}}) * on (node) group_left ({NODEPOOL}) '
-                     f"{labelled})")
-        self.requests = {(dict(labels).get(NODEPOOL, ""), dict(labels).get("resource", "")): samples
-                         for labels, samples in ask(requested).items()}
-        self.unschedulable = ask(f'sum({POD_SCHEDULED}{{condition="false", namespace!="{PLACEHOLDER_NAMESPACE}"}})')
-        # Whether any node of any NodePool carries the label at all: without it, no node figure can be had.
-        self.labelled = bool(self.nodes) or bool(ask("count(" + nodes_of_pool('!=""') + ")"))
-        self.scheduled_exported = bool(self.unschedulable) or bool(ask(f"count({POD_SCHEDULED})"))
+        self.nodes: dict[str, Samples] = {}
+        self.ready_nodes: dict[str, Samples] = {}
+        self.launches: dict[str, Samples] = {}
+        self.requests: dict[tuple[str, str], Samples] = {}
+        if self.labelled:
+            self.nodes = _by(ask(f"count by ({NODEPOOL}) ({labelled})"), NODEPOOL)
+            self.ready_nodes = _by(ask(f"count by ({NODEPOOL}) ({labelled} * on (node) group_left () "
+                                       f"({READY_NODE} == 1))"), NODEPOOL)
+            self.launches = _launches(ask(f"kube_node_created * on (node) group_left ({NODEPOOL}) {labelled}"),
+                                      ask(f"{READY_NODE} * on (node) group_left ({NODEPOOL}) {labelled}"))
+            requested = (f'sum by ({NODEPOOL}, resource) ((kube_pod_container_resource_requests{{resource=~'
+                         f'"cpu|memory", namespace!="{PLACEHOLDER_NAMESPACE}"}} unless on (namespace, pod) '
+                         f'kube_pod_owner{{owner_kind="DaemonSet"}}) * on (node) group_left ({NODEPOOL}) '
+                         f"{labelled})")
+            self.requests = {(dict(labels).get(NODEPOOL, ""), dict(labels).get("resource", "")): samples
+                             for labels, samples in ask(requested).items()}
+        self.unschedulable = ask(f'sum({POD_SCHEDULED}{{condition="false", namespace!="{PLACEHOLDER_NAMESPACE}"}})'
+                                 ) if self.scheduled_exported else {}
         failed = _counted(launch_failures(f'=~"{pools}"'))
         self.failures = {(dict(labels).get("nodepool", ""), dict(labels).get("reason", "")): samples
-                         for labels, samples in ask(f"sum by (nodepool, reason) ({failed})").items()}
-        self.karpenter_scraped = bool(self.failures) or bool(ask(f"count({KARPENTER_BUILD_INFO})"))
+                         for labels, samples in ask(f"sum by (nodepool, reason) ({failed})").items()
+                         } if self.karpenter_scraped else {}
 
 
 def _counted(counter: str) -> str:
