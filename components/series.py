@@ -2,7 +2,9 @@
 alert_rules`) and ``prescale report`` (:mod:`prescale_cli.report`), exactly as their exporters write them.
 
 kube-state-metrics v2 (kubernetes/kube-state-metrics ``docs/metrics/``): a node's labels, its conditions, a
-Deployment's Ready replicas, a pod's scheduling condition. Pure: no Pulumi, nothing else of prescale.
+Deployment's Ready replicas, a pod's scheduling condition. Karpenter (kubernetes-sigs/karpenter v1.14.1): the
+NodeClaims it deleted because they never became nodes, and its build info, which tells its series are scraped at all.
+Pure: no Pulumi, nothing else of prescale.
 """
 
 from __future__ import annotations
@@ -15,6 +17,21 @@ NODE_LABELS = "kube_node_labels"
 READY_NODE = 'kube_node_status_condition{condition="Ready", status="true"}'
 DEPLOYMENT_READY = "kube_deployment_status_replicas_ready"  # a Deployment's Ready replicas
 POD_SCHEDULED = "kube_pod_status_scheduled"  # a pod's PodScheduled condition, by condition="true|false|unknown"
+
+# NodeClaims Karpenter deleted, a counter labelled reason, nodepool and capacity_type (karpenter pkg/metrics/
+# metrics.go, v1.14.1); like every Karpenter counter, a series is created at its first count.
+NODECLAIMS_DISRUPTED = "karpenter_nodeclaims_disrupted_total"
+# Why Karpenter deletes a NodeClaim that never became a node (karpenter pkg/controllers/nodeclaim/lifecycle, v1.14.1:
+# launch.go's insufficient_capacity and nodeclass_not_ready, liveness.go's launch_timeout and registration_timeout).
+LAUNCH_FAILURE_REASONS = ("insufficient_capacity", "launch_timeout", "nodeclass_not_ready", "registration_timeout")
+# Karpenter's constant 1, labelled by its version (karpenter pkg/operator/operator.go, v1.14.1): present whenever
+# Karpenter's series are scraped.
+KARPENTER_BUILD_INFO = "karpenter_build_info"
+
+
+def launch_failures(nodepools: str) -> str:
+    """The NodeClaims of the NodePools ``nodepools`` (``="name"``, ``=~"a|b"``) deleted before becoming nodes."""
+    return f'{NODECLAIMS_DISRUPTED}{{nodepool{nodepools}, reason=~"{"|".join(LAUNCH_FAILURE_REASONS)}"}}'
 
 
 def nodes_of_pool(selector: str) -> str:

@@ -511,6 +511,10 @@ class MeasuredOccurrence(Record):
     node_ready_seconds: NodeReadySeconds | None
     unschedulable_pod_minutes: float | None = Field(description="Pods outside namespace prescale that could not be "
                                                                 "scheduled during the event, in pod-minutes.")
+    node_claim_launch_failures: dict[str, int] | None = Field(description=(
+        "NodeClaims of its NodePool that Karpenter deleted before they became nodes, from the scale-up to the end, "
+        "by Karpenter's reason (insufficient_capacity, nodeclass_not_ready, launch_timeout, registration_timeout); "
+        "{} when none failed."))
     node_hours: float | None = Field(description="Node-hours of its NodePool above the count just before the "
                                                  "scale-up, until they left (at most 2 hours after the end).")
     ideal_node_hours: float | None = Field(description="The plan's estimated nodes × (lead time + duration).")

@@ -12,6 +12,9 @@ already exports (docs/report.md names each one and its source):
 * **each new node's launch → Ready** (``kube_node_created`` to its first Ready sample), p50, p95 and max;
 * **pods that could not be scheduled** during the event, in pod-minutes (``kube_pod_status_scheduled``, outside
   namespace prescale);
+* **NodeClaims that failed to launch** from the scale-up to the end, by Karpenter's reason (Karpenter's
+  ``karpenter_nodeclaims_disrupted_total`` of the window's NodePool, for the reasons a NodeClaim is deleted before
+  becoming a node);
 * **node-hours** of the window's NodePool above what it held just before the scale-up, from the scale-up until they
   left (at most two hours after the end), against the ideal N × (lead time + duration), and their cost at the price
   ``schedule`` uses.
@@ -23,7 +26,8 @@ once, one per series, so their number grows with the series read, not with windo
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Literal
@@ -33,7 +37,15 @@ from prescale.model.schedule.keda import Occurrence
 from prescale.model.strategies import Capacity, Strategy
 from prescale.model.windows import ArmedWindow, WindowPlan
 from prescale.names import PLACEHOLDER_NAMESPACE, node_pool_object_name, placeholder_name
-from prescale.series import DEPLOYMENT_READY, POD_SCHEDULED, READY_NODE, nodes_of_pool
+from prescale.series import (
+    DEPLOYMENT_READY,
+    KARPENTER_BUILD_INFO,
+    NODECLAIMS_DISRUPTED,
+    POD_SCHEDULED,
+    READY_NODE,
+    launch_failures,
+    nodes_of_pool,
+)
 from prescale.series import NODEPOOL_NODE_LABEL as NODEPOOL
 
 from .cost import window_fleet
@@ -41,6 +53,7 @@ from .prometheus import Labels, Prometheus, Samples
 from .timeline import Timeline
 
 STEP = 30  # seconds between the samples a report reads: the resolution of completeAt and the margin
+PRESENCE = 3600  # whether a series was exported at all is asked hourly: a year in one request
 BEFORE = timedelta(minutes=5)  # read from this long before a scale-up (the count the pool held before it)
 AFTER = timedelta(hours=2)  # and at most this long after an end (the nodes leaving)
 
@@ -53,6 +66,8 @@ NEEDS_NODE_LABELS = ("kube_node_labels with label_karpenter_sh_nodepool (kube-st
                      "--metric-labels-allowlist=nodes=[karpenter.sh/nodepool])")
 NEEDS_BUFFER = "a CapacityBuffer's provisioned count, which no exporter writes as a metric (prescale status reads it)"
 NEEDS_SCHEDULED = "kube_pod_status_scheduled (kube-state-metrics)"
+NEEDS_KARPENTER = (f"{NODECLAIMS_DISRUPTED} and {KARPENTER_BUILD_INFO} (Karpenter's own metrics, scraped by your "
+                   "Prometheus: the Karpenter chart's serviceMonitor.enabled)")
 NO_SAMPLES = "samples of its readiness series around this occurrence (none were scraped then)"
 
 
@@ -79,6 +94,7 @@ class Measured:
     complete_at: datetime | None
     node_ready_seconds: Spread | None
     unschedulable_pod_minutes: float | None
+    launch_failures: dict[str, int] | None  # NodeClaims deleted before becoming nodes, by Karpenter's reason
     node_hours: float | None
     ideal_node_hours: float | None
     cost: float | None
@@ -156,7 +172,8 @@ def _node_pool(plan: CapacityPlan, pool: str, capacity: Capacity | None) -> str:
 
 
 class _Series:
-    """The series a report reads, each asked once for every window over the whole range."""
+    """The series a report reads, each asked once for every window over the whole range, and only where its
+    exporter is scraped at all (asked first, hourly)."""
 
     def __init__(self, prometheus: Prometheus, start: datetime, end: datetime, windows: list[str],
                  nodepools: list[str]):
@@ -167,23 +184,49 @@ class _Series:
         def ask(query: str) -> dict[Labels, Samples]:
             return prometheus.range(query, start, end, STEP)
 
+        def exported(selector: str) -> bool:
+            """Whether ``selector`` had any sample in the range (each hourly point counts the hour before it)."""
+            hour = timedelta(seconds=PRESENCE)
+            return bool(prometheus.range(f"count(count_over_time({selector}[{PRESENCE}s]))", start + hour, end + hour,
+                                         PRESENCE))
+
+        # Whether any node of any NodePool carries the label, kube-state-metrics' pods and Karpenter's series are
+        # exported at all: without them their figures cannot be had, and their year-long queries are not asked.
+        self.labelled = exported(nodes_of_pool('!=""'))
+        self.scheduled_exported = exported(POD_SCHEDULED)
+        self.karpenter_scraped = exported(KARPENTER_BUILD_INFO)
         labelled = nodes_of_pool(f'=~"{pools}"')  # the nodes of the windows' NodePools
         self.ready_pods = _by(ask(f"{DEPLOYMENT_READY}{{{where}}}"), "deployment")
-        self.nodes = _by(ask(f"count by ({NODEPOOL}) ({labelled})"), NODEPOOL)
-        self.ready_nodes = _by(ask(f"count by ({NODEPOOL}) ({labelled} * on (node) group_left () "
-                                   f"({READY_NODE} == 1))"), NODEPOOL)
-        self.node_ready = ask(f"{READY_NODE} * on (node) group_left ({NODEPOOL}) {labelled}")
-        self.node_created = ask(f"kube_node_created * on (node) group_left ({NODEPOOL}) {labelled}")
-        requested = (f'sum by ({NODEPOOL}, resource) ((kube_pod_container_resource_requests{{resource=~"cpu|memory", '
-                     f'namespace!="{PLACEHOLDER_NAMESPACE}"}} unless on (namespace, pod) '
-                     f'kube_pod_owner{{owner_kind="DaemonSet"}}) * on (node) group_left ({NODEPOOL}) '
-                     f"{labelled})")
-        self.requests = {(dict(labels).get(NODEPOOL, ""), dict(labels).get("resource", "")): samples
-                         for labels, samples in ask(requested).items()}
-        self.unschedulable = ask(f'sum({POD_SCHEDULED}{{condition="false", namespace!="{PLACEHOLDER_NAMESPACE}"}})')
-        # Whether any node of any NodePool carries the label at all: without it, no node figure can be had.
-        self.labelled = bool(self.nodes) or bool(ask("count(" + nodes_of_pool('!=""') + ")"))
-        self.scheduled_exported = bool(self.unschedulable) or bool(ask(f"count({POD_SCHEDULED})"))
+        self.nodes: dict[str, Samples] = {}
+        self.ready_nodes: dict[str, Samples] = {}
+        self.launches: dict[str, Samples] = {}
+        self.requests: dict[tuple[str, str], Samples] = {}
+        if self.labelled:
+            self.nodes = _by(ask(f"count by ({NODEPOOL}) ({labelled})"), NODEPOOL)
+            self.ready_nodes = _by(ask(f"count by ({NODEPOOL}) ({labelled} * on (node) group_left () "
+                                       f"({READY_NODE} == 1))"), NODEPOOL)
+            self.launches = _launches(ask(f"kube_node_created * on (node) group_left ({NODEPOOL}) {labelled}"),
+                                      ask(f"{READY_NODE} * on (node) group_left ({NODEPOOL}) {labelled}"))
+            requested = (f'sum by ({NODEPOOL}, resource) ((kube_pod_container_resource_requests{{resource=~'
+                         f'"cpu|memory", namespace!="{PLACEHOLDER_NAMESPACE}"}} unless on (namespace, pod) '
+                         f'kube_pod_owner{{owner_kind="DaemonSet"}}) * on (node) group_left ({NODEPOOL}) '
+                         f"{labelled})")
+            self.requests = {(dict(labels).get(NODEPOOL, ""), dict(labels).get("resource", "")): samples
+                             for labels, samples in ask(requested).items()}
+        self.unschedulable = ask(f'sum({POD_SCHEDULED}{{condition="false", namespace!="{PLACEHOLDER_NAMESPACE}"}})'
+                                 ) if self.scheduled_exported else {}
+        failed = _counted(launch_failures(f'=~"{pools}"'))
+        self.failures = {(dict(labels).get("nodepool", ""), dict(labels).get("reason", "")): samples
+                         for labels, samples in ask(f"sum by (nodepool, reason) ({failed})").items()
+                         } if self.karpenter_scraped else {}
+
+
+def _counted(counter: str) -> str:
+    """What ``counter`` counted at each step since the step before, only where it counted anything: its growth, a
+    new series' value (Karpenter creates one at its first count, and again after a restart) and a reset one's.
+    The sum of these over an occurrence is its count, and a year of a counter that rarely moves is a few samples."""
+    before = f"{counter} offset {STEP}s"
+    return f"({counter} - {before}) > 0 or ({counter} unless {before}) or ({counter} < {before})"
 
 
 def _by(found: dict[Labels, Samples], label: str) -> dict[str, Samples]:
@@ -205,7 +248,7 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
     else:
         ready = None
         missing.append(NEEDS_BUFFER)
-    if ready is not None and not any(True for _ in _within(ready, scale_up - BEFORE, end)):
+    if ready is not None and not _within(ready, scale_up - BEFORE, end):
         ready = None  # no sample around this occurrence: before the series existed, or a scrape gap
         missing.append(NO_SAMPLES)
     ready_at_start = complete_at = None
@@ -215,7 +258,7 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
         complete_at = _first(ready, scale_up, end, lambda value: value >= planned)
     spread = node_hours = ideal = cost = None
     if series.labelled:
-        spread = _spread(series, nodepool, scale_up, complete_at or end)
+        spread = _spread(series.launches.get(nodepool, []), scale_up, complete_at or end)
         node_hours = _node_hours(series.nodes.get(nodepool, []), scale_up, end)
         fleet = window_fleet(plan, window_plan) if isinstance(window_plan, ArmedWindow) else None
         nodes = fleet.nodes if fleet else None
@@ -228,56 +271,75 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
         unschedulable = sum(value for at, value in _within(_only(series.unschedulable), start, end)) * STEP / 60
     else:
         missing.append(NEEDS_SCHEDULED)
+    failures = None
+    if series.karpenter_scraped:
+        failures = {reason: int(total) for (pool_of, reason), samples in sorted(series.failures.items())
+                    if pool_of == nodepool and (total := sum(value for _, value in _within(samples, scale_up, end)))}
+    else:
+        missing.append(NEEDS_KARPENTER)
     peak = None
     if series.labelled:
         cpu, memory = (max((value for _, value in _within(series.requests.get((nodepool, resource), []), start, end)),
                            default=0.0) for resource in ("cpu", "memory"))
         peak = (cpu, memory)
-    drawn = list(_within(ready, scale_up - BEFORE, end + timedelta(seconds=STEP))) if ready is not None else []
+    drawn = _within(ready, scale_up - BEFORE, end + timedelta(seconds=STEP)) if ready is not None else []
     return Measured(window, pool, strategy, occurrence, planned, strategy.counted, ready_at_start, complete_at,
-                    spread, unschedulable, node_hours, ideal, cost, missing, peak, drawn)
+                    spread, unschedulable, failures, node_hours, ideal, cost, missing, peak, drawn)
 
 
 def _only(found: dict[Labels, Samples]) -> Samples:
     return next(iter(found.values()), [])
 
 
-def _within(samples: Samples, since: datetime, until: datetime) -> Iterable[tuple[float, float]]:
-    begin, end = since.timestamp(), until.timestamp()
-    return ((at, value) for at, value in samples if begin <= at < end)
+def _within(samples: Samples, since: datetime, until: datetime) -> Samples:
+    """The samples in ``[since, until)``: bisected, as every occurrence reads a slice of a year-long series."""
+    return samples[_index(samples, since.timestamp()):_index(samples, until.timestamp())]
+
+
+def _index(samples: Samples, at: float, after: bool = False) -> int:
+    """Where ``at`` goes in the time-ordered ``samples``: before its equal (after it, with ``after``)."""
+    return (bisect_right if after else bisect_left)(samples, at, key=_time)
+
+
+def _time(sample: tuple[float, float]) -> float:
+    return sample[0]
 
 
 def _value_at(samples: Samples, moment: datetime) -> float | None:
     """The series' value at ``moment``: its last sample at or before it, within a step."""
     at = moment.timestamp()
-    before = [value for when, value in samples if at - STEP < when <= at]
-    return before[-1] if before else None
+    index = _index(samples, at, after=True)
+    return samples[index - 1][1] if index and samples[index - 1][0] > at - STEP else None
 
 
 def _first(samples: Samples, since: datetime, until: datetime, holds: Callable[[float], bool]) -> datetime | None:
     """The first sample instant in ``[since, until]`` whose value ``holds``."""
-    return next((datetime.fromtimestamp(at, UTC) for at, value in samples
-                 if since.timestamp() <= at <= until.timestamp() and holds(value)), None)
+    span = samples[_index(samples, since.timestamp()):_index(samples, until.timestamp(), after=True)]
+    return next((datetime.fromtimestamp(at, UTC) for at, value in span if holds(value)), None)
 
 
-def _spread(series: _Series, nodepool: str, since: datetime, until: datetime) -> Spread | None:
-    """Launch → Ready of each node of ``nodepool`` created in ``[since, until]``: from its creation time
-    (``kube_node_created``'s value) to its first Ready sample."""
-    created = {dict(labels)["node"]: samples[-1][1] for labels, samples in series.node_created.items()
-               if dict(labels).get(NODEPOOL) == nodepool and samples}
-    seconds = []
-    for labels, samples in series.node_ready.items():
-        node = dict(labels).get("node")
-        if dict(labels).get(NODEPOOL) != nodepool or node not in created:
+def _launches(node_created: dict[Labels, Samples], node_ready: dict[Labels, Samples]) -> dict[str, Samples]:
+    """Each NodePool's nodes as (creation time, launch → Ready seconds), by creation time: from its creation time
+    (``kube_node_created``'s value) to its first Ready sample; a node never Ready is left out."""
+    created = {dict(labels)["node"]: samples[-1][1] for labels, samples in node_created.items() if samples}
+    found: dict[str, Samples] = {}
+    for labels, samples in node_ready.items():
+        named = dict(labels)
+        launched = created.get(named.get("node", ""))
+        if launched is None:
             continue
-        if not since.timestamp() - STEP <= created[node] <= until.timestamp():
-            continue
-        ready = next((at for at, value in samples if value == 1 and at >= created[node]), None)
+        ready = next((at for at, value in samples if value == 1 and at >= launched), None)
         if ready is not None:
-            seconds.append(ready - created[node])
+            found.setdefault(named.get(NODEPOOL, ""), []).append((launched, ready - launched))
+    return {nodepool: sorted(launches) for nodepool, launches in found.items()}
+
+
+def _spread(launches: Samples, since: datetime, until: datetime) -> Spread | None:
+    """Launch → Ready of the nodes created in ``[since - STEP, until]``, p50, p95 and max."""
+    seconds = sorted(ready for _, ready in launches[_index(launches, since.timestamp() - STEP):
+                                                    _index(launches, until.timestamp(), after=True)])
     if not seconds:
         return None
-    seconds.sort()
     return Spread(_rank(seconds, 0.5), _rank(seconds, 0.95), seconds[-1])
 
 

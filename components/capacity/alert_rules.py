@@ -25,7 +25,7 @@ from ..model.strategies.static import StaticNodes
 from ..model.values.duration import format_duration
 from ..model.windows import ArmedWindow
 from ..names import PLACEHOLDER_NAMESPACE, node_pool_object_name, placeholder_name
-from ..series import DEPLOYMENT_READY, READY_NODE, nodes_of_pool
+from ..series import DEPLOYMENT_READY, KARPENTER_BUILD_INFO, READY_NODE, launch_failures, nodes_of_pool
 
 if TYPE_CHECKING:  # the PrometheusRule's shapes, for type checkers only: nothing of the SDK is loaded
     from .crds import AlertingRule, RuleGroup
@@ -43,8 +43,6 @@ PENDING_FOR = timedelta(minutes=5)
 PULL_FAILING_FOR = timedelta(minutes=5)
 # How far back an error or a failed launch still counts (Karpenter gives up on a launch after 5 minutes).
 FAILURES_WITHIN = timedelta(minutes=10)
-# Why Karpenter deletes a NodeClaim that never became a node (karpenter `nodeclaim/lifecycle`, v1.14.1).
-LAUNCH_FAILURE_REASONS = ("insufficient_capacity", "launch_timeout", "nodeclass_not_ready", "registration_timeout")
 # A container's waiting reasons when its image cannot be pulled (kubernetes `pkg/kubelet/images/types.go`); while
 # an image is still being pulled an init container waits as `PodInitializing`, which is no failure.
 PULL_FAILURE_REASONS = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull",
@@ -334,8 +332,8 @@ def _launch_failures(pool: NodePoolConfig, nodepools: Sequence[str], on: str, wh
     """Karpenter deleted NodeClaims of the pool's NodePools that never became nodes, while ``on`` (one of its
     windows is on: ``while_on``)."""
     # One name exactly (an existing pool's may hold a '.'); a static pool's windows' NodePools as a regex.
-    matcher = f'nodepool="{nodepools[0]}"' if len(nodepools) == 1 else f'nodepool=~"{"|".join(nodepools)}"'
-    failed = f'karpenter_nodeclaims_disrupted_total{{{matcher}, reason=~"{"|".join(LAUNCH_FAILURE_REASONS)}"}}'
+    matcher = f'="{nodepools[0]}"' if len(nodepools) == 1 else f'=~"{"|".join(nodepools)}"'
+    failed = launch_failures(matcher)
     within = format_duration(FAILURES_WITHIN)
     return {
         "alert": "PrescaleNodeClaimsFailingToLaunch",
@@ -382,7 +380,7 @@ def _nodes_of(nodepool: str) -> str:
 
 # Whether nodes can be counted by NodePool at all: some node's kube-state-metrics labels carry one, or Karpenter's
 # series are scraped (its build info is always exported).
-_COUNTABLE = "(count(" + nodes_of_pool('!=""') + ") > 0 or count(karpenter_build_info) > 0)"
+_COUNTABLE = "(count(" + nodes_of_pool('!=""') + f") > 0 or count({KARPENTER_BUILD_INFO}) > 0)"
 
 
 def _static_short(pool: NodePoolConfig, window: ArmedWindow) -> AlertingRule:

@@ -1,8 +1,8 @@
 """``prescale report`` against a real Prometheus (tests/support/prometheus.py) holding synthetic events whose series
-are shaped as kube-state-metrics writes them: a served placeholder event, a late one, a short one (7 of 10
-placeholders), a paused one (nothing scaled up), a static window, a buffer window, and a day without the node
-label allowlist or the pod scheduling series. Each expected figure is computed here from the synthetic events, not
-copied from the program's output."""
+are shaped as kube-state-metrics and Karpenter write them: a served placeholder event, a late one (and NodeClaims that
+failed to launch), a short one (7 of 10 placeholders), a paused one (nothing scaled up), a static window, a buffer
+window, and a day without the node label allowlist, the pod scheduling series or Karpenter's. Each expected figure
+is computed here from the synthetic events, not copied from the program's output."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from prescale.model.strategies.static import static_node_pool_name
 from prescale_cli.documents import ReportDocument, TuneDocument
 from prescale_cli.main import main
 from prescale_cli.prometheus import Prometheus
-from prescale_cli.report import NEEDS_BUFFER, NEEDS_NODE_LABELS, NEEDS_SCHEDULED, measure
+from prescale_cli.report import NEEDS_BUFFER, NEEDS_KARPENTER, NEEDS_NODE_LABELS, NEEDS_SCHEDULED, measure
 from prescale_cli.report_picture import report_figure
 from prescale_cli.stack import load_config
 from prescale_cli.timeline import build_timeline
@@ -106,6 +106,46 @@ BATCH_1 = Nodes(BATCH_POOL, ("b1a", "b1b", "b1c"), at(DAY1, "08:50:30"), (90, 90
 BATCH_2 = Nodes(BATCH_POOL, ("b2a", "b2b", "b2c"), at(DAY2, "08:50:30"), (60, 60, 600), at(DAY2, "10:01"))
 
 
+@dataclass(frozen=True)
+class LaunchFailure:
+    """A NodeClaim Karpenter deleted before it became a node, at ``at``, for ``reason``."""
+
+    nodepool: str
+    reason: str
+    at: int
+
+
+# Karpenter's NodeClaims that did not become nodes: two for lunch's second day (EC2 out of capacity, then one timed
+# out), one between events, and a consolidation on lunch's first day, which is no launch failure.
+FAILURES = (LaunchFailure(EVENT_POOL, "insufficient_capacity", at(DAY2, "11:51")),
+            LaunchFailure(EVENT_POOL, "insufficient_capacity", at(DAY2, "11:52:30")),
+            LaunchFailure(EVENT_POOL, "launch_timeout", at(DAY2, "11:59")),
+            LaunchFailure(EVENT_POOL, "insufficient_capacity", at(DAY2, "15:00")),
+            LaunchFailure(EVENT_POOL, "underutilized", at(DAY1, "12:30")))
+
+
+def disruptions(series: Series, failures: tuple[LaunchFailure, ...], since: int, until: int) -> None:
+    """``karpenter_nodeclaims_disrupted_total`` as Karpenter counts them (kubernetes-sigs/karpenter v1.14.1
+    pkg/metrics/metrics.go, pkg/controllers/nodeclaim/lifecycle/launch.go, liveness.go): one counter per
+    (reason, nodepool, capacity_type), created at its first count; and ``karpenter_build_info`` (pkg/operator/
+    operator.go), a constant 1, while Karpenter is scraped from ``since`` to ``until``."""
+    series.hold("karpenter_build_info", {"version": "1.14.1", "goversion": "go1.24.4", "goarch": "amd64",
+                                         "commit": "0000000"}, since, until, 1, step=600)
+    for nodepool, reason in {(failure.nodepool, failure.reason) for failure in failures}:
+        times = sorted(failure.at for failure in failures if (failure.nodepool, failure.reason) == (nodepool, reason))
+        labels = {"nodepool": nodepool, "reason": reason, "capacity_type": "on-demand"}
+        for count, (counted, following) in enumerate(zip(times, [*times[1:], until], strict=True), 1):
+            series.hold("karpenter_nodeclaims_disrupted_total", labels, counted, following, count)
+
+
+def failed_to_launch(nodepool: str, scale_up: int, end: int) -> dict[str, int]:
+    """The NodeClaims of ``nodepool`` that failed to launch from ``scale_up`` to ``end``, by reason."""
+    reasons = [failure.reason for failure in FAILURES if failure.nodepool == nodepool and scale_up <= failure.at < end
+               and failure.reason in ("insufficient_capacity", "launch_timeout", "nodeclass_not_ready",
+                                      "registration_timeout")]
+    return {reason: reasons.count(reason) for reason in sorted(set(reasons))}
+
+
 # Sunday 2027-03-28, when Berlin moves from CET to CEST at 02:00: 01:00 CET is 00:00 UTC, 05:00 CEST is 03:00 UTC;
 # the scale-up, 10 minutes before, is 23:50 UTC the day before.
 DST_EVE, DST_DAY = datetime(2027, 3, 27, tzinfo=UTC), datetime(2027, 3, 28, tzinfo=UTC)
@@ -120,6 +160,7 @@ def synthetic() -> Series:
     series.hold("kube_deployment_status_replicas_ready", night, at(DST_DAY, "03:00"), at(DST_DAY, "03:15"), 0)
     for nodes in (LUNCH_1, LUNCH_2, DINNER_1, BATCH_1, BATCH_2, NIGHT):
         nodes.write(series)
+    disruptions(series, FAILURES, at(DAY1, "00:00"), at(DAY2, "23:59"))  # Karpenter not scraped on the third day
     placeholders(series, "lunch", DAY1, [("11:45", 0), ("11:54", 4), ("13:00", 0)], "13:15")  # served
     placeholders(series, "lunch", DAY2, [("11:45", 0), ("11:58", 2), ("12:03", 4), ("13:00", 0)], "13:15")  # late
     placeholders(series, "dinner", DAY1, [("17:45", 0), ("17:56", 7), ("19:00", 0)], "19:15")  # short: 7 of 10
@@ -191,6 +232,7 @@ def test_a_served_event_shows_its_margin_node_times_and_node_hours(two_days):
     assert lunch["idealNodeHours"] == round(4 * 70 / 60, 2)  # 4 nodes from the 11:50 scale-up to the 13:00 end
     assert lunch["cost"] == round(LUNCH_1.node_hours * PRICE, 2)
     assert lunch["unschedulablePodMinutes"] == 0 and lunch["missing"] == []
+    assert lunch["nodeClaimLaunchFailures"] == {}  # the consolidation that day is no launch failure
 
 
 def test_a_late_event_shows_how_late_and_the_pods_that_waited(two_days):
@@ -199,6 +241,8 @@ def test_a_late_event_shows_how_late_and_the_pods_that_waited(two_days):
     assert lunch["verdict"] == "late"
     assert lunch["unschedulablePodMinutes"] == 3 * 5  # three pods for five minutes
     assert lunch["nodeReadySeconds"] == {"p50": 120, "p95": 420, "max": 420}
+    assert lunch["nodeClaimLaunchFailures"] == failed_to_launch(EVENT_POOL, at(DAY2, "11:50"), at(DAY2, "13:00"))
+    assert lunch["nodeClaimLaunchFailures"] == {"insufficient_capacity": 2, "launch_timeout": 1}
 
 
 def test_short_and_paused_events_are_short(two_days):
@@ -206,6 +250,7 @@ def test_short_and_paused_events_are_short(two_days):
     assert (short["planned"], short["readyAtStart"], short["completeAt"], short["verdict"]) == (10, 7, None, "short")
     assert (paused["readyAtStart"], paused["completeAt"], paused["verdict"]) == (0, None, "short")
     assert paused["nodeReadySeconds"] is None and paused["nodeHours"] == 0
+    assert paused["nodeClaimLaunchFailures"] == {}  # the afternoon's failure was before its scale-up
 
 
 def test_a_static_window_is_measured_on_its_own_node_pool(two_days):
@@ -228,8 +273,8 @@ def test_without_node_labels_or_pod_scheduling_series_those_figures_are_missing_
     (lunch,) = document["occurrences"]
     assert (lunch["verdict"], lunch["marginSeconds"]) == ("served", 5 * 60)
     assert lunch["nodeReadySeconds"] is None and lunch["nodeHours"] is None and lunch["cost"] is None
-    assert lunch["unschedulablePodMinutes"] is None
-    assert lunch["missing"] == [NEEDS_NODE_LABELS, NEEDS_SCHEDULED]
+    assert lunch["unschedulablePodMinutes"] is None and lunch["nodeClaimLaunchFailures"] is None
+    assert lunch["missing"] == [NEEDS_NODE_LABELS, NEEDS_SCHEDULED, NEEDS_KARPENTER]
 
 
 def test_the_text_report_shows_each_window_and_the_exit_code_says_late_or_short(capsys, project, prometheus):
@@ -238,6 +283,7 @@ def test_the_text_report_shows_each_window_and_the_exit_code_says_late_or_short(
     out = capsys.readouterr().out
     assert "Window lunch (pool event, placeholders)" in out and "12:03:00 UTC, 3m after the start" in out
     assert "11:54:00 UTC, 6m before the start" in out and "short" in out
+    assert "2 insufficient_capacity, 1 launch_timeout" in out
     assert f"No data: {NEEDS_BUFFER}." in out
     assert "2 of 8 occurrences served" in out  # lunch and batch on the first day
 
