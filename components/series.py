@@ -2,8 +2,9 @@
 alert_rules`) and ``prescale report`` (:mod:`prescale_cli.report`), exactly as their exporters write them.
 
 kube-state-metrics v2 (kubernetes/kube-state-metrics ``docs/metrics/``): a node's labels, its conditions, a
-Deployment's Ready replicas, a pod's scheduling condition. Karpenter (kubernetes-sigs/karpenter v1.14.1): the
-NodeClaims it deleted because they never became nodes, and its build info, which tells its series are scraped at all.
+Deployment's Ready replicas, a pod's scheduling condition and creation time. Karpenter (kubernetes-sigs/karpenter
+v1.14.1): the NodeClaims it deleted because they never became nodes, and its build info, which tells its series are
+scraped at all.
 Pure: no Pulumi, nothing else of prescale.
 """
 
@@ -17,6 +18,9 @@ NODE_LABELS = "kube_node_labels"
 READY_NODE = 'kube_node_status_condition{condition="Ready", status="true"}'
 DEPLOYMENT_READY = "kube_deployment_status_replicas_ready"  # a Deployment's Ready replicas
 POD_SCHEDULED = "kube_pod_status_scheduled"  # a pod's PodScheduled condition, by condition="true|false|unknown"
+# A pod's creation time in Unix seconds, one series per pod (namespace, pod, uid) while it exists
+# (kubernetes/kube-state-metrics internal/store/pod.go).
+POD_CREATED = "kube_pod_created"
 
 # NodeClaims Karpenter deleted, a counter labelled reason, nodepool and capacity_type (karpenter pkg/metrics/
 # metrics.go, v1.14.1); like every Karpenter counter, a series is created at its first count.

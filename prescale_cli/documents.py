@@ -515,6 +515,10 @@ class MeasuredOccurrence(Record):
         "NodeClaims of its NodePool that Karpenter deleted before they became nodes, from the scale-up to the end, "
         "by Karpenter's reason (insufficient_capacity, nodeclass_not_ready, launch_timeout, registration_timeout); "
         "{} when none failed."))
+    placeholders_replaced: int | None = Field(default=None, description=(
+        "Placeholder pods made from the scale-up to the end beyond the count KEDA's scale-up made: each replaced one "
+        "that went, preempted by the event's pods (the design at work) or lost with its node; null for a static or "
+        "buffer window (no placeholder pods) or without kube_pod_created."))
     node_hours: float | None = Field(description="Node-hours of its NodePool above the count just before the "
                                                  "scale-up, until they left (at most 2 hours after the end).")
     ideal_node_hours: float | None = Field(description="The plan's estimated nodes × (lead time + duration).")

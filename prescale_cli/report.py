@@ -41,6 +41,7 @@ from prescale.series import (
     DEPLOYMENT_READY,
     KARPENTER_BUILD_INFO,
     NODECLAIMS_DISRUPTED,
+    POD_CREATED,
     POD_SCHEDULED,
     READY_NODE,
     launch_failures,
@@ -68,6 +69,7 @@ NEEDS_BUFFER = "a CapacityBuffer's provisioned count, which no exporter writes a
 NEEDS_SCHEDULED = "kube_pod_status_scheduled (kube-state-metrics)"
 NEEDS_KARPENTER = (f"{NODECLAIMS_DISRUPTED} and {KARPENTER_BUILD_INFO} (Karpenter's own metrics, scraped by your "
                    "Prometheus: the Karpenter chart's serviceMonitor.enabled)")
+NEEDS_PODS = f"{POD_CREATED} for the placeholder pods (kube-state-metrics)"
 NO_SAMPLES = "samples of its readiness series around this occurrence (none were scraped then)"
 
 
@@ -95,6 +97,9 @@ class Measured:
     node_ready_seconds: Spread | None
     unschedulable_pod_minutes: float | None
     launch_failures: dict[str, int] | None  # NodeClaims deleted before becoming nodes, by Karpenter's reason
+    # Placeholder pods made to replace ones that went during the occurrence (preempted by the event's pods, or lost
+    # with their node); None for a strategy without placeholder pods, or without the series.
+    placeholders_replaced: int | None
     node_hours: float | None
     ideal_node_hours: float | None
     cost: float | None
@@ -195,6 +200,11 @@ class _Series:
         self.labelled = exported(nodes_of_pool('!=""'))
         self.scheduled_exported = exported(POD_SCHEDULED)
         self.karpenter_scraped = exported(KARPENTER_BUILD_INFO)
+        placeholder_pods = f'{POD_CREATED}{{namespace="{PLACEHOLDER_NAMESPACE}"}}'
+        self.pods_exported = exported(placeholder_pods)
+        # Each placeholder pod once, at the step its series appears: a year of them is a point per pod.
+        self.created = _created(ask(f"{placeholder_pods} unless {placeholder_pods} offset {STEP}s")
+                                ) if self.pods_exported else {}
         labelled = nodes_of_pool(f'=~"{pools}"')  # the nodes of the windows' NodePools
         self.ready_pods = _by(ask(f"{DEPLOYMENT_READY}{{{where}}}"), "deployment")
         self.nodes: dict[str, Samples] = {}
@@ -227,6 +237,18 @@ def _counted(counter: str) -> str:
     The sum of these over an occurrence is its count, and a year of a counter that rarely moves is a few samples."""
     before = f"{counter} offset {STEP}s"
     return f"({counter} - {before}) > 0 or ({counter} unless {before}) or ({counter} < {before})"
+
+
+def _created(found: dict[Labels, Samples]) -> dict[str, list[float]]:
+    """Each placeholder Deployment's pods' creation times, ordered. A pod is named after its ReplicaSet, which is
+    named after its Deployment (``<deployment>-<template hash>-<suffix>``), and kept once however many times its
+    series reappears after a scrape gap."""
+    pods = {(named["pod"], named.get("uid", "")): samples[0][1] for labels, samples in found.items()
+            if samples and "pod" in (named := dict(labels))}
+    by_deployment: dict[str, list[float]] = {}
+    for (pod, _), created in pods.items():
+        by_deployment.setdefault(pod.rsplit("-", 2)[0], []).append(created)
+    return {deployment: sorted(times) for deployment, times in by_deployment.items()}
 
 
 def _by(found: dict[Labels, Samples], label: str) -> dict[str, Samples]:
@@ -277,6 +299,13 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
                     if pool_of == nodepool and (total := sum(value for _, value in _within(samples, scale_up, end)))}
     else:
         missing.append(NEEDS_KARPENTER)
+    replaced = None
+    if strategy.keda_scaled and series.pods_exported:
+        times = series.created.get(placeholder_name(window), [])
+        made = bisect_left(times, end.timestamp()) - bisect_left(times, (scale_up - BEFORE).timestamp())
+        replaced = max(0, made - planned)  # KEDA's scale-up makes `planned` pods; each one more replaced one
+    elif strategy.keda_scaled:
+        missing.append(NEEDS_PODS)
     peak = None
     if series.labelled:
         cpu, memory = (max((value for _, value in _within(series.requests.get((nodepool, resource), []), start, end)),
@@ -284,7 +313,7 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
         peak = (cpu, memory)
     drawn = _within(ready, scale_up - BEFORE, end + timedelta(seconds=STEP)) if ready is not None else []
     return Measured(window, pool, strategy, occurrence, planned, strategy.counted, ready_at_start, complete_at,
-                    spread, unschedulable, failures, node_hours, ideal, cost, missing, peak, drawn)
+                    spread, unschedulable, failures, replaced, node_hours, ideal, cost, missing, peak, drawn)
 
 
 def _only(found: dict[Labels, Samples]) -> Samples:

@@ -31,7 +31,7 @@ def _occurrence(measured: Measured) -> documents.MeasuredOccurrence:
         node_ready_seconds=documents.NodeReadySeconds(p50=spread.p50, p95=spread.p95, max=spread.max)
         if spread else None,
         unschedulable_pod_minutes=_round(measured.unschedulable_pod_minutes),
-        node_claim_launch_failures=measured.launch_failures,
+        node_claim_launch_failures=measured.launch_failures, placeholders_replaced=measured.placeholders_replaced,
         node_hours=_round(measured.node_hours), ideal_node_hours=_round(measured.ideal_node_hours),
         cost=_round(measured.cost), verdict=measured.verdict, missing=measured.missing)
 
@@ -44,7 +44,7 @@ def show_report(report: Report, output: Output) -> None:
     for window in dict.fromkeys(measured.window for measured in report.occurrences):
         rows = [measured for measured in report.occurrences if measured.window == window]
         output.table(["Local: scale-up → start – end", "Planned", "Ready at start", "Complete", "Node launch → Ready",
-                      "Unschedulable", "Launch failures", "Node-hours (ideal)", "Verdict"],
+                      "Unschedulable", "Launch failures", "Replaced", "Node-hours (ideal)", "Verdict"],
                      [_row(measured) for measured in rows],
                      title=f"Window {window} (pool {rows[0].node_pool}, {rows[0].strategy.name})")
     missing = dict.fromkeys(need for measured in report.occurrences for need in measured.missing)
@@ -63,6 +63,7 @@ def _row(measured: Measured) -> list[str]:
             "no data" if measured.ready_at_start is None else str(measured.ready_at_start), _complete(measured),
             nodes, "no data" if pods is None else f"{pods:.1f} pod-min",
             _failures(measured.launch_failures),
+            _replaced(measured),
             "no data" if hours is None else f"{hours:.2f}" + ("" if ideal is None else f" ({ideal:.2f})"),
             measured.verdict]
 
@@ -83,6 +84,13 @@ def _failures(failures: dict[str, int] | None) -> str:
     if failures is None:
         return "no data"
     return ", ".join(f"{count} {reason}" for reason, count in failures.items()) or "none"
+
+
+def _replaced(measured: Measured) -> str:
+    """Placeholders replaced during the occurrence; "-" where the strategy runs none."""
+    if measured.placeholders_replaced is not None:
+        return str(measured.placeholders_replaced)
+    return "no data" if measured.strategy.keda_scaled else "-"
 
 
 def _round(value: float | None) -> float | None:

@@ -1,8 +1,9 @@
 """``prescale report`` against a real Prometheus (tests/support/prometheus.py) holding synthetic events whose series
-are shaped as kube-state-metrics and Karpenter write them: a served placeholder event, a late one (and NodeClaims that
-failed to launch), a short one (7 of 10 placeholders), a paused one (nothing scaled up), a static window, a buffer
-window, and a day without the node label allowlist, the pod scheduling series or Karpenter's. Each expected figure
-is computed here from the synthetic events, not copied from the program's output."""
+are shaped as kube-state-metrics and Karpenter write them: a served placeholder event (two placeholders preempted), a
+late one (and NodeClaims that failed to launch), a short one (7 of 10 placeholders), a paused one (nothing scaled
+up), a static window, a buffer window, and a day without the node label allowlist, the pod scheduling series,
+Karpenter's or the placeholder pods'. Each expected figure is computed here from the synthetic events, not copied
+from the program's output."""
 
 from __future__ import annotations
 
@@ -21,7 +22,14 @@ from prescale.model.strategies.static import static_node_pool_name
 from prescale_cli.documents import ReportDocument, TuneDocument
 from prescale_cli.main import main
 from prescale_cli.prometheus import Prometheus
-from prescale_cli.report import NEEDS_BUFFER, NEEDS_KARPENTER, NEEDS_NODE_LABELS, NEEDS_SCHEDULED, measure
+from prescale_cli.report import (
+    NEEDS_BUFFER,
+    NEEDS_KARPENTER,
+    NEEDS_NODE_LABELS,
+    NEEDS_PODS,
+    NEEDS_SCHEDULED,
+    measure,
+)
 from prescale_cli.report_picture import report_figure
 from prescale_cli.stack import load_config
 from prescale_cli.timeline import build_timeline
@@ -146,6 +154,35 @@ def failed_to_launch(nodepool: str, scale_up: int, end: int) -> dict[str, int]:
     return {reason: reasons.count(reason) for reason in sorted(set(reasons))}
 
 
+@dataclass(frozen=True)
+class Pods:
+    """A window's placeholder pods of one occurrence, as kube-state-metrics writes ``kube_pod_created``
+    (kubernetes/kube-state-metrics internal/store/pod.go): one series per pod, its value the pod's creation time,
+    from then until the pod goes; each named after its ReplicaSet, named after the Deployment."""
+
+    window: str
+    created: tuple[int, ...]
+    gone: int
+
+    def write(self, series: Series) -> None:
+        for index, created in enumerate(self.created):
+            pod = f"prescale-{self.window}-5d8f7b9c{self.created[0] % 10}-x{index:04d}"
+            series.hold("kube_pod_created", {"namespace": "prescale", "pod": pod, "uid": f"{pod}-uid"}, created,
+                        self.gone, created)
+
+    def replaced(self, planned: int, scale_up: int, end: int) -> int:
+        """Pods made from 5 minutes before the scale-up to the end beyond the ``planned`` the scale-up made."""
+        return max(0, sum(scale_up - 300 <= created < end for created in self.created) - planned)
+
+
+# Lunch's first day: its 4 placeholders made at the scale-up, 2 more as the event's pods preempted two (12:20,
+# 12:41:30); its second day and dinner's first: none replaced (dinner's 3 left Pending are no replacements).
+LUNCH_PODS_1 = Pods("lunch", (at(DAY1, "11:50:15"),) * 4 + (at(DAY1, "12:20"), at(DAY1, "12:41:30")),
+                    at(DAY1, "13:00:30"))
+LUNCH_PODS_2 = Pods("lunch", (at(DAY2, "11:50:15"),) * 4, at(DAY2, "13:00:30"))
+DINNER_PODS_1 = Pods("dinner", (at(DAY1, "17:50:15"),) * 10, at(DAY1, "19:00:30"))
+
+
 # Sunday 2027-03-28, when Berlin moves from CET to CEST at 02:00: 01:00 CET is 00:00 UTC, 05:00 CEST is 03:00 UTC;
 # the scale-up, 10 minutes before, is 23:50 UTC the day before.
 DST_EVE, DST_DAY = datetime(2027, 3, 27, tzinfo=UTC), datetime(2027, 3, 28, tzinfo=UTC)
@@ -160,6 +197,8 @@ def synthetic() -> Series:
     series.hold("kube_deployment_status_replicas_ready", night, at(DST_DAY, "03:00"), at(DST_DAY, "03:15"), 0)
     for nodes in (LUNCH_1, LUNCH_2, DINNER_1, BATCH_1, BATCH_2, NIGHT):
         nodes.write(series)
+    for pods in (LUNCH_PODS_1, LUNCH_PODS_2, DINNER_PODS_1):  # none on the third day
+        pods.write(series)
     disruptions(series, FAILURES, at(DAY1, "00:00"), at(DAY2, "23:59"))  # Karpenter not scraped on the third day
     placeholders(series, "lunch", DAY1, [("11:45", 0), ("11:54", 4), ("13:00", 0)], "13:15")  # served
     placeholders(series, "lunch", DAY2, [("11:45", 0), ("11:58", 2), ("12:03", 4), ("13:00", 0)], "13:15")  # late
@@ -233,6 +272,7 @@ def test_a_served_event_shows_its_margin_node_times_and_node_hours(two_days):
     assert lunch["cost"] == round(LUNCH_1.node_hours * PRICE, 2)
     assert lunch["unschedulablePodMinutes"] == 0 and lunch["missing"] == []
     assert lunch["nodeClaimLaunchFailures"] == {}  # the consolidation that day is no launch failure
+    assert lunch["placeholdersReplaced"] == LUNCH_PODS_1.replaced(4, at(DAY1, "11:50"), at(DAY1, "13:00")) == 2
 
 
 def test_a_late_event_shows_how_late_and_the_pods_that_waited(two_days):
@@ -243,6 +283,7 @@ def test_a_late_event_shows_how_late_and_the_pods_that_waited(two_days):
     assert lunch["nodeReadySeconds"] == {"p50": 120, "p95": 420, "max": 420}
     assert lunch["nodeClaimLaunchFailures"] == failed_to_launch(EVENT_POOL, at(DAY2, "11:50"), at(DAY2, "13:00"))
     assert lunch["nodeClaimLaunchFailures"] == {"insufficient_capacity": 2, "launch_timeout": 1}
+    assert lunch["placeholdersReplaced"] == 0
 
 
 def test_short_and_paused_events_are_short(two_days):
@@ -251,6 +292,7 @@ def test_short_and_paused_events_are_short(two_days):
     assert (paused["readyAtStart"], paused["completeAt"], paused["verdict"]) == (0, None, "short")
     assert paused["nodeReadySeconds"] is None and paused["nodeHours"] == 0
     assert paused["nodeClaimLaunchFailures"] == {}  # the afternoon's failure was before its scale-up
+    assert short["placeholdersReplaced"] == paused["placeholdersReplaced"] == 0
 
 
 def test_a_static_window_is_measured_on_its_own_node_pool(two_days):
@@ -259,6 +301,7 @@ def test_a_static_window_is_measured_on_its_own_node_pool(two_days):
     assert first["completeAt"] == "2027-01-11T08:52:00Z"  # the last of the three Ready 90 s after 08:50:30
     assert second["completeAt"] == "2027-01-12T09:00:30Z" and second["verdict"] == "late"  # one took 10 minutes
     assert first["nodeHours"] == round(BATCH_1.node_hours, 2)
+    assert first["placeholdersReplaced"] is None and NEEDS_PODS not in first["missing"]  # no placeholder pods
 
 
 def test_a_buffer_window_has_no_readiness_data_and_says_why(two_days):
@@ -274,7 +317,8 @@ def test_without_node_labels_or_pod_scheduling_series_those_figures_are_missing_
     assert (lunch["verdict"], lunch["marginSeconds"]) == ("served", 5 * 60)
     assert lunch["nodeReadySeconds"] is None and lunch["nodeHours"] is None and lunch["cost"] is None
     assert lunch["unschedulablePodMinutes"] is None and lunch["nodeClaimLaunchFailures"] is None
-    assert lunch["missing"] == [NEEDS_NODE_LABELS, NEEDS_SCHEDULED, NEEDS_KARPENTER]
+    assert lunch["placeholdersReplaced"] is None
+    assert lunch["missing"] == [NEEDS_NODE_LABELS, NEEDS_SCHEDULED, NEEDS_KARPENTER, NEEDS_PODS]
 
 
 def test_the_text_report_shows_each_window_and_the_exit_code_says_late_or_short(capsys, project, prometheus):
