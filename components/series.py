@@ -21,6 +21,10 @@ POD_SCHEDULED = "kube_pod_status_scheduled"  # a pod's PodScheduled condition, b
 # A pod's creation time in Unix seconds, one series per pod (namespace, pod, uid) while it exists
 # (kubernetes/kube-state-metrics internal/store/pod.go).
 POD_CREATED = "kube_pod_created"
+# A CapacityBuffer's status conditions, 1 while True, labelled namespace, name, type and reason: kube-state-metrics
+# writes it only with the CustomResourceStateMetrics config docs/report.md gives (pkg/customresourcestate: a Gauge
+# over [status, conditions], `kube_customresource_` + the metric's name; a condition's "True" is 1).
+BUFFER_CONDITION = "kube_customresource_capacitybuffer_condition"
 
 # NodeClaims Karpenter deleted, a counter labelled reason, nodepool and capacity_type (karpenter pkg/metrics/
 # metrics.go, v1.14.1); like every Karpenter counter, a series is created at its first count.

@@ -502,8 +502,8 @@ class MeasuredOccurrence(Record):
     scale_up: UtcInstant
     start: UtcInstant
     end: UtcInstant
-    planned: int = Field(description="The count the window asked for: its placeholder pods, or a static window's "
-                                     "nodes.")
+    planned: int = Field(description="The count the window asked for: its placeholder pods, a static window's "
+                                     "nodes, or a buffer window's virtual pods.")
     ready_at_start: int | None = Field(description="How much of it was Ready at the start.")
     complete_at: UtcInstant | None = Field(description="The first instant all of it was Ready, between scale-up and "
                                                        "end (at the report's 30-second resolution).")

@@ -7,8 +7,9 @@ already exports (docs/report.md names each one and its source):
   all of it was (``completeAt``) and the margin to the start: its placeholder pods' Deployment's Ready replicas
   (kube-state-metrics ``kube_deployment_status_replicas_ready``), or on a window with its own NodePool (static) that
   NodePool's Ready nodes (``kube_node_status_condition`` by the node label ``karpenter.sh/nodepool``, which
-  kube-state-metrics exports when allowlisted). A CapacityBuffer's status is no metric, so a buffer window's
-  readiness is ``no-data`` and says so;
+  kube-state-metrics exports when allowlisted), or a buffer window's CapacityBuffer: all of its room while its
+  ``Provisioning`` condition is True (every virtual pod fits on existing nodes), none otherwise, which
+  kube-state-metrics exports with the custom resource config docs/report.md gives;
 * **each new node's launch → Ready** (``kube_node_created`` to its first Ready sample), p50, p95 and max;
 * **pods that could not be scheduled** during the event, in pod-minutes (``kube_pod_status_scheduled``, outside
   namespace prescale);
@@ -38,6 +39,7 @@ from prescale.model.strategies import Capacity, Strategy
 from prescale.model.windows import ArmedWindow, WindowPlan
 from prescale.names import PLACEHOLDER_NAMESPACE, node_pool_object_name, placeholder_name
 from prescale.series import (
+    BUFFER_CONDITION,
     DEPLOYMENT_READY,
     KARPENTER_BUILD_INFO,
     NODECLAIMS_DISRUPTED,
@@ -65,7 +67,8 @@ NEEDS_DEPLOYMENTS = ("kube_deployment_status_replicas_ready for the placeholder 
                      "scraped by your Prometheus)")
 NEEDS_NODE_LABELS = ("kube_node_labels with label_karpenter_sh_nodepool (kube-state-metrics "
                      "--metric-labels-allowlist=nodes=[karpenter.sh/nodepool])")
-NEEDS_BUFFER = "a CapacityBuffer's provisioned count, which no exporter writes as a metric (prescale status reads it)"
+NEEDS_BUFFER = (f"{BUFFER_CONDITION} for the CapacityBuffers (kube-state-metrics with the CustomResourceStateMetrics "
+                "config in docs/report.md#capacitybuffers)")
 NEEDS_SCHEDULED = "kube_pod_status_scheduled (kube-state-metrics)"
 NEEDS_KARPENTER = (f"{NODECLAIMS_DISRUPTED} and {KARPENTER_BUILD_INFO} (Karpenter's own metrics, scraped by your "
                    "Prometheus: the Karpenter chart's serviceMonitor.enabled)")
@@ -202,6 +205,10 @@ class _Series:
         self.karpenter_scraped = exported(KARPENTER_BUILD_INFO)
         placeholder_pods = f'{POD_CREATED}{{namespace="{PLACEHOLDER_NAMESPACE}"}}'
         self.pods_exported = exported(placeholder_pods)
+        self.buffers_exported = exported(BUFFER_CONDITION)
+        # Per CapacityBuffer, 1 while every virtual pod fits on existing nodes (its reason labels one series each).
+        self.buffers = _by(ask(f'max by (name) ({BUFFER_CONDITION}{{namespace="{PLACEHOLDER_NAMESPACE}", '
+                               'type="Provisioning"})'), "name") if self.buffers_exported else {}
         # Each placeholder pod once, at the step its series appears: a year of them is a point per pod.
         self.created = _created(ask(f"{placeholder_pods} unless {placeholder_pods} offset {STEP}s")
                                 ) if self.pods_exported else {}
@@ -267,9 +274,14 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
         ready = series.ready_nodes.get(nodepool, [] if series.labelled else None)
         if ready is None:
             missing.append(NEEDS_NODE_LABELS)
+    elif (buffer := _buffer(window_plan)) is not None:
+        provisioned = series.buffers.get(buffer, [] if series.buffers_exported else None)
+        # All of the buffer's room while it is provisioned, none otherwise: its status counts no fraction.
+        ready = None if provisioned is None else [(at, value * planned) for at, value in provisioned]
+        if ready is None:
+            missing.append(NEEDS_BUFFER)
     else:
-        ready = None
-        missing.append(NEEDS_BUFFER)
+        ready = None  # an idle window: nothing deployed to measure
     if ready is not None and not _within(ready, scale_up - BEFORE, end):
         ready = None  # no sample around this occurrence: before the series existed, or a scrape gap
         missing.append(NO_SAMPLES)
@@ -314,6 +326,12 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
     drawn = _within(ready, scale_up - BEFORE, end + timedelta(seconds=STEP)) if ready is not None else []
     return Measured(window, pool, strategy, occurrence, planned, strategy.counted, ready_at_start, complete_at,
                     spread, unschedulable, failures, replaced, node_hours, ideal, cost, missing, peak, drawn)
+
+
+def _buffer(window_plan: WindowPlan) -> str | None:
+    """The window's CapacityBuffer, if what it deploys is one."""
+    driven = window_plan.capacity.driven if isinstance(window_plan, ArmedWindow) else None
+    return driven[1] if driven is not None and driven[0] == "CapacityBuffer" else None
 
 
 def _only(found: dict[Labels, Samples]) -> Samples:

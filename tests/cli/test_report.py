@@ -1,9 +1,9 @@
 """``prescale report`` against a real Prometheus (tests/support/prometheus.py) holding synthetic events whose series
 are shaped as kube-state-metrics and Karpenter write them: a served placeholder event (two placeholders preempted), a
 late one (and NodeClaims that failed to launch), a short one (7 of 10 placeholders), a paused one (nothing scaled
-up), a static window, a buffer window, and a day without the node label allowlist, the pod scheduling series,
-Karpenter's or the placeholder pods'. Each expected figure is computed here from the synthetic events, not copied
-from the program's output."""
+up), a static window, a buffer window (provisioned, then not), and a day without the node label allowlist, the pod
+scheduling series, Karpenter's, the placeholder pods' or the CapacityBuffer's. Each expected figure is computed here
+from the synthetic events, not copied from the program's output."""
 
 from __future__ import annotations
 
@@ -16,8 +16,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+import yaml
 from prescale.model.plan import plan_capacity
 from prescale.model.strategies.static import static_node_pool_name
+from prescale.series import BUFFER_CONDITION
 
 from prescale_cli.documents import ReportDocument, TuneDocument
 from prescale_cli.main import main
@@ -34,6 +36,7 @@ from prescale_cli.report_picture import report_figure
 from prescale_cli.stack import load_config
 from prescale_cli.timeline import build_timeline
 from tests.cli.test_documents import assert_passes
+from tests.support import ROOT
 from tests.support.cli import make_project
 from tests.support.prometheus import Series, prometheus_serving
 
@@ -183,6 +186,25 @@ LUNCH_PODS_2 = Pods("lunch", (at(DAY2, "11:50:15"),) * 4, at(DAY2, "13:00:30"))
 DINNER_PODS_1 = Pods("dinner", (at(DAY1, "17:50:15"),) * 10, at(DAY1, "19:00:30"))
 
 
+def buffer_conditions(series: Series, buffer: str, day: datetime, reasons: list[tuple[str, str]], until: str) -> None:
+    """The CapacityBuffer's Provisioning condition as kube-state-metrics writes it with docs/report.md's custom
+    resource config (kubernetes/kube-state-metrics pkg/customresourcestate: a Gauge per condition, labelled by the
+    resource's group, kind and version and the config's labelsFromPath; "True" is 1): each reason from its clock on
+    (Karpenter's, kubernetes-sigs/karpenter v1.14.1 pkg/controllers/provisioning/buffers.go)."""
+    clocks = [clock for clock, _ in reasons] + [until]
+    for (clock, reason), following in zip(reasons, clocks[1:], strict=True):
+        labels = {"customresource_group": "autoscaling.x-k8s.io", "customresource_kind": "CapacityBuffer",
+                  "customresource_version": "v1beta1", "namespace": "prescale", "name": buffer,
+                  "type": "Provisioning", "reason": reason}
+        series.hold("kube_customresource_capacitybuffer_condition", labels, at(day, clock), at(day, following),
+                    1 if reason == "FitsExistingCapacity" else 0)
+
+
+# The search window's buffer (scale-up 14:50, start 15:00, where its driver sets it to 0): provisioned at 14:53:30
+# on the first day; on the second still waiting for new nodes when its driver emptied it.
+SEARCH_PROVISIONED_1 = "14:53:30"
+
+
 # Sunday 2027-03-28, when Berlin moves from CET to CEST at 02:00: 01:00 CET is 00:00 UTC, 05:00 CEST is 03:00 UTC;
 # the scale-up, 10 minutes before, is 23:50 UTC the day before.
 DST_EVE, DST_DAY = datetime(2027, 3, 27, tzinfo=UTC), datetime(2027, 3, 28, tzinfo=UTC)
@@ -199,6 +221,11 @@ def synthetic() -> Series:
         nodes.write(series)
     for pods in (LUNCH_PODS_1, LUNCH_PODS_2, DINNER_PODS_1):  # none on the third day
         pods.write(series)
+    buffer_conditions(series, "prescale-search", DAY1, [("14:45", "BufferEmpty"), ("14:50:15", "RequiresNewCapacity"),
+                                                        (SEARCH_PROVISIONED_1, "FitsExistingCapacity"),
+                                                        ("15:00:15", "BufferEmpty")], "16:15")
+    buffer_conditions(series, "prescale-search", DAY2, [("14:45", "BufferEmpty"), ("14:50:15", "RequiresNewCapacity"),
+                                                        ("15:00:15", "BufferEmpty")], "16:15")
     disruptions(series, FAILURES, at(DAY1, "00:00"), at(DAY2, "23:59"))  # Karpenter not scraped on the third day
     placeholders(series, "lunch", DAY1, [("11:45", 0), ("11:54", 4), ("13:00", 0)], "13:15")  # served
     placeholders(series, "lunch", DAY2, [("11:45", 0), ("11:58", 2), ("12:03", 4), ("13:00", 0)], "13:15")  # late
@@ -304,10 +331,41 @@ def test_a_static_window_is_measured_on_its_own_node_pool(two_days):
     assert first["placeholdersReplaced"] is None and NEEDS_PODS not in first["missing"]  # no placeholder pods
 
 
-def test_a_buffer_window_has_no_readiness_data_and_says_why(two_days):
-    search = two_days["search", "2027-01-11"]
-    assert (search["verdict"], search["readyAtStart"], search["completeAt"]) == ("no-data", None, None)
-    assert NEEDS_BUFFER in search["missing"]
+def test_a_buffer_window_is_ready_while_its_capacity_buffer_is_provisioned(capsys, project, prometheus, two_days):
+    served, short = two_days["search", "2027-01-11"], two_days["search", "2027-01-12"]
+    assert (served["strategy"], served["planned"]) == ("buffer", 1)  # 4 CPU / 8Gi: one virtual pod of maxPodSize
+    assert (served["readyAtStart"], served["completeAt"], served["verdict"]) == (
+        1, f"2027-01-11T{SEARCH_PROVISIONED_1}Z", "served")
+    assert served["marginSeconds"] == (at(DAY1, "15:00") - at(DAY1, SEARCH_PROVISIONED_1))
+    assert served["placeholdersReplaced"] is None and NEEDS_BUFFER not in served["missing"]
+    assert (short["readyAtStart"], short["completeAt"], short["verdict"]) == (0, None, "short")
+    # The third day has no CapacityBuffer series: no-data, with the config to turn on.
+    (third,) = report(capsys, project, prometheus, "--from", "2027-01-13", "--days", "1", "--window", "search",
+                      code=0)["occurrences"]
+    assert (third["verdict"], third["readyAtStart"]) == ("no-data", None) and NEEDS_BUFFER in third["missing"]
+
+
+def test_the_capacity_buffer_config_in_the_docs_writes_the_series_the_report_reads():
+    """docs/report.md's kube-state-metrics config, against the CapacityBuffer CRD the Karpenter chart ships: a version
+    it serves, the conditions' path in its status, each label and the value a field of a condition, and the metric
+    name kube-state-metrics makes of it (``kube_customresource_`` + its name) the one the report reads."""
+    block = (ROOT / "docs/report.md").read_text().split("### CapacityBuffers")[1].split("```yaml\n")[1].split("```")[0]
+    (resource,) = yaml.safe_load(block)["spec"]["resources"]
+    crd = yaml.safe_load((ROOT / "tests/charts/karpenter/crds/autoscaling.x-k8s.io_capacitybuffers.yaml").read_text())
+    kind = resource["groupVersionKind"]
+    assert (kind["group"], kind["kind"]) == (crd["spec"]["group"], crd["spec"]["names"]["kind"])
+    (version,) = [version for version in crd["spec"]["versions"] if version["name"] == kind["version"]]
+    assert version["served"]
+    (metric,) = resource["metrics"]
+    assert "kube_customresource_" + metric["name"] == BUFFER_CONDITION
+    gauge = metric["each"]["gauge"]
+    node = version["schema"]["openAPIV3Schema"]
+    for key in gauge["path"]:
+        node = node["properties"][key]
+    condition = node["items"]["properties"]
+    assert all(path == [field] and field in condition
+               for path in [*gauge["labelsFromPath"].values(), gauge["valueFrom"]] for field in path)
+    assert {**resource["labelsFromPath"], **gauge["labelsFromPath"]}.keys() == {"namespace", "name", "type", "reason"}
 
 
 def test_without_node_labels_or_pod_scheduling_series_those_figures_are_missing_not_zero(capsys, project, prometheus):
@@ -328,8 +386,7 @@ def test_the_text_report_shows_each_window_and_the_exit_code_says_late_or_short(
     assert "Window lunch (pool event, placeholders)" in out and "12:03:00 UTC, 3m after the start" in out
     assert "11:54:00 UTC, 6m before the start" in out and "short" in out
     assert "2 insufficient_capacity, 1 launch_timeout" in out
-    assert f"No data: {NEEDS_BUFFER}." in out
-    assert "2 of 8 occurrences served" in out  # lunch and batch on the first day
+    assert "3 of 8 occurrences served" in out  # lunch, batch and search on the first day
 
 
 def test_an_unreachable_prometheus_is_one_clear_line(capsys, project):
@@ -410,7 +467,7 @@ def test_png_draws_each_window_s_occurrences_around_their_start(capsys, project,
     figure = report_figure(measured)
     lines = {line.get_gid() for axis in figure.axes for line in axis.lines if line.get_gid()}
     assert lines == {"ready:lunch:served", "ready:lunch:late", "ready:dinner:short", "ready:batch:served",
-                     "ready:batch:late"}  # the buffer window has no readiness series to draw
+                     "ready:batch:late", "ready:search:served", "ready:search:short"}
     lunch = next(axis for axis in figure.axes if axis.get_title(loc="left").startswith("lunch"))
     late = next(line for line in lunch.lines if line.get_gid() == "ready:lunch:late")
     x, y = late.get_data()
