@@ -21,6 +21,13 @@ POD_SCHEDULED = "kube_pod_status_scheduled"  # a pod's PodScheduled condition, b
 # A pod's creation time in Unix seconds, one series per pod (namespace, pod, uid) while it exists
 # (kubernetes/kube-state-metrics internal/store/pod.go).
 POD_CREATED = "kube_pod_created"
+# 1 while a ScaledObject's trigger is active, 0 otherwise, labelled type="scaledobject" and scaledObject among others
+# (kedacore/keda v2.20 pkg/metricscollector/prommetrics.go; KEDA updates it at each poll).
+SCALER_ACTIVE = "keda_scaler_active"
+# A Job's start time (Unix seconds), and the object that owns it: a driver's runs are Jobs of its CronJobs
+# (kube-state-metrics internal/store/job.go).
+JOB_START = "kube_job_status_start_time"
+JOB_OWNER = "kube_job_owner"
 # A CapacityBuffer's status conditions, 1 while True, labelled namespace, name, type and reason: kube-state-metrics
 # writes it only with the CustomResourceStateMetrics config docs/report.md gives (pkg/customresourcestate: a Gauge
 # over [status, conditions], `kube_customresource_` + the metric's name; a condition's "True" is 1).

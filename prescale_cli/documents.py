@@ -515,6 +515,11 @@ class MeasuredOccurrence(Record):
         "NodeClaims of its NodePool that Karpenter deleted before they became nodes, from the scale-up to the end, "
         "by Karpenter's reason (insufficient_capacity, nodeclass_not_ready, launch_timeout, registration_timeout); "
         "{} when none failed."))
+    scale_up_measured: UtcInstant | None = Field(default=None, description=(
+        "The scale-up as it happened: KEDA's trigger turning active (keda_scaler_active), or the driver's scale-up "
+        "Job starting (kube_job_status_start_time); null if it did not happen or without the series."))
+    scale_up_delay_seconds: int | None = Field(default=None, description=(
+        "scaleUpMeasured after the planned scaleUp, in seconds."))
     placeholders_replaced: int | None = Field(default=None, description=(
         "Placeholder pods made from the scale-up to the end beyond the count KEDA's scale-up made: each replaced one "
         "that went, preempted by the event's pods (the design at work) or lost with its node; null for a static or "

@@ -36,16 +36,20 @@ from typing import Literal
 from prescale.model.plan import CapacityPlan
 from prescale.model.schedule.keda import Occurrence
 from prescale.model.strategies import Capacity, Strategy
+from prescale.model.strategies.driven import driver_names
 from prescale.model.windows import ArmedWindow, WindowPlan
 from prescale.names import PLACEHOLDER_NAMESPACE, node_pool_object_name, placeholder_name
 from prescale.series import (
     BUFFER_CONDITION,
     DEPLOYMENT_READY,
+    JOB_OWNER,
+    JOB_START,
     KARPENTER_BUILD_INFO,
     NODECLAIMS_DISRUPTED,
     POD_CREATED,
     POD_SCHEDULED,
     READY_NODE,
+    SCALER_ACTIVE,
     launch_failures,
     nodes_of_pool,
 )
@@ -72,6 +76,9 @@ NEEDS_BUFFER = (f"{BUFFER_CONDITION} for the CapacityBuffers (kube-state-metrics
 NEEDS_SCHEDULED = "kube_pod_status_scheduled (kube-state-metrics)"
 NEEDS_KARPENTER = (f"{NODECLAIMS_DISRUPTED} and {KARPENTER_BUILD_INFO} (Karpenter's own metrics, scraped by your "
                    "Prometheus: the Karpenter chart's serviceMonitor.enabled)")
+NEEDS_KEDA = (f"{SCALER_ACTIVE} (KEDA's operator metrics, scraped by your Prometheus: the KEDA chart's "
+              "prometheus.operator.enabled)")
+NEEDS_JOBS = f"{JOB_START} and {JOB_OWNER} for the driver's Jobs (kube-state-metrics)"
 NEEDS_PODS = f"{POD_CREATED} for the placeholder pods (kube-state-metrics)"
 NO_SAMPLES = "samples of its readiness series around this occurrence (none were scraped then)"
 
@@ -100,6 +107,9 @@ class Measured:
     node_ready_seconds: Spread | None
     unschedulable_pod_minutes: float | None
     launch_failures: dict[str, int] | None  # NodeClaims deleted before becoming nodes, by Karpenter's reason
+    # The scale-up as it happened: KEDA's trigger turning active, or the driver's scale-up Job starting; None if it
+    # did not (a paused ScaledObject, a missed run) or without the series.
+    measured_scale_up: datetime | None
     # Placeholder pods made to replace ones that went during the occurrence (preempted by the event's pods, or lost
     # with their node); None for a strategy without placeholder pods, or without the series.
     placeholders_replaced: int | None
@@ -116,6 +126,13 @@ class Measured:
     def scale_up_to_complete(self) -> timedelta | None:
         """From the planned scale-up to complete: what a lead time must cover."""
         return None if self.complete_at is None else self.complete_at - self.occurrence.scale_up_utc
+
+    @property
+    def scale_up_delay_seconds(self) -> int | None:
+        """How long after the planned instant the scale-up happened."""
+        if self.measured_scale_up is None:
+            return None
+        return int((self.measured_scale_up - self.occurrence.scale_up_utc).total_seconds())
 
     @property
     def margin_seconds(self) -> int | None:
@@ -206,6 +223,20 @@ class _Series:
         placeholder_pods = f'{POD_CREATED}{{namespace="{PLACEHOLDER_NAMESPACE}"}}'
         self.pods_exported = exported(placeholder_pods)
         self.buffers_exported = exported(BUFFER_CONDITION)
+        self.keda_exported = exported(SCALER_ACTIVE)
+        self.jobs_exported = exported(JOB_OWNER)
+        objects = "|".join(placeholder_name(name) for name in windows)
+        # When each ScaledObject's trigger turned active: a point at each step it is 1 and was not a step before.
+        self.activated = _by(ask(_turning_on(f'max by (scaledObject) ({SCALER_ACTIVE}{{type="scaledobject", '
+                                             f'scaledObject=~"{objects}"}}%s)')), "scaledObject"
+                             ) if self.keda_exported else {}
+        # When each driver's scale-up Job started: its start time, once, at the step its series appears.
+        runs = "|".join(driver_names(name)[0] for name in windows)
+        started = (f'max by (owner_name) ({JOB_START}{{namespace="{PLACEHOLDER_NAMESPACE}"}}%s * on (namespace, '
+                   f'job_name) group_left (owner_name) {JOB_OWNER}{{namespace="{PLACEHOLDER_NAMESPACE}", '
+                   f'owner_kind="CronJob", owner_name=~"{runs}"}}%s)')
+        self.started = _by(ask(f"{started % ('', '')} unless {started % ((f' offset {STEP}s',) * 2)}"),
+                           "owner_name") if self.jobs_exported else {}
         # Per CapacityBuffer, 1 while every virtual pod fits on existing nodes (its reason labels one series each).
         self.buffers = _by(ask(f'max by (name) ({BUFFER_CONDITION}{{namespace="{PLACEHOLDER_NAMESPACE}", '
                                'type="Provisioning"})'), "name") if self.buffers_exported else {}
@@ -244,6 +275,12 @@ def _counted(counter: str) -> str:
     The sum of these over an occurrence is its count, and a year of a counter that rarely moves is a few samples."""
     before = f"{counter} offset {STEP}s"
     return f"({counter} - {before}) > 0 or ({counter} unless {before}) or ({counter} < {before})"
+
+
+def _turning_on(query: str) -> str:
+    """``query`` (a ``%s`` where an offset goes) only at the steps it is 1 and was not one step before: a year of a
+    trigger that is active an hour a day is a point a day."""
+    return f"({query % ''}) == 1 unless ({query % f' offset {STEP}s'}) == 1"
 
 
 def _created(found: dict[Labels, Samples]) -> dict[str, list[float]]:
@@ -311,6 +348,7 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
                     if pool_of == nodepool and (total := sum(value for _, value in _within(samples, scale_up, end)))}
     else:
         missing.append(NEEDS_KARPENTER)
+    scaled_up = _scaled_up(window, strategy, occurrence, series, missing)
     replaced = None
     if strategy.keda_scaled and series.pods_exported:
         times = series.created.get(placeholder_name(window), [])
@@ -325,7 +363,25 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
         peak = (cpu, memory)
     drawn = _within(ready, scale_up - BEFORE, end + timedelta(seconds=STEP)) if ready is not None else []
     return Measured(window, pool, strategy, occurrence, planned, strategy.counted, ready_at_start, complete_at,
-                    spread, unschedulable, failures, replaced, node_hours, ideal, cost, missing, peak, drawn)
+                    spread, unschedulable, failures, scaled_up, replaced, node_hours, ideal, cost, missing, peak, drawn)
+
+
+def _scaled_up(window: str, strategy: Strategy, occurrence: Occurrence, series: _Series,
+               missing: list[str]) -> datetime | None:
+    """The occurrence's scale-up as it happened: the first activation of the window's KEDA trigger, or start of its
+    driver's scale-up Job, from ``BEFORE`` the planned instant to the end."""
+    since, end = occurrence.scale_up_utc - BEFORE, occurrence.end_utc
+    if strategy.keda_scaled:
+        if not series.keda_exported:
+            missing.append(NEEDS_KEDA)
+            return None
+        return _first(series.activated.get(placeholder_name(window), []), since, end, lambda value: True)
+    if not series.jobs_exported:
+        missing.append(NEEDS_JOBS)
+        return None
+    begun = [value for _, value in _within(series.started.get(driver_names(window)[0], []), since, end + BEFORE)
+             if since.timestamp() <= value < end.timestamp()]
+    return datetime.fromtimestamp(begun[0], UTC) if begun else None
 
 
 def _buffer(window_plan: WindowPlan) -> str | None:

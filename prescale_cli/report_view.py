@@ -9,7 +9,7 @@ from prescale.model.values.duration import format_duration
 
 from . import documents
 from .output import Output
-from .report import Measured, Report
+from .report import NEEDS_JOBS, NEEDS_KEDA, Measured, Report
 from .schedule_report import local_times
 from .tune import Sizing, Tuned
 
@@ -32,6 +32,7 @@ def _occurrence(measured: Measured) -> documents.MeasuredOccurrence:
         if spread else None,
         unschedulable_pod_minutes=_round(measured.unschedulable_pod_minutes),
         node_claim_launch_failures=measured.launch_failures, placeholders_replaced=measured.placeholders_replaced,
+        scale_up_measured=measured.measured_scale_up, scale_up_delay_seconds=measured.scale_up_delay_seconds,
         node_hours=_round(measured.node_hours), ideal_node_hours=_round(measured.ideal_node_hours),
         cost=_round(measured.cost), verdict=measured.verdict, missing=measured.missing)
 
@@ -43,8 +44,9 @@ def show_report(report: Report, output: Output) -> None:
         return
     for window in dict.fromkeys(measured.window for measured in report.occurrences):
         rows = [measured for measured in report.occurrences if measured.window == window]
-        output.table(["Local: scale-up → start – end", "Planned", "Ready at start", "Complete", "Node launch → Ready",
-                      "Unschedulable", "Launch failures", "Replaced", "Node-hours (ideal)", "Verdict"],
+        output.table(["Local: scale-up → start – end", "Scaled up", "Planned", "Ready at start", "Complete",
+                      "Node launch → Ready", "Unschedulable", "Launch failures", "Replaced", "Node-hours (ideal)",
+                      "Verdict"],
                      [_row(measured) for measured in rows],
                      title=f"Window {window} (pool {rows[0].node_pool}, {rows[0].strategy.name})")
     missing = dict.fromkeys(need for measured in report.occurrences for need in measured.missing)
@@ -59,7 +61,7 @@ def _row(measured: Measured) -> list[str]:
     nodes = f"p50 {spread.p50:.0f}s, p95 {spread.p95:.0f}s, max {spread.max:.0f}s" if spread else "no data"
     pods = measured.unschedulable_pod_minutes
     hours, ideal = measured.node_hours, measured.ideal_node_hours
-    return [local_times(measured.occurrence), f"{measured.planned} {measured.counted}",
+    return [local_times(measured.occurrence), _scaled_up(measured), f"{measured.planned} {measured.counted}",
             "no data" if measured.ready_at_start is None else str(measured.ready_at_start), _complete(measured),
             nodes, "no data" if pods is None else f"{pods:.1f} pod-min",
             _failures(measured.launch_failures),
@@ -84,6 +86,14 @@ def _failures(failures: dict[str, int] | None) -> str:
     if failures is None:
         return "no data"
     return ", ".join(f"{count} {reason}" for reason, count in failures.items()) or "none"
+
+
+def _scaled_up(measured: Measured) -> str:
+    """When the scale-up happened against the plan: ``+30s``, ``never``, or ``no data``."""
+    delay = measured.scale_up_delay_seconds
+    if delay is None:
+        return "no data" if {NEEDS_KEDA, NEEDS_JOBS} & set(measured.missing) else "never"
+    return f"{'+' if delay >= 0 else '-'}{format_duration(timedelta(seconds=abs(delay))) if delay else '0s'}"
 
 
 def _replaced(measured: Measured) -> str:

@@ -25,7 +25,16 @@ from ..model.strategies.static import StaticNodes
 from ..model.values.duration import format_duration
 from ..model.windows import ArmedWindow
 from ..names import PLACEHOLDER_NAMESPACE, node_pool_object_name, placeholder_name
-from ..series import DEPLOYMENT_READY, KARPENTER_BUILD_INFO, READY_NODE, launch_failures, nodes_of_pool
+from ..series import (
+    DEPLOYMENT_READY,
+    JOB_OWNER,
+    JOB_START,
+    KARPENTER_BUILD_INFO,
+    READY_NODE,
+    SCALER_ACTIVE,
+    launch_failures,
+    nodes_of_pool,
+)
 
 if TYPE_CHECKING:  # the PrometheusRule's shapes, for type checkers only: nothing of the SDK is loaded
     from .crds import AlertingRule, RuleGroup
@@ -188,7 +197,7 @@ def _not_evaluated(pool: NodePoolConfig, objects: Sequence[str]) -> AlertingRule
     by its own alert)."""
     within = format_duration(SCALER_ABSENT_FOR)
     # absent_over_time() gives a series the labels of its equality matchers only: one call per ScaledObject.
-    absent = "\n    or ".join(f'absent_over_time(keda_scaler_active{{type="scaledobject", scaledObject="{name}"}}'
+    absent = "\n    or ".join(f'absent_over_time({SCALER_ACTIVE}{{type="scaledobject", scaledObject="{name}"}}'
                               f"[{within}])" for name in objects)
     return {
         "alert": "PrescaleWindowTriggerNotEvaluated",
@@ -248,7 +257,7 @@ def _keda_errors(pool: NodePoolConfig, names: str) -> AlertingRule:
 
 def _not_scaled_up(pool: NodePoolConfig, names: str) -> AlertingRule:
     """KEDA's cron trigger is on, yet the Deployment has no replicas: KEDA cannot write the scale."""
-    active = f'max by (scaledObject) (keda_scaler_active{{type="scaledobject", scaledObject=~"{names}"}}) == 1'
+    active = f'max by (scaledObject) ({SCALER_ACTIVE}{{type="scaledobject", scaledObject=~"{names}"}}) == 1'
     scaled = (f'label_replace({_deployments("kube_deployment_spec_replicas", names)} > 0, '
               '"scaledObject", "$1", "deployment", "(.+)")')
     return {
@@ -455,9 +464,9 @@ def _driver_failed(pool: NodePoolConfig, windows: Sequence[ArmedWindow]) -> Aler
     the count it was to set may not be set."""
     names = "|".join(sorted(run.name for window in windows for run in _runs(window)))
     where = f'namespace="{PLACEHOLDER_NAMESPACE}"'
-    failed = (f"kube_job_status_start_time{{{where}}}\n"
+    failed = (f"{JOB_START}{{{where}}}\n"
               f'    * on (namespace, job_name) group_left (owner_name)\n'
-              f'    kube_job_owner{{{where}, owner_kind="CronJob", owner_name=~"{names}"}}\n'
+              f'    {JOB_OWNER}{{{where}, owner_kind="CronJob", owner_name=~"{names}"}}\n'
               f'    and on (namespace, job_name) (kube_job_failed{{{where}, condition="true"}} == 1)')
     succeeded = (f'kube_cronjob_status_last_successful_time{{{where}, cronjob=~"{names}"}}\n'
                  f'    or on (namespace, cronjob) (0 * kube_cronjob_created{{{where}, cronjob=~"{names}"}})')
@@ -484,7 +493,7 @@ def _converge_failed(pool: NodePoolConfig, windows: Sequence[ArmedWindow]) -> Al
     where = f'namespace="{PLACEHOLDER_NAMESPACE}"'
     jobs = "|".join(sorted(converge_name(window.window.name) for window in windows))
     runs = "|".join(sorted(run.name for window in windows for run in _runs(window)))
-    failed = (f'label_replace(\n    kube_job_status_start_time{{{where}, job_name=~"{jobs}"}}\n'
+    failed = (f'label_replace(\n    {JOB_START}{{{where}, job_name=~"{jobs}"}}\n'
               f'    and on (namespace, job_name) (kube_job_failed{{{where}, condition="true"}} == 1),\n'
               f'    "window", "$1", "job_name", "{_CONVERGE}(.+)")')
     succeeded = (f'max by (namespace, window) (label_replace(\n      kube_cronjob_status_last_successful_time'

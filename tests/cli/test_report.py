@@ -27,6 +27,7 @@ from prescale_cli.prometheus import Prometheus
 from prescale_cli.report import (
     NEEDS_BUFFER,
     NEEDS_KARPENTER,
+    NEEDS_KEDA,
     NEEDS_NODE_LABELS,
     NEEDS_PODS,
     NEEDS_SCHEDULED,
@@ -200,6 +201,37 @@ def buffer_conditions(series: Series, buffer: str, day: datetime, reasons: list[
                     1 if reason == "FitsExistingCapacity" else 0)
 
 
+def keda_trigger(series: Series, window: str, day: datetime, active: tuple[str, str] | None) -> None:
+    """``keda_scaler_active`` of the window's ScaledObject as KEDA's operator writes it (kedacore/keda v2.20
+    pkg/metricscollector/prommetrics.go): 0, and 1 while the cron trigger is active (``active``: from, until; None:
+    paused, never active), over the day's event hours."""
+    labels = {"namespace": "prescale", "scaledObject": f"prescale-{window}", "scaler": "cronScaler",
+              "triggerIndex": "0", "metric": "s0-cron-UTC-xxxxx", "type": "scaledobject"}
+    if active is None:
+        series.hold("keda_scaler_active", labels, at(day, "10:00"), at(day, "20:00"), 0)
+        return
+    series.hold("keda_scaler_active", labels, at(day, "10:00"), at(day, active[0]), 0)
+    series.hold("keda_scaler_active", labels, at(day, active[0]), at(day, active[1]), 1)
+    series.hold("keda_scaler_active", labels, at(day, active[1]), at(day, "20:00"), 0)
+
+
+def driver_job(series: Series, window: str, day: datetime, started: str) -> None:
+    """The driver's scale-up Job of one occurrence, as kube-state-metrics writes it (internal/store/job.go):
+    ``kube_job_status_start_time`` (its value the start) and ``kube_job_owner``, the CronJob that made it, while the
+    Job is kept (its CronJob's history)."""
+    job = {"namespace": "prescale", "job_name": f"scale-up-{window}-{at(day, started) // 60}"}
+    series.hold("kube_job_status_start_time", job, at(day, started), at(day, "23:30"), at(day, started))
+    series.hold("kube_job_owner", {**job, "owner_kind": "CronJob", "owner_name": f"scale-up-{window}",
+                                   "owner_is_controller": "true"}, at(day, started), at(day, "23:30"), 1)
+
+
+# The scale-ups as they happened: KEDA turned lunch's trigger active 30 s after its planned 11:50 on the first day
+# (the report's 30-second step), a minute after on the second; dinner's on the first day, none on the second (paused);
+# the drivers' Jobs started 5 and 40 s after batch's 08:50 and 3 s after search's 14:50. None on the third day.
+LUNCH_ACTIVE = {DAY1: ("11:50:30", "13:00:30"), DAY2: ("11:51", "13:00:30")}
+BATCH_STARTED = {DAY1: "08:50:05", DAY2: "08:50:40"}
+
+
 # The search window's buffer (scale-up 14:50, start 15:00, where its driver sets it to 0): provisioned at 14:53:30
 # on the first day; on the second still waiting for new nodes when its driver emptied it.
 SEARCH_PROVISIONED_1 = "14:53:30"
@@ -221,6 +253,12 @@ def synthetic() -> Series:
         nodes.write(series)
     for pods in (LUNCH_PODS_1, LUNCH_PODS_2, DINNER_PODS_1):  # none on the third day
         pods.write(series)
+    for day in (DAY1, DAY2):
+        keda_trigger(series, "lunch", day, LUNCH_ACTIVE[day])
+        driver_job(series, "batch", day, BATCH_STARTED[day])
+        driver_job(series, "search", day, "14:50:03")
+    keda_trigger(series, "dinner", DAY1, ("17:50:30", "19:00:30"))
+    keda_trigger(series, "dinner", DAY2, None)
     buffer_conditions(series, "prescale-search", DAY1, [("14:45", "BufferEmpty"), ("14:50:15", "RequiresNewCapacity"),
                                                         (SEARCH_PROVISIONED_1, "FitsExistingCapacity"),
                                                         ("15:00:15", "BufferEmpty")], "16:15")
@@ -300,6 +338,8 @@ def test_a_served_event_shows_its_margin_node_times_and_node_hours(two_days):
     assert lunch["unschedulablePodMinutes"] == 0 and lunch["missing"] == []
     assert lunch["nodeClaimLaunchFailures"] == {}  # the consolidation that day is no launch failure
     assert lunch["placeholdersReplaced"] == LUNCH_PODS_1.replaced(4, at(DAY1, "11:50"), at(DAY1, "13:00")) == 2
+    assert lunch["scaleUpMeasured"] == f"2027-01-11T{LUNCH_ACTIVE[DAY1][0]}Z"
+    assert lunch["scaleUpDelaySeconds"] == at(DAY1, LUNCH_ACTIVE[DAY1][0]) - at(DAY1, "11:50")
 
 
 def test_a_late_event_shows_how_late_and_the_pods_that_waited(two_days):
@@ -311,6 +351,7 @@ def test_a_late_event_shows_how_late_and_the_pods_that_waited(two_days):
     assert lunch["nodeClaimLaunchFailures"] == failed_to_launch(EVENT_POOL, at(DAY2, "11:50"), at(DAY2, "13:00"))
     assert lunch["nodeClaimLaunchFailures"] == {"insufficient_capacity": 2, "launch_timeout": 1}
     assert lunch["placeholdersReplaced"] == 0
+    assert lunch["scaleUpDelaySeconds"] == at(DAY2, LUNCH_ACTIVE[DAY2][0]) - at(DAY2, "11:50")  # a minute late
 
 
 def test_short_and_paused_events_are_short(two_days):
@@ -320,6 +361,7 @@ def test_short_and_paused_events_are_short(two_days):
     assert paused["nodeReadySeconds"] is None and paused["nodeHours"] == 0
     assert paused["nodeClaimLaunchFailures"] == {}  # the afternoon's failure was before its scale-up
     assert short["placeholdersReplaced"] == paused["placeholdersReplaced"] == 0
+    assert short["scaleUpDelaySeconds"] == 30 and paused["scaleUpMeasured"] is None  # paused: KEDA never scaled up
 
 
 def test_a_static_window_is_measured_on_its_own_node_pool(two_days):
@@ -329,6 +371,9 @@ def test_a_static_window_is_measured_on_its_own_node_pool(two_days):
     assert second["completeAt"] == "2027-01-12T09:00:30Z" and second["verdict"] == "late"  # one took 10 minutes
     assert first["nodeHours"] == round(BATCH_1.node_hours, 2)
     assert first["placeholdersReplaced"] is None and NEEDS_PODS not in first["missing"]  # no placeholder pods
+    assert (first["scaleUpMeasured"], second["scaleUpMeasured"]) == tuple(
+        f"2027-01-{day.day}T{BATCH_STARTED[day]}Z" for day in (DAY1, DAY2))  # its driver's scale-up Job
+    assert second["scaleUpDelaySeconds"] == at(DAY2, BATCH_STARTED[DAY2]) - at(DAY2, "08:50")
 
 
 def test_a_buffer_window_is_ready_while_its_capacity_buffer_is_provisioned(capsys, project, prometheus, two_days):
@@ -338,6 +383,7 @@ def test_a_buffer_window_is_ready_while_its_capacity_buffer_is_provisioned(capsy
         1, f"2027-01-11T{SEARCH_PROVISIONED_1}Z", "served")
     assert served["marginSeconds"] == (at(DAY1, "15:00") - at(DAY1, SEARCH_PROVISIONED_1))
     assert served["placeholdersReplaced"] is None and NEEDS_BUFFER not in served["missing"]
+    assert served["scaleUpDelaySeconds"] == 3
     assert (short["readyAtStart"], short["completeAt"], short["verdict"]) == (0, None, "short")
     # The third day has no CapacityBuffer series: no-data, with the config to turn on.
     (third,) = report(capsys, project, prometheus, "--from", "2027-01-13", "--days", "1", "--window", "search",
@@ -375,8 +421,8 @@ def test_without_node_labels_or_pod_scheduling_series_those_figures_are_missing_
     assert (lunch["verdict"], lunch["marginSeconds"]) == ("served", 5 * 60)
     assert lunch["nodeReadySeconds"] is None and lunch["nodeHours"] is None and lunch["cost"] is None
     assert lunch["unschedulablePodMinutes"] is None and lunch["nodeClaimLaunchFailures"] is None
-    assert lunch["placeholdersReplaced"] is None
-    assert lunch["missing"] == [NEEDS_NODE_LABELS, NEEDS_SCHEDULED, NEEDS_KARPENTER, NEEDS_PODS]
+    assert lunch["placeholdersReplaced"] is None and lunch["scaleUpMeasured"] is None
+    assert lunch["missing"] == [NEEDS_NODE_LABELS, NEEDS_SCHEDULED, NEEDS_KARPENTER, NEEDS_KEDA, NEEDS_PODS]
 
 
 def test_the_text_report_shows_each_window_and_the_exit_code_says_late_or_short(capsys, project, prometheus):
@@ -386,6 +432,7 @@ def test_the_text_report_shows_each_window_and_the_exit_code_says_late_or_short(
     assert "Window lunch (pool event, placeholders)" in out and "12:03:00 UTC, 3m after the start" in out
     assert "11:54:00 UTC, 6m before the start" in out and "short" in out
     assert "2 insufficient_capacity, 1 launch_timeout" in out
+    assert "+30s" in out and "+1m" in out and "never" in out  # lunch's scale-ups, and the paused dinner's
     assert "3 of 8 occurrences served" in out  # lunch, batch and search on the first day
 
 
