@@ -511,6 +511,8 @@ class MeasuredOccurrence(Record):
     node_ready_seconds: NodeReadySeconds | None
     unschedulable_pod_minutes: float | None = Field(description="Pods outside namespace prescale that could not be "
                                                                 "scheduled during the event, in pod-minutes.")
+    unschedulable_pods: int | None = Field(default=None, description=(
+        "How many pods outside namespace prescale could not be scheduled at some time during the event."))
     node_claim_launch_failures: dict[str, int] | None = Field(description=(
         "NodeClaims of its NodePool that Karpenter deleted before they became nodes, from the scale-up to the end, "
         "by Karpenter's reason (insufficient_capacity, nodeclass_not_ready, launch_timeout, registration_timeout); "
@@ -526,6 +528,9 @@ class MeasuredOccurrence(Record):
         "buffer window (no placeholder pods) or without kube_pod_created."))
     node_hours: float | None = Field(description="Node-hours of its NodePool above the count just before the "
                                                  "scale-up, until they left (at most 2 hours after the end).")
+    nodes_gone_at: UtcInstant | None = Field(default=None, description=(
+        "When its NodePool was back at its count before the scale-up, after the end (the window's nodes gone); "
+        "null if not within 2 hours, or without the node labels."))
     ideal_node_hours: float | None = Field(description="The plan's estimated nodes × (lead time + duration).")
     cost: float | None = Field(description="nodeHours at the price `prescale schedule` uses, in USD.")
     verdict: Literal["served", "late", "short", "no-data"] = Field(description=(

@@ -106,6 +106,7 @@ class Measured:
     complete_at: datetime | None
     node_ready_seconds: Spread | None
     unschedulable_pod_minutes: float | None
+    unschedulable_pods: int | None  # how many pods waited (pod-minutes says how long, together)
     launch_failures: dict[str, int] | None  # NodeClaims deleted before becoming nodes, by Karpenter's reason
     # The scale-up as it happened: KEDA's trigger turning active, or the driver's scale-up Job starting; None if it
     # did not (a paused ScaledObject, a missed run) or without the series.
@@ -114,6 +115,7 @@ class Measured:
     # with their node); None for a strategy without placeholder pods, or without the series.
     placeholders_replaced: int | None
     node_hours: float | None
+    nodes_gone_at: datetime | None  # when the NodePool was back at its count before the scale-up (None: not in AFTER)
     ideal_node_hours: float | None
     cost: float | None
     missing: list[str] = field(default_factory=list)
@@ -202,6 +204,7 @@ class _Series:
 
     def __init__(self, prometheus: Prometheus, start: datetime, end: datetime, windows: list[str],
                  nodepools: list[str]):
+        self.until = end  # the last instant read: a series that stops before it stopped in the cluster
         deployments = "|".join(placeholder_name(name) for name in windows)
         pools = "|".join(nodepools)
         where = f'namespace="{PLACEHOLDER_NAMESPACE}", deployment=~"{deployments}"'
@@ -261,7 +264,8 @@ class _Series:
                          f"{labelled})")
             self.requests = {(dict(labels).get(NODEPOOL, ""), dict(labels).get("resource", "")): samples
                              for labels, samples in ask(requested).items()}
-        self.unschedulable = ask(f'sum({POD_SCHEDULED}{{condition="false", namespace!="{PLACEHOLDER_NAMESPACE}"}})'
+        # Each pod only while it could not be scheduled: the rest of a year of pods is no point at all.
+        self.unschedulable = ask(f'{POD_SCHEDULED}{{condition="false", namespace!="{PLACEHOLDER_NAMESPACE}"}} == 1'
                                  ) if self.scheduled_exported else {}
         failed = _counted(launch_failures(f'=~"{pools}"'))
         self.failures = {(dict(labels).get("nodepool", ""), dict(labels).get("reason", "")): samples
@@ -327,19 +331,20 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
         at_start = _value_at(ready, start)
         ready_at_start = int(at_start) if at_start is not None else 0
         complete_at = _first(ready, scale_up, end, lambda value: value >= planned)
-    spread = node_hours = ideal = cost = None
+    spread = node_hours = gone = ideal = cost = None
     if series.labelled:
         spread = _spread(series.launches.get(nodepool, []), scale_up, complete_at or end)
-        node_hours = _node_hours(series.nodes.get(nodepool, []), scale_up, end)
+        node_hours, gone = _after_scale_up(series.nodes.get(nodepool, []), scale_up, end, series.until)
         fleet = window_fleet(plan, window_plan) if isinstance(window_plan, ArmedWindow) else None
         nodes = fleet.nodes if fleet else None
         ideal = nodes * (end - scale_up) / timedelta(hours=1) if nodes else None
         cost = node_hours * fleet.shape.price_per_hour if fleet else None
     elif NEEDS_NODE_LABELS not in missing:
         missing.append(NEEDS_NODE_LABELS)
-    unschedulable = None
+    unschedulable = waited = None
     if series.scheduled_exported:
-        unschedulable = sum(value for at, value in _within(_only(series.unschedulable), start, end)) * STEP / 60
+        during = [samples for samples in (_within(pod, start, end) for pod in series.unschedulable.values()) if samples]
+        unschedulable, waited = sum(len(samples) for samples in during) * STEP / 60, len(during)
     else:
         missing.append(NEEDS_SCHEDULED)
     failures = None
@@ -362,8 +367,12 @@ def _measure_one(window: str, pool: str, strategy: Strategy, occurrence: Occurre
                            default=0.0) for resource in ("cpu", "memory"))
         peak = (cpu, memory)
     drawn = _within(ready, scale_up - BEFORE, end + timedelta(seconds=STEP)) if ready is not None else []
-    return Measured(window, pool, strategy, occurrence, planned, strategy.counted, ready_at_start, complete_at,
-                    spread, unschedulable, failures, scaled_up, replaced, node_hours, ideal, cost, missing, peak, drawn)
+    return Measured(window=window, node_pool=pool, strategy=strategy, occurrence=occurrence, planned=planned,
+                    counted=strategy.counted, ready_at_start=ready_at_start, complete_at=complete_at,
+                    node_ready_seconds=spread, unschedulable_pod_minutes=unschedulable, unschedulable_pods=waited,
+                    launch_failures=failures, measured_scale_up=scaled_up, placeholders_replaced=replaced,
+                    node_hours=node_hours, nodes_gone_at=gone, ideal_node_hours=ideal, cost=cost, missing=missing,
+                    peak_requests=peak, ready=drawn)
 
 
 def _scaled_up(window: str, strategy: Strategy, occurrence: Occurrence, series: _Series,
@@ -388,10 +397,6 @@ def _buffer(window_plan: WindowPlan) -> str | None:
     """The window's CapacityBuffer, if what it deploys is one."""
     driven = window_plan.capacity.driven if isinstance(window_plan, ArmedWindow) else None
     return driven[1] if driven is not None and driven[0] == "CapacityBuffer" else None
-
-
-def _only(found: dict[Labels, Samples]) -> Samples:
-    return next(iter(found.values()), [])
 
 
 def _within(samples: Samples, since: datetime, until: datetime) -> Samples:
@@ -451,13 +456,20 @@ def _rank(ordered: list[float], share: float) -> float:
     return ordered[max(math.ceil(share * len(ordered)) - 1, 0)]
 
 
-def _node_hours(counts: Samples, scale_up: datetime, end: datetime) -> float:
+def _after_scale_up(counts: Samples, scale_up: datetime, end: datetime,
+                    read_until: datetime) -> tuple[float, datetime | None]:
     """Node-hours above the NodePool's count just before ``scale_up``, from then until the count is back there
-    after ``end`` (at most :data:`AFTER` later)."""
+    after ``end``, and that instant (``None``: not within :data:`AFTER`, which bounds the hours). A NodePool with
+    no node has no count at all: a step without a sample after the end is one where the nodes are gone."""
     baseline = _value_at(counts, scale_up - timedelta(seconds=STEP)) or 0.0
-    hours = 0.0
+    hours, previous = 0.0, None
     for at, value in _within(counts, scale_up, end + AFTER):
+        if at >= end.timestamp() and previous is not None and at - previous > STEP >= end.timestamp() - previous:
+            return hours, datetime.fromtimestamp(max(previous + STEP, end.timestamp()), UTC)
         if at >= end.timestamp() and value <= baseline:
-            break
+            return hours, datetime.fromtimestamp(at, UTC)
         hours += max(value - baseline, 0.0) * STEP / 3600
-    return hours
+        previous = at
+    emptied = (previous or scale_up.timestamp()) + STEP
+    gone = emptied <= min(end + AFTER, read_until).timestamp() and emptied >= end.timestamp()
+    return hours, datetime.fromtimestamp(emptied, UTC) if gone else None

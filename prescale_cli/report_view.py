@@ -31,6 +31,7 @@ def _occurrence(measured: Measured) -> documents.MeasuredOccurrence:
         node_ready_seconds=documents.NodeReadySeconds(p50=spread.p50, p95=spread.p95, max=spread.max)
         if spread else None,
         unschedulable_pod_minutes=_round(measured.unschedulable_pod_minutes),
+        unschedulable_pods=measured.unschedulable_pods, nodes_gone_at=measured.nodes_gone_at,
         node_claim_launch_failures=measured.launch_failures, placeholders_replaced=measured.placeholders_replaced,
         scale_up_measured=measured.measured_scale_up, scale_up_delay_seconds=measured.scale_up_delay_seconds,
         node_hours=_round(measured.node_hours), ideal_node_hours=_round(measured.ideal_node_hours),
@@ -63,7 +64,7 @@ def _row(measured: Measured) -> list[str]:
     hours, ideal = measured.node_hours, measured.ideal_node_hours
     return [local_times(measured.occurrence), _scaled_up(measured), f"{measured.planned} {measured.counted}",
             "no data" if measured.ready_at_start is None else str(measured.ready_at_start), _complete(measured),
-            nodes, "no data" if pods is None else f"{pods:.1f} pod-min",
+            nodes, "no data" if pods is None else f"{measured.unschedulable_pods} pods, {pods:.1f} pod-min",
             _failures(measured.launch_failures),
             _replaced(measured),
             "no data" if hours is None else f"{hours:.2f}" + ("" if ideal is None else f" ({ideal:.2f})"),

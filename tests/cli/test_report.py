@@ -70,6 +70,10 @@ EVENT_POOL, BATCH_POOL = "prescale-event", static_node_pool_name("fixed", "batch
 LEAVE = timedelta(minutes=10)  # nodes leave this long after an end
 
 
+def utc(instant: int) -> str:
+    return f"{datetime.fromtimestamp(instant, UTC):%Y-%m-%dT%H:%M:%SZ}"
+
+
 def at(day: datetime, clock: str) -> int:
     hours, minutes, *seconds = (int(part) for part in clock.split(":"))
     return int((day + timedelta(hours=hours, minutes=minutes, seconds=seconds[0] if seconds else 0)).timestamp())
@@ -335,7 +339,8 @@ def test_a_served_event_shows_its_margin_node_times_and_node_hours(two_days):
     assert lunch["nodeHours"] == round(LUNCH_1.node_hours, 2)
     assert lunch["idealNodeHours"] == round(4 * 70 / 60, 2)  # 4 nodes from the 11:50 scale-up to the 13:00 end
     assert lunch["cost"] == round(LUNCH_1.node_hours * PRICE, 2)
-    assert lunch["unschedulablePodMinutes"] == 0 and lunch["missing"] == []
+    assert lunch["unschedulablePodMinutes"] == lunch["unschedulablePods"] == 0 and lunch["missing"] == []
+    assert lunch["nodesGoneAt"] == utc(LUNCH_1.gone)  # the pool's only nodes then: its count stops
     assert lunch["nodeClaimLaunchFailures"] == {}  # the consolidation that day is no launch failure
     assert lunch["placeholdersReplaced"] == LUNCH_PODS_1.replaced(4, at(DAY1, "11:50"), at(DAY1, "13:00")) == 2
     assert lunch["scaleUpMeasured"] == f"2027-01-11T{LUNCH_ACTIVE[DAY1][0]}Z"
@@ -346,7 +351,7 @@ def test_a_late_event_shows_how_late_and_the_pods_that_waited(two_days):
     lunch = two_days["lunch", "2027-01-12"]
     assert (lunch["readyAtStart"], lunch["completeAt"], lunch["marginSeconds"]) == (2, "2027-01-12T12:03:00Z", -180)
     assert lunch["verdict"] == "late"
-    assert lunch["unschedulablePodMinutes"] == 3 * 5  # three pods for five minutes
+    assert (lunch["unschedulablePods"], lunch["unschedulablePodMinutes"]) == (3, 3 * 5)  # three, for 5 minutes
     assert lunch["nodeReadySeconds"] == {"p50": 120, "p95": 420, "max": 420}
     assert lunch["nodeClaimLaunchFailures"] == failed_to_launch(EVENT_POOL, at(DAY2, "11:50"), at(DAY2, "13:00"))
     assert lunch["nodeClaimLaunchFailures"] == {"insufficient_capacity": 2, "launch_timeout": 1}
@@ -369,7 +374,7 @@ def test_a_static_window_is_measured_on_its_own_node_pool(two_days):
     assert (first["strategy"], first["planned"], first["verdict"]) == ("static", 3, "served")
     assert first["completeAt"] == "2027-01-11T08:52:00Z"  # the last of the three Ready 90 s after 08:50:30
     assert second["completeAt"] == "2027-01-12T09:00:30Z" and second["verdict"] == "late"  # one took 10 minutes
-    assert first["nodeHours"] == round(BATCH_1.node_hours, 2)
+    assert first["nodeHours"] == round(BATCH_1.node_hours, 2) and first["nodesGoneAt"] == utc(BATCH_1.gone)
     assert first["placeholdersReplaced"] is None and NEEDS_PODS not in first["missing"]  # no placeholder pods
     assert (first["scaleUpMeasured"], second["scaleUpMeasured"]) == tuple(
         f"2027-01-{day.day}T{BATCH_STARTED[day]}Z" for day in (DAY1, DAY2))  # its driver's scale-up Job
