@@ -149,10 +149,6 @@ class EventWindow(Model):
         return parse_cron(self.start)
 
     @property
-    def end_cron(self) -> CronSpec:
-        return parse_cron(self.end)
-
-    @property
     def local_start(self) -> datetime:
         """The one-off start as a naive local date-time (only for one-off windows)."""
         return datetime.fromisoformat(self.start)
