@@ -295,9 +295,10 @@ def build_parser() -> CommandParser:
                         help="only this window (repeatable)")
     report.add_argument("--json", action="store_true",
                         help='print {"schemaVersion", "stack", "from", "to", "occurrences": [{"window", "strategy", '
-                             '"scaleUp", "start", "end", "planned", "readyAtStart", "completeAt", "marginSeconds", '
-                             '"nodeReadySeconds", "unschedulablePodMinutes", "nodeHours", "idealNodeHours", "cost", '
-                             '"verdict", "missing"}]}')
+                             '"scaleUp", "scaleUpMeasured", "start", "end", "planned", "readyAtStart", "completeAt", '
+                             '"marginSeconds", "nodeReadySeconds", "unschedulablePods", "unschedulablePodMinutes", '
+                             '"nodeClaimLaunchFailures", "placeholdersReplaced", "nodeHours", "nodesGoneAt", '
+                             '"idealNodeHours", "cost", "verdict", "missing", ...}]}')
     report.add_argument("--png", type=Path, metavar="FILE",
                         help="also draw each window's planned vs Ready around its occurrences' starts to FILE (PNG)")
     report.set_defaults(run=_run_report, reads_project=True)
@@ -335,7 +336,7 @@ def build_parser() -> CommandParser:
     fleet.add_argument("--json", action="store_true",
                        help='print {"schemaVersion", "stacks", "events": [{"event", "stacks": [{"stack", "window", '
                             '"nodes", "vcpus", "scaleUp"}], "regions": [{"account", "region", "vcpusByFamily", '
-                            '"quota", "launchesPerMinute"}]}], "problems"}')
+                            '"quota", "launchesPerMinute", "instances"}]}], "problems"}')
     fleet.set_defaults(run=_run_fleet, reads_project=False)
 
     preflight = commands.add_parser(
