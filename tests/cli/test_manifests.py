@@ -3,9 +3,8 @@ plan's clock), which pass the CRDs."""
 
 from datetime import UTC, datetime
 
-import yaml
-
 from prescale_cli.manifests import write_manifests
+from tests.support import load_yaml
 from tests.support.capacity import native_config, run
 from tests.support.crd_validation import CRD_FILES, validate
 
@@ -13,7 +12,7 @@ from tests.support.crd_validation import CRD_FILES, validate
 def test_static_node_pools_and_buffers_keep_the_count_their_crds_need_and_the_readme_says_to_ignore_it(
         native_run, tmp_path):
     written = write_manifests(native_run[0], tmp_path, "native")
-    documents = [yaml.safe_load(path.read_text()) for path in written.files]
+    documents = [load_yaml(path.read_text()) for path in written.files]
     counted = [d for d in documents if d["kind"] in ("NodePool", "CapacityBuffer") and "replicas" in d["spec"]]
     assert sorted((d["kind"], d["spec"]["replicas"]) for d in counted) == [
         ("CapacityBuffer", 0), ("CapacityBuffer", 0), ("NodePool", 0), ("NodePool", 0)]
@@ -41,7 +40,7 @@ def test_files_written_inside_a_window_still_hold_the_count_between_windows_and_
                   if "replicas" in r.inputs["spec"]]
     assert 3 in registered
     written = write_manifests(evaluation, tmp_path, "native")
-    documents = [yaml.safe_load(path.read_text()) for path in written.files]
+    documents = [load_yaml(path.read_text()) for path in written.files]
     assert {d["spec"]["replicas"] for d in documents if d["kind"] in ("NodePool", "CapacityBuffer")
             and "replicas" in d["spec"]} == {0}
     assert len(written.driven) == 4

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pulumi
 import pytest
-import yaml
 from prescale.offline import run_program
 
 from prescale_cli.main import main
 from prescale_cli.output import Output
 from prescale_cli.wire import SECRET, plain
+from tests.support import load_yaml
 from tests.support.cli import NOW, REAL_PROGRAM, ROOT, SMALL_PROGRAM, make_project
 from tests.support.crd_validation import CRD_FILES, validate
 
@@ -99,7 +99,7 @@ def test_dev_stack_json_matches_the_real_program_and_its_manifests_pass_the_crds
     assert as_listed(json.loads(out)["resources"]) == registered(expected)
     assert "Kubernetes manifests" in err  # --json keeps stdout for the document
     for path in tmp_path.glob("*.yaml"):
-        document = yaml.safe_load(path.read_text())
+        document = load_yaml(path.read_text())
         if (document["apiVersion"], document["kind"]) in CRD_FILES:
             assert validate(document) == [], path.name
 
@@ -116,7 +116,7 @@ def test_out_writes_one_applicable_manifest_per_kubernetes_object(capsys, small_
         "00-namespace-prescale.yaml", "00-priorityclass-prescale-placeholder.yaml", "10-configmap-settings.yaml",
         "10-deployment-prescale.placeholders.yaml", "10-scaledobject-prescale.placeholders.yaml", "README.md",
         "kustomization.yaml"]
-    documents = {path.name: yaml.safe_load(path.read_text()) for path in out_dir.glob("??-*.yaml")}
+    documents = {path.name: load_yaml(path.read_text()) for path in out_dir.glob("??-*.yaml")}
     for document in documents.values():
         assert list(document)[:3] == ["apiVersion", "kind", "metadata"] and document["metadata"]["name"]
     deployment = documents["10-deployment-prescale.placeholders.yaml"]
@@ -149,7 +149,7 @@ def test_out_leaves_replicas_to_keda_on_exactly_the_scaled_deployments(dev_stack
     evaluation = dev_stack
     assert plan(capsys, "--project", str(ROOT), "--stack", "dev", "--out", str(tmp_path))[0] == 0
     written = {(d["kind"], d["metadata"]["name"]): d
-               for d in (yaml.safe_load(path.read_text()) for path in tmp_path.glob("*.yaml"))}
+               for d in (load_yaml(path.read_text()) for path in tmp_path.glob("*.yaml"))}
     targets = {d["spec"]["scaleTargetRef"]["name"] for (kind, _), d in written.items() if kind == "ScaledObject"}
     deployments = {name: d for (kind, name), d in written.items() if kind == "Deployment"}
     assert targets == set(deployments) == {"prescale-lunch-rush", "prescale-morning-peak", "prescale-launch-2027"}

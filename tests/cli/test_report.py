@@ -16,7 +16,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-import yaml
 from prescale.model.plan import plan_capacity
 from prescale.model.strategies.static import static_node_pool_name
 from prescale.series import BUFFER_CONDITION
@@ -37,7 +36,7 @@ from prescale_cli.report_picture import report_figure
 from prescale_cli.stack import load_config
 from prescale_cli.timeline import build_timeline
 from tests.cli.test_documents import assert_passes
-from tests.support import ROOT
+from tests.support import ROOT, load_yaml
 from tests.support.cli import make_project
 from tests.support.prometheus import Series, prometheus_serving
 
@@ -401,8 +400,8 @@ def test_the_capacity_buffer_config_in_the_docs_writes_the_series_the_report_rea
     it serves, the conditions' path in its status, each label and the value a field of a condition, and the metric
     name kube-state-metrics makes of it (``kube_customresource_`` + its name) the one the report reads."""
     block = (ROOT / "docs/report.md").read_text().split("### CapacityBuffers")[1].split("```yaml\n")[1].split("```")[0]
-    (resource,) = yaml.safe_load(block)["spec"]["resources"]
-    crd = yaml.safe_load((ROOT / "tests/charts/karpenter/crds/autoscaling.x-k8s.io_capacitybuffers.yaml").read_text())
+    (resource,) = load_yaml(block)["spec"]["resources"]
+    crd = load_yaml((ROOT / "tests/charts/karpenter/crds/autoscaling.x-k8s.io_capacitybuffers.yaml").read_text())
     kind = resource["groupVersionKind"]
     assert (kind["group"], kind["kind"]) == (crd["spec"]["group"], crd["spec"]["names"]["kind"])
     (version,) = [version for version in crd["spec"]["versions"] if version["name"] == kind["version"]]

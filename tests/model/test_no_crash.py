@@ -21,12 +21,12 @@ from prescale.model.validation import ConfigError, decode_config, load_stack_con
 from prescale.offline import OfflineMocks, run_program
 from prescale.stack_file import StackFileProblems, read_config_file
 
-from tests.support import ROOT
+from tests.support import ROOT, load_yaml
 from tests.support.config import NOW
 
 # Every key of the config schema that a stack can give at once: the three strategies, a one-off window with a
 # reservation, a static pool with a Bottlerocket data volume.
-FULL: dict[str, Any] = yaml.safe_load("""
+FULL: dict[str, Any] = load_yaml("""
 aws:region: ap-northeast-2
 prescale:cluster:
   name: shop-prod

@@ -13,9 +13,9 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 from prescale.offline import Evaluation, carries_wire_values, run_program
 
+from tests.support import load_yaml
 from tests.support.crd_validation import KUBERNETES_VERSION, validate_kubernetes
 from tests.support.helm import CHARTS, helm_binary, render, unknown_values_keys
 from tests.support.platform import ACCOUNT, DEV_NOW, PROJECT, REGION, RELEASE, policy
@@ -82,7 +82,7 @@ def rendered(stack, helm, tmp_path_factory) -> dict[str, list[dict]]:
 
 
 def chart_version(chart: str) -> str:
-    return yaml.safe_load((CHARTS / chart / "Chart.yaml").read_text())["version"]
+    return load_yaml((CHARTS / chart / "Chart.yaml").read_text())["version"]
 
 
 def of_kind(objects: list[dict], kind: str) -> list[dict]:

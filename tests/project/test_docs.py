@@ -8,8 +8,7 @@ import importlib
 import re
 from pathlib import Path
 
-import yaml
-
+from tests.support import load_yaml
 from tests.support.cli import ROOT
 from tests.support.doc_quotes import QUOTES
 
@@ -149,6 +148,6 @@ def test_the_readme_shows_a_window_of_the_dev_stack_near_its_top():
     validates as the dev stack does (tests/project/test_program.py runs that stack)."""
     top = "\n".join((ROOT / "README.md").read_text().splitlines()[:80])
     (block,) = re.findall(r"^```yaml\n(.*?)^```", top, re.MULTILINE | re.DOTALL)
-    (window,) = yaml.safe_load(block)["config"]["prescale:eventWindows"]
-    dev_stack = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())["config"]["prescale:eventWindows"]
+    (window,) = load_yaml(block)["config"]["prescale:eventWindows"]
+    dev_stack = load_yaml((ROOT / "Pulumi.dev.yaml").read_text())["config"]["prescale:eventWindows"]
     assert window in dev_stack

@@ -17,14 +17,13 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 import pytest
-import yaml
 from prescale.offline import Evaluation, Registration, evaluate, run_program
 from pulumi_policy import EnforcementLevel
 
 from policy.prescale_policies import POLICIES
 from tests.platform.test_adoption import LUNCH, PROJECT
 from tests.platform.test_adoption import NOW as ADOPTION_NOW
-from tests.support import ROOT
+from tests.support import ROOT, load_yaml
 from tests.support.platform import revealed
 from tests.support.policy import Violation, mandatory, violations
 
@@ -48,7 +47,7 @@ def test_every_rule_is_mandatory_except_the_public_endpoint():
 
 
 def test_the_pack_directory_is_a_python_pack_with_production_levels_and_the_suites_pin():
-    assert yaml.safe_load((POLICY_DIR / "PulumiPolicy.yaml").read_text())["runtime"]["name"] == "python"
+    assert load_yaml((POLICY_DIR / "PulumiPolicy.yaml").read_text())["runtime"]["name"] == "python"
     production = json.loads((POLICY_DIR / "production.json").read_text())
     assert production == {"eks-public-endpoint-limited": {"enforcementLevel": "mandatory"}}
     pinned = "pulumi-policy==1.21.0"

@@ -29,10 +29,9 @@ import cel
 import jsonschema
 import kubernetes_validate
 import kubernetes_validate.utils
-import yaml
 from prescale.model.config import ClusterConfig
 
-from . import TESTS
+from . import TESTS, load_yaml
 
 CRD_DIR = TESTS / "crds"
 CRD_FILES = {
@@ -97,7 +96,7 @@ def schema_of(api_version: str, kind: str) -> dict[str, Any]:
     """The served version's ``openAPIV3Schema`` from the saved CRD (memoised, like the compiled validators and CEL
     programs below: pure lookups by their arguments, not test state; read-only)."""
     path = CRD_FILES[(api_version, kind)]
-    crd = yaml.safe_load(path.read_text())
+    crd = load_yaml(path.read_text())
     version = api_version.split("/")[1]
     served = next(v for v in crd["spec"]["versions"] if v["name"] == version)
     return served["schema"]["openAPIV3Schema"]

@@ -7,9 +7,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-import yaml
-
-from . import TESTS
+from . import TESTS, load_yaml
 
 STATUS_DATA = TESTS / "data" / "status"
 LEAD_TIME_NOW = "2026-11-30T22:55Z"  # the recordings' instant: dev's morning-peak in its lead time (scale-up 22:45)
@@ -19,7 +17,7 @@ LEAD_TIME_NOW = "2026-11-30T22:55Z"  # the recordings' instant: dev's morning-pe
 def recorded(name: str) -> tuple[dict[str, Any], ...]:
     """The items of ``tests/data/status/<name>.yaml``, a ``v1 List`` as ``kubectl get -o yaml`` writes it (memoised:
     a file read once; read-only, so a test deep-copies the items it changes)."""
-    return tuple(yaml.safe_load((STATUS_DATA / f"{name}.yaml").read_text())["items"])
+    return tuple(load_yaml((STATUS_DATA / f"{name}.yaml").read_text())["items"])
 
 
 def overlaid(base: str, overlay: str) -> RecordedCluster:

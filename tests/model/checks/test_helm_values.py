@@ -4,11 +4,10 @@ would silently do nothing (a key the chart does not know, a null), each refused 
 import re
 
 import pytest
-import yaml
 from prescale.model.checks.helm_values import KARPENTER_VALUES, KEDA_VALUES, unknown_paths
 from prescale.model.validation import load_capacity_config, load_stack_config
 
-from tests.support import ROOT
+from tests.support import ROOT, load_yaml
 from tests.support.config import NOW, only_problem, problems
 
 CHARTS = {"karpenter": KARPENTER_VALUES, "keda": KEDA_VALUES}
@@ -47,7 +46,7 @@ def test_keys_prescale_leaves_to_the_user_are_accepted_as_given():
 
 def test_the_example_in_the_docs_is_accepted():
     section = (ROOT / "docs" / "platform.md").read_text().split("### Helm values\n", 1)[1]
-    example = yaml.safe_load(re.search(r"```yaml\n(.*?)```", section, re.DOTALL)[1])
+    example = load_yaml(re.search(r"```yaml\n(.*?)```", section, re.DOTALL)[1])
     config = load_stack_config(stack(karpenter=example["prescale:karpenter"], keda=example["prescale:keda"]), NOW)
     assert config.karpenter.values["controller"] == {"resources": {"limits": {"memory": "2Gi"}}}
     assert config.keda.values["image"] == {"keda": {"registry": "mirror.example.com"}}

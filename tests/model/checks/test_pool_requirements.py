@@ -7,7 +7,6 @@ import dataclasses
 import re
 
 import pytest
-import yaml
 from prescale.capacity import deploy_capacity
 from prescale.capacity.node_pools import requirements as rendered_requirements
 from prescale.contract import AUTO_MODE_NODE_CLASSES
@@ -18,6 +17,7 @@ from prescale.model.validation import load_capacity_config, load_stack_config
 from prescale.offline import evaluate
 
 from prescale_cli.cost import candidates, cheapest_fleet
+from tests.support import load_yaml
 from tests.support.capacity import (
     DEPLOYMENT,
     NODE_CLASS,
@@ -60,7 +60,7 @@ def node_pool_requirements(config) -> dict[str, list[dict]]:
 def seed_pool_from_the_docs() -> dict:
     text = (PROJECT / "docs" / "capacity.md").read_text()
     block = next(b for b in re.findall(r"```yaml\n(.*?)```", text, re.DOTALL) if "- name: seed" in b)
-    return yaml.safe_load(block)["prescale:nodePools"][0]
+    return load_yaml(block)["prescale:nodePools"][0]
 
 
 SEED_REQUIREMENTS = [

@@ -4,18 +4,17 @@ import re
 from datetime import timedelta
 
 import pytest
-import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 from prescale.capacity.node_pools import node_pool_spec
 from prescale.model.config import NodePoolConfig
 from prescale.model.values.duration import nodepool_duration, parse_duration
 
-from tests.support import TESTS
+from tests.support import TESTS, load_yaml
 from tests.support.config import only_problem
 from tests.support.crd_validation import validate
 
-NODEPOOL_CRD = yaml.safe_load((TESTS / "crds" / "karpenter" / "karpenter.sh_nodepools.yaml").read_text())
+NODEPOOL_CRD = load_yaml((TESTS / "crds" / "karpenter" / "karpenter.sh_nodepools.yaml").read_text())
 _SPEC = NODEPOOL_CRD["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
 # The CRD's own patterns for the three durations prescale writes.
 POOL = {"name": "event", "limits": {"cpu": "64"}}
