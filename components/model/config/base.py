@@ -204,6 +204,11 @@ class Model(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True, alias_generator=to_camel,
                               populate_by_name=True)
 
+    def written_keys(self) -> set[str]:
+        """The keys the stack file sets on this object, spelled as it spells them (each field's camelCase alias)."""
+        fields = type(self).model_fields
+        return {fields[name].alias or name for name in self.model_fields_set}
+
 
 class CapacityRequest(Model):
     """Capacity to hold ready for an event, as pod requests (CPU cores and memory)."""

@@ -17,7 +17,6 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic.alias_generators import to_camel
 
 from .base import Model, Version, _Checked, _distinct, _fail, _left_out, _list_as_tuple, _shaped
 
@@ -149,7 +148,7 @@ class ClusterConfig(Model):
             new_only = {"vpcId", "privateSubnetIds", "publicSubnetIds", "vpcCidr", "availabilityZones",
                         "natGateways", "systemNodeGroup", "kubernetesVersion", "supportType", "endpointPublicAccess",
                         "publicAccessCidrs", "endpointPrivateAccess", "adminRoleArns"}
-            given = sorted(new_only & {to_camel(f) for f in self.model_fields_set})
+            given = sorted(new_only & self.written_keys())
             if given:
                 raise _fail("model", f"{', '.join(given)} appl{'y' if len(given) > 1 else 'ies'} only when create is "
                                      "true; an existing cluster is used as it is")

@@ -20,7 +20,6 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 from ..values.duration import parse_duration
@@ -144,9 +143,9 @@ _Term = TypeVar("_Term", bound=Model)
 
 
 def _exactly_one_selector(term: _Term) -> _Term:
-    given = sorted(to_camel(f) for f in term.model_fields_set)
+    given = sorted(term.written_keys())
     if len(given) != 1:
-        allowed = " or ".join(to_camel(f) for f in type(term).model_fields)
+        allowed = " or ".join(field.alias or name for name, field in type(term).model_fields.items())
         raise _fail("model", f"give exactly one of {allowed} per selector term (got {', '.join(given) or 'none'}); "
                              "several terms select the union")
     return term
@@ -443,7 +442,7 @@ class NodePoolConfig(Model):
 
     @model_validator(mode="after")
     def _keys_fit_the_kind_of_pool(self, info: ValidationInfo) -> Self:
-        given = {to_camel(f) for f in self.model_fields_set}
+        given = self.written_keys()
         if self.existing and given - EXISTING_POOL_KEYS:
             raise _fail("model", f"an existing pool (existing: true) is used as it is, so it takes only "
                                  f"{', '.join(sorted(EXISTING_POOL_KEYS))}; these keys only shape pools prescale "

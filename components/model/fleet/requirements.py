@@ -57,6 +57,7 @@ class PoolRequirement:
 
 SHORTHANDS = {"capacity_types": CAPACITY_TYPE, "instance_categories": f"{KARPENTER_DOMAIN}/instance-category",
               "architectures": ARCH}  # NodePoolConfig field → the key it renders (category: in the mode's domain)
+WRITTEN_AS = {field: to_camel(field) for field in SHORTHANDS}  # each shorthand as the stack file spells it
 
 
 def shorthand_field(key: str) -> str | None:
@@ -70,7 +71,7 @@ def pool_requirements(pool: NodePoolConfig, label_domain: str = KARPENTER_DOMAIN
     category in ``label_domain``), then ``kubernetes.io/os In [linux]`` if ``linux`` and not written, then the
     pool's own ``requirements`` in order."""
     written = {table_key(requirement.key) for requirement in pool.requirements}
-    chosen = [PoolRequirement(to_camel(field), key.replace(KARPENTER_DOMAIN, label_domain), "In",
+    chosen = [PoolRequirement(WRITTEN_AS[field], key.replace(KARPENTER_DOMAIN, label_domain), "In",
                               tuple(getattr(pool, field)))
               for field, key in SHORTHANDS.items() if key not in written]
     if linux and OS not in written:
