@@ -28,7 +28,7 @@ _WIDTH = 116
 
 def chart_keys(chart: Path) -> KeyTree:
     """The key tree of the chart in folder ``chart``: every known key, ``None`` where any content is accepted."""
-    declared = set(_paths(yaml.safe_load((chart / "values.yaml").read_text()) or {}))
+    declared = set(_paths(yaml.load((chart / "values.yaml").read_text(), Loader=yaml.CSafeLoader) or {}))
     read = {tuple(match[1:].split(".")) for template in (chart / "templates").rglob("*") if template.is_file()
             for match in _VALUES_READ.findall(template.read_text())}
     extended = {path[:length] for path in read for length in range(1, len(path))}
@@ -47,7 +47,7 @@ def chart_keys(chart: Path) -> KeyTree:
 
 
 def chart_version(chart: Path) -> str:
-    version: str = yaml.safe_load((chart / "Chart.yaml").read_text())["version"]
+    version: str = yaml.load((chart / "Chart.yaml").read_text(), Loader=yaml.CSafeLoader)["version"]
     return version
 
 
