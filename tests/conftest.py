@@ -6,6 +6,7 @@ plain builders of tests/support, and is read-only: a test that changes one works
 """
 
 import gc
+import logging
 
 import pytest
 from prescale.capacity import DeployedCapacity
@@ -25,6 +26,16 @@ def dev_stack() -> Evaluation:
 def native_run() -> tuple[Evaluation, list[DeployedCapacity]]:
     """Static and buffer pools, ``run(native_config())``, evaluated once per session: read-only, copy to change."""
     return run(native_config())
+
+
+def pytest_configure(config):
+    """asyncio's log is off for the session. A refused run leaves futures holding its error, which the test has read
+    from the raised ConfigError; when the collector frees them, asyncio logs each error with its traceback, and Python
+    3.11 formats a traceback by parsing source (its error carets). A collection may start inside any other parse,
+    a test's ``ast.parse`` or pytest's own, and CPython's converter of parse trees keeps one depth counter per
+    interpreter, which the nested parse resets: the outer one then fails with "SystemError: AST constructor recursion
+    depth mismatch" (seen in tests/model/test_parsed_values.py). Nothing else in the session logs to asyncio."""
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
 
 
 def pytest_unconfigure(config):
