@@ -30,7 +30,7 @@ def native_run() -> tuple[Evaluation, list[DeployedCapacity]]:
 
 def pytest_configure(config):
     """asyncio's log is off for the session. A refused run leaves futures holding its error, which the test has read
-    from the raised ConfigError; when the collector frees them, asyncio logs each error with its traceback, and Python
+    from the error the run raised; when the collector frees them, asyncio logs each error with its traceback, and Python
     3.11 formats a traceback by parsing source (its error carets). A collection may start inside any other parse,
     a test's ``ast.parse`` or pytest's own, and CPython's converter of parse trees keeps one depth counter per
     interpreter, which the nested parse resets: the outer one then fails with "SystemError: AST constructor recursion

@@ -14,6 +14,7 @@ import matplotlib.dates as mdates
 import matplotlib.pyplot as plt
 import pytest
 from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from PIL import Image
@@ -390,6 +391,11 @@ def test_png_hours_are_labelled_in_the_windows_zone_when_they_share_one(week):
     (top,) = axis.child_axes  # day names, above the hours
     assert [label.get_text() for label in top.get_xticklabels()] == [
         "Sat 03-20", "Sun 03-21", "Mon 03-22", "Tue 03-23", "Wed 03-24", "Thu 03-25", "Fri 03-26"]
+    # A mark at every hour of the zone along the bottom (one collection of 168 marks for the week).
+    (marks,) = [collection for collection in axis.collections if isinstance(collection, LineCollection)]
+    hours = [mdates.num2date(segment[0][0], tz=seoul) for segment in marks.get_segments()]
+    assert len(hours) == 7 * 24 and all(hour.minute == 0 for hour in hours)
+    assert all(later - earlier == timedelta(hours=1) for earlier, later in zip(hours, hours[1:]))
     # Several zones: UTC, said in the axis label; each row keeps its window's own times.
     _, mixed = week("2027-03-20T00:00Z")
     assert mixed.get_xlabel() == "hour of the day in UTC; each window's own times are in its label"
