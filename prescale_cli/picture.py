@@ -196,7 +196,8 @@ def _times(entries: list[Entry]) -> str:
 
 def _time_axis(axis, since: datetime, until: datetime, zone: ZoneInfo, multiple_zones: bool) -> None:
     """Hours labelled every 6 in ``zone``, day names on top, a line at each midnight."""
-    axis.set_xlim(mdates.date2num(since), mdates.date2num(until))
+    left = mdates.date2num(since)
+    axis.set_xlim(left, mdates.date2num(until))
     axis.xaxis.set_major_locator(mdates.HourLocator(byhour=range(0, 24, 6), tz=zone))
     axis.xaxis.set_major_formatter(mdates.DateFormatter("%H:%M", tz=zone))
     axis.tick_params(axis="x", labelsize=8)
@@ -205,7 +206,7 @@ def _time_axis(axis, since: datetime, until: datetime, zone: ZoneInfo, multiple_
     days = [first + timedelta(days=day) for day in range((until - since).days + 2)]
     # Each hour a short mark along the bottom, as one collection: a minor tick each (168 a week) made the layout
     # build and measure 168 tick objects, a third of the drawing's time.
-    hours = [hour for hour in mdates.drange(first, until, timedelta(hours=1)) if hour >= mdates.date2num(since)]
+    hours = [hour for hour in mdates.drange(first, until, timedelta(hours=1)) if hour >= left]
     axis.vlines(hours, 0, 0.015, transform=axis.get_xaxis_transform(), color="black", linewidth=0.6)
     for midnight in days:
         axis.axvline(mdates.date2num(midnight), color="gray", linewidth=0.8)
