@@ -70,11 +70,15 @@ class Prometheus:
     def _matrix(self, query: str, start: int, end: int, step: int) -> dict[Labels, Samples]:
         body = self._get("/api/v1/query_range", {"query": query, "start": str(start), "end": str(end),
                                                  "step": str(step)})
-        data = body.get("data") or {}
-        if data.get("resultType") != "matrix":
-            raise PrometheusError(f"{self._host}: a range query answered {data.get('resultType')!r}, not a matrix")
-        return {frozenset(series["metric"].items()): [(float(at), float(value)) for at, value in series["values"]]
-                for series in data.get("result", [])}
+        try:
+            data = body["data"]
+            if data["resultType"] == "matrix":
+                return {frozenset(series["metric"].items()): [(float(at), float(value))
+                                                              for at, value in series["values"]]
+                        for series in data["result"]}
+        except (LookupError, TypeError, AttributeError, ValueError):  # a shape or a sample it does not write
+            pass
+        raise self._not_the_api(query)
 
     def _get(self, path: str, fields: dict[str, str]) -> dict[str, Any]:
         import urllib3  # the command's transport, loaded only when a report asks
@@ -91,14 +95,23 @@ class Prometheus:
             raise PrometheusError(f"cannot reach Prometheus at {self._host}: {type(error).__name__}") from None
         try:
             body = json.loads(response.data)
-        except ValueError:
-            body = {}
-        if response.status != 200 or body.get("status") != "success":
-            reason = body.get("error") or response.reason or "no reason given"
-            hint = " (is the token or the password right?)" if response.status in (401, 403) else ""
-            raise PrometheusError(f"Prometheus at {self._host} answered {response.status} to {fields['query']!r}: "
-                                  f"{reason}{hint}")
-        return body
+        except ValueError:  # not JSON: a page of something in front of the server, say
+            body = None
+        answered: dict[str, Any] = body if isinstance(body, dict) else {}
+        if response.status == 200 and answered.get("status") == "success":
+            return answered
+        if response.status == 200 and "error" not in answered:
+            raise self._not_the_api(fields["query"])
+        reason = answered.get("error") or response.reason or "no reason given"
+        hint = " (is the token or the password right?)" if response.status in (401, 403) else ""
+        raise PrometheusError(f"Prometheus at {self._host} answered {response.status} to {fields['query']!r}: "
+                              f"{reason}{hint}")
+
+    def _not_the_api(self, query: str) -> PrometheusError:
+        """A successful answer that is not the query API's matrix (the shape this module's docstring quotes): the
+        URL is likely not the API's own but a sign-in page or another service in front of it."""
+        return PrometheusError(f"Prometheus at {self._host} answered {query!r} with what is not the query API's "
+                               "JSON matrix: is the URL the server's own, not a sign-in page in front of it?")
 
     @property
     def _host(self) -> str:

@@ -24,13 +24,15 @@ SECRET = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
 
 @pytest.fixture
 def server():
-    """A local stand-in for the query API that records each request's path and headers."""
+    """A local stand-in for the query API that records each request's path and headers; it answers
+    ``answer[0]`` (:data:`ANSWER` unless a test puts other bytes there) with status 200."""
     received: list[tuple[str, dict[str, str]]] = []
+    answer = [json.dumps(ANSWER).encode()]
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802 (http.server's name)
             received.append((self.path, dict(self.headers)))
-            body = json.dumps(ANSWER).encode()
+            body = answer[0]
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
@@ -43,7 +45,7 @@ def server():
     httpd = HTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}", received
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", received, answer
     httpd.shutdown()
 
 
@@ -60,7 +62,7 @@ def test_an_amp_workspace_url_is_signed_for_aps_in_its_region():
 
 
 def test_basic_auth_leaves_the_url_and_a_token_is_a_bearer(server):
-    url, received = server
+    url, received, _ = server
     prometheus = Prometheus.at(url.replace("http://", "http://viewer:s3cret@"), token=None)
     assert prometheus.url == url and prometheus.basic == ("viewer", "s3cret")
     assert list(ask(prometheus).values()) == [[(1799670000.0, 4.0)]]
@@ -70,7 +72,7 @@ def test_basic_auth_leaves_the_url_and_a_token_is_a_bearer(server):
 
 
 def test_the_sigv4_signature_is_the_one_aws_documents(server, monkeypatch):
-    url, received = server
+    url, received, _ = server
     for name in ("AWS_PROFILE", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_SESSION_TOKEN"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
@@ -95,6 +97,33 @@ def test_the_sigv4_signature_is_the_one_aws_documents(server, monkeypatch):
         key = hmac.new(key, part.encode(), hashlib.sha256).digest()
     assert authorization.endswith("Signature=" + hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest())
     assert SECRET not in json.dumps(headers)
+
+
+# Bodies answered with status 200 that are not the query API's matrix: a sign-in page of a proxy in front of the
+# server, JSON of another shape, a matrix whose series lack their samples or carry unreadable ones.
+NOT_A_MATRIX = {
+    "a sign-in page": b"<html><body>Sign in</body></html>",
+    "a JSON list": b"[]",
+    "data as a list": json.dumps({"status": "success", "data": []}).encode(),
+    "a series without values": json.dumps({"status": "success", "data": {"resultType": "matrix", "result": [
+        {"metric": {}}]}}).encode(),
+    "a sample that is no number": json.dumps({"status": "success", "data": {"resultType": "matrix", "result": [
+        {"metric": {}, "values": [[1799670000, "four"]]}]}}).encode(),
+    "a sample without its time": json.dumps({"status": "success", "data": {"resultType": "matrix", "result": [
+        {"metric": {}, "values": ["4"]}]}}).encode(),
+}
+
+
+@pytest.mark.parametrize("body", NOT_A_MATRIX.values(), ids=NOT_A_MATRIX.keys())
+def test_an_answer_that_is_not_the_query_apis_is_one_error_naming_the_host_and_the_query(server, body):
+    url, _, answer = server
+    answer[0] = body
+    with pytest.raises(PrometheusError) as refused:
+        ask(Prometheus.at(url))
+    host = url.removeprefix("http://")
+    assert str(refused.value).startswith(f"Prometheus at {host} answered ")
+    assert "kube_deployment_status_replicas_ready" in str(refused.value)
+    assert "not the query API's" in str(refused.value)
 
 
 def test_no_credentials_for_a_workspace_is_one_clear_error(monkeypatch, tmp_path):
