@@ -425,6 +425,7 @@ def _run_plan(args: argparse.Namespace, project: Path, output: Output) -> int:
     # The Pulumi SDK (and the program's provider SDKs) load only for `plan`: `schedule` needs none of them.
     import pulumi
     from prescale.offline import run_program
+    from prescale.refusals import refusal_in
 
     from .manifests import write_manifests
     from .resources import resources_document, show_resources
@@ -441,6 +442,10 @@ def _run_plan(args: argparse.Namespace, project: Path, output: Output) -> int:
                            f"{project / f'Pulumi.{args.stack}.yaml'}") from None
     except pulumi.RunError as error:  # what Pulumi itself reports without a traceback
         raise CommandError(" ".join(str(error).split())) from None
+    except ValueError as error:  # a check that reads the cloud's answers (offline, the mocks') refused the stack
+        if (refused := refusal_in(error)) is None:
+            raise
+        raise CommandError(str(refused)) from None
     for warning in evaluation.warnings:  # as `pulumi up` would say them; stdout stays the plan (or its JSON)
         print(f"warning: {warning}", file=sys.stderr)
     if args.json:

@@ -20,9 +20,10 @@ from ..model.fleet.addresses import Subnets, planned_subnets, selector_groups
 from ..model.plan import CapacityPlan
 from ..model.shortfall import address_shortfall
 from ..names import DISCOVERY_TAG
+from ..refusals import PreviewRefusal
 
 
-class SubnetAddressError(ValueError):
+class SubnetAddressError(PreviewRefusal):
     """A pool's windows hold more addresses at once than its subnets have free (found at preview)."""
 
 

@@ -29,6 +29,7 @@ from ..contract import AUTO_MODE_SYSTEM_PLACEMENT, SYSTEM_NODE_TAINT, NodeNetwor
 from ..model.checks.eks_versions import forced_upgrade_notice
 from ..model.config import ClusterConfig
 from ..names import DISCOVERY_TAG
+from ..refusals import PreviewRefusal
 from .iam import eks_node_role
 from .network import Network, NetworkArgs
 
@@ -42,11 +43,11 @@ POD_IDENTITY_AGENT = "eks-pod-identity-agent"
 ACCESS_ENTRY_MODES = ("API", "API_AND_CONFIG_MAP")
 
 
-class ClusterPrerequisiteError(ValueError):
+class ClusterPrerequisiteError(PreviewRefusal):
     """The account or an existing cluster is not as prescale needs it (found at preview, before any change)."""
 
 
-class AutoModeError(ValueError):
+class AutoModeError(PreviewRefusal):
     """An existing cluster cannot serve ``prescale:cluster.autoMode: true`` as it is."""
 
 

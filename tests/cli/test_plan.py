@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pulumi
 import pytest
+from prescale.capacity.addresses import SubnetAddressError
 from prescale.offline import run_program
+from prescale.refusals import refusal_in
 
 from prescale_cli.main import main
 from prescale_cli.output import Output
@@ -287,6 +289,47 @@ def test_a_library_projects_missing_config_is_one_line_without_a_traceback(capsy
     assert code == 1 and out == ""
     assert err == ("prescale: shop-events:clusterName: required config is missing (the program reads it with "
                    f"pulumi.Config.require); set it under `config:` in {stack}\n")
+
+
+# Valid on its own; at preview the pool's subnets, looked up by their tags (offline: 4,000 free addresses in each of
+# three), cannot hold the 1,000 nodes' addresses under the VPC CNI defaults of a cluster prescale creates.
+TOO_FEW_ADDRESSES = """\
+config:
+  aws:region: ap-northeast-2
+  prescale:cluster: {name: shop}
+  prescale:nodePools:
+    - {name: event, limits: {cpu: "40000", memory: 160000Gi}, subnetSelectorTerms: [{tags: {tier: private}}]}
+  prescale:eventWindows:
+    - {name: sale, nodePool: event, timezone: UTC, start: "0 12 * * *", end: "0 13 * * *", nodes: 1000}
+"""
+
+
+def test_a_stack_the_preview_refuses_is_one_line_without_a_traceback(capsys, tmp_path):
+    """The address check needs the subnets' answers, so it refuses at preview, inside an Output that the SDK wraps
+    twice in its own ValueError; the command says the refusal's own words, as for an invalid config."""
+    project = make_project(tmp_path, program=REAL_PROGRAM, stacks={"dev": TOO_FEW_ADDRESSES})
+    code, out, err = plan(capsys, "--project", str(project))
+    assert code == 1 and out == ""
+    assert err.startswith("prescale: node pool 'event': at least 20000 addresses are held from Mon 2026-11-30 "
+                          "11:50 UTC")
+    assert err.endswith("allowed: fewer nodes at once, or subnets with at least 20000 free addresses "
+                        "(docs/capacity.md#addresses)\n")
+    assert err.count("\n") == 1 and "While processing" not in err
+
+
+def test_a_failure_that_no_refusal_led_to_keeps_its_traceback():
+    """A refusal is found through the SDK's wrapping, which raises a failed registration from itself; anything else
+    is a fault to report, not a message to print."""
+    refused = SubnetAddressError("node pool 'event': too few addresses")
+    wrapped = ValueError("While processing resource: 'event'")
+    try:
+        try:
+            raise ValueError("While processing input: 'addressesChecked'") from refused
+        except ValueError:
+            raise wrapped from wrapped  # the SDK's `raise exn from cause`, where both are one exception
+    except ValueError as error:
+        assert refusal_in(error) is refused
+    assert refusal_in(ValueError("a bug")) is None
 
 
 def test_plan_says_the_programs_warnings_on_stderr_and_keeps_stdout_for_the_plan(capsys, tmp_path):
