@@ -5,7 +5,7 @@ For each stack size it builds a synthetic stack (:mod:`bench.stacks`), then in f
 resources through the same SDK classes with no program logic, and the floor that registers them as plain
 resources (:mod:`bench.replay`), one after the other in every round, and prints the medians, the ratios, the
 peak memory and, unless ``--no-plan``, how long ``prescale plan`` takes end to end (interpreter start and
-imports included: what a user waits for). See ``bench/README.md``.
+imports included: what a user waits for) against the baseline run the same way. See ``bench/README.md``.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, metavar="N",
                         help="timed runs of each kind per size; the table shows their medians (default: 3)")
     parser.add_argument("--plan", action=argparse.BooleanOptionalAction, default=True,
-                        help="also time `prescale plan` end to end (default: yes)")
+                        help="also time `prescale plan` end to end, and the baseline the same way (default: yes)")
     args = parser.parse_args(argv)
 
     print(machine(), file=sys.stderr)
@@ -59,22 +59,24 @@ def measure_size(windows: int, pools: int, runs: int, plan: bool, scratch: Path)
     print(f"{windows} windows, {pools} pools: ", end="", file=sys.stderr, flush=True)
     measured: dict[str, list[dict[str, Any]]] = {"program": [], "baseline": [], "floor": []}
     plan_seconds: list[float] = []
+    plan_baseline_seconds: list[float] = []
     for _ in range(runs):
         for mode, runs_of_mode in measured.items():  # the replays replay the latest program run
             runs_of_mode.append(_worker(mode, stack, record))
         if plan:
             plan_seconds.append(time_plan(wire, f"bench-{windows}", scratch / "project"))
+            plan_baseline_seconds.append(time_cold_baseline(stack, record))
         print(".", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     seconds = {mode: [run["seconds"] for run in runs_of_mode] for mode, runs_of_mode in measured.items()}
     return Row(windows, pools, measured["program"][0]["resources"], seconds["program"], seconds["baseline"],
                seconds["floor"], max(run["peak_bytes"] for run in measured["program"]),
-               max(run["peak_bytes"] for run in measured["baseline"]), plan_seconds)
+               max(run["peak_bytes"] for run in measured["baseline"]), plan_seconds, plan_baseline_seconds)
 
 
-def _worker(mode: str, stack: Path, record: Path) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "bench.worker", mode, str(stack), "--record", str(record)],
-                          cwd=PROJECT, check=False, capture_output=True, text=True)
+def _worker(mode: str, stack: Path, record: Path, *options: str) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-m", "bench.worker", mode, str(stack), "--record", str(record),
+                           *options], cwd=PROJECT, check=False, capture_output=True, text=True)
     if done.returncode:  # e.g. a replay that did not register what the program did
         raise RuntimeError(f"bench.worker {mode} failed:\n{done.stderr}")
     return json.loads(done.stdout.splitlines()[-1])  # the program's own prints come before
@@ -97,6 +99,15 @@ def time_plan(wire: dict[str, str], stack: str, project: Path) -> float:
     if done.returncode:
         raise RuntimeError(f"prescale plan failed:\n{done.stderr}")
     return seconds
+
+
+def time_cold_baseline(stack: Path, record: Path) -> float:
+    """Seconds a fresh interpreter takes to register the program's latest run again through the SDK classes,
+    interpreter start, imports and the proof that it registered the same included: Pulumi's own share of what
+    ``prescale plan`` waits for (the worker's import of ``prescale.offline``, which brings the config model, too)."""
+    started = time.perf_counter()
+    _worker("baseline", stack, record, "--cold")
+    return time.perf_counter() - started
 
 
 def machine() -> str:

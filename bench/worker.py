@@ -7,6 +7,7 @@ run; imports and the SDK's start-up are paid before the clock starts, by a warm-
     python -m bench.worker program STACK.json [--record RUN.pickle]   # the stack config in Pulumi's wire form
     python -m bench.worker baseline STACK.json --record RUN.pickle    # replays through the SDKs' classes
     python -m bench.worker floor STACK.json --record RUN.pickle       # replays as plain resources
+    python -m bench.worker baseline STACK.json --record RUN.pickle --cold  # no warm-up: timed from outside
 
 Both replays fail unless they registered exactly what the program did. Printed: resources registered, wall
 seconds of the evaluation, and the process's peak resident memory (``ru_maxrss``, imports included).
@@ -42,12 +43,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("stack", type=Path, help="the stack config in wire form (JSON)")
     parser.add_argument("--record", type=Path,
                         help="program: where to write what it registered; baseline, floor: the recording to replay")
+    parser.add_argument("--cold", action="store_true",
+                        help="no warm-up: imports and the SDK's start-up are left for the first (timed) evaluation, "
+                             "as in a `prescale plan` that bench.run times from outside")
     args = parser.parse_args(argv)
     if args.mode in _REPLAYS and args.record is None:
         parser.error(f"{args.mode} needs --record: the program's recorded run to replay")
 
     wire = json.loads(args.stack.read_text())
-    run_program(PROJECT, "warm-up", NOW, config=warm_up_config())
+    if not args.cold:
+        run_program(PROJECT, "warm-up", NOW, config=warm_up_config())
     recorded: Evaluation | None = None
     if args.mode == "program":
         run = partial(run_program, PROJECT, STACK, NOW, config=wire)
