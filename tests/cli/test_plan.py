@@ -248,6 +248,16 @@ def test_bad_usage_exits_2(argv, capsys):
     assert "usage: prescale" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv", [["schedule", "--at", "9999-12-31T23:00Z"], ["schedule", "--from", "0001-01-02"],
+                                  ["plan", "--at", "1969-12-31T23:00Z"]])
+def test_an_instant_the_schedule_maths_cannot_reach_is_bad_usage_naming_the_years(argv, capsys):
+    """Years ahead of 9999-12-31 the next fire of a cron leaves Python's datetimes; before 1970, Unix times."""
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert f"argument {argv[1]}: '{argv[2]}' is not in a year from 1970 to 9899" in capsys.readouterr().err
+
+
 def test_a_mistake_after_a_command_shows_that_commands_usage(capsys):
     with pytest.raises(SystemExit) as exited:
         main(["schedule", "--stak", "dev"])

@@ -241,6 +241,10 @@ SecretName = Annotated[StrictStr, Field(max_length=253), _shaped(
 
 
 LOCAL_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$")
+# The years an instant prescale reads may fall in (a one-off window's date-times, a command's --at or --from): they
+# become Unix times, which start in 1970, and the schedule maths look years ahead of them (the next fire of a
+# cron), which near year 9999, the last Python's datetimes hold, would leave them; a century short of it is plenty.
+INSTANT_YEARS = range(1970, 9900)
 
 
 def _time_zone(value: str) -> str:

@@ -22,6 +22,7 @@ from ..values.cron import CronError, CronSpec, parse_cron
 from ..values.duration import format_duration, parse_duration, shorter_than
 from ..values.time_zones import load_zone
 from .base import (
+    INSTANT_YEARS,
     LOCAL_DATETIME,
     AvailabilityZone,
     CapacityRequest,
@@ -169,9 +170,12 @@ class EventWindow(Model):
     def _cron_or_local_datetime(cls, value: str) -> str:
         if LOCAL_DATETIME.match(value):
             try:
-                datetime.fromisoformat(value)
+                moment = datetime.fromisoformat(value)
             except ValueError as error:
                 raise _fail("datetime", f"is not a real date-time ({error})") from None
+            if moment.year not in INSTANT_YEARS:
+                raise _fail("datetime", f"must be in a year from {INSTANT_YEARS[0]} to {INSTANT_YEARS[-1]}: a "
+                                        "window's instants are Unix times, moved by its lead time, hold and grace")
             return value
         if re.match(r"^\d{4}-\d{2}-\d{2}", value):
             raise _fail("datetime", "a one-off date-time must be local and exactly YYYY-MM-DDTHH:MM "

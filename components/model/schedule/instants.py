@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+from ..config.base import INSTANT_YEARS
+
 
 def show_instant(instant: int | datetime, tz: ZoneInfo) -> str:
     """``Tue 2026-12-01 07:45 KST``: an instant (epoch seconds or aware) as a person reads it in ``tz``."""
@@ -28,4 +30,6 @@ def parse_instant(text: str) -> datetime:
         moment = datetime.fromisoformat(text)
     except ValueError:
         raise ValueError(f"{text!r} is not an ISO-8601 date or date-time (e.g. {INSTANT_EXAMPLE})") from None
+    if moment.year not in INSTANT_YEARS:
+        raise ValueError(f"{text!r} is not in a year from {INSTANT_YEARS[0]} to {INSTANT_YEARS[-1]}")
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
