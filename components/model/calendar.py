@@ -21,9 +21,12 @@ WINDOWS_KEY = f"{CONFIG_NAMESPACE}:eventWindows"
 EVENT_TIMES = ("timezone", "start", "end")
 
 
-def with_event_times(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[str], set[int]]:
+def with_event_times(raw: Mapping[str, Any], calendar_unread: bool = False) -> tuple[dict[str, Any], list[str],
+                                                                                      set[int]]:
     """``raw`` with each window that names an event given the event's times; the problems, and the windows they
-    are about (whose missing times are then no problem of their own)."""
+    are about (whose missing times are then no problem of their own). With ``calendar_unread`` (the stack file
+    could not hand the calendar over, a secret offline, and says so itself) a window that names an event is only
+    left without times."""
     windows = raw.get(WINDOWS_KEY)
     if not isinstance(windows, list) or not any(isinstance(window, dict) and "event" in window for window in windows):
         return dict(raw), [], set()
@@ -36,9 +39,10 @@ def with_event_times(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[str],
         if not isinstance(name, str):
             expanded.append(window)
             continue
-        problem = _problem(f"{WINDOWS_KEY}[{index}]", window, name, events, raw.get(CALENDAR_KEY))
-        if problem:
-            problems.append(problem)
+        problem = None if calendar_unread else _problem(f"{WINDOWS_KEY}[{index}]", window, name, events,
+                                                         raw.get(CALENDAR_KEY))
+        if problem or calendar_unread:
+            problems += [problem] if problem else []
             refused.add(index)
             expanded.append(window)
             continue

@@ -23,7 +23,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError, create_model
 from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
-from .calendar import EVENT_TIMES, WINDOWS_KEY, with_event_times
+from .calendar import CALENDAR_KEY, EVENT_TIMES, WINDOWS_KEY, with_event_times
 from .checks.refused import Partial, Refused
 from .checks.stack import capacity_config_problems, stack_problems
 from .config import CONFIG_NAMESPACE, SALVAGE_CONTEXT, STRATEGIES_CONTEXT, CapacityConfig, PoolName, StackConfig
@@ -108,7 +108,7 @@ def _load(model: type[_Config], keys: Mapping[str, str], required: tuple[str, ..
           cross_key_problems: Callable[[_Config, Refused], list[str]], unreadable: Collection[str] = ()) -> _Config:
     """Each section on its own (so every bad value is reported), then the rules across sections on every part
     that validated: a refused section or list entry only skips the rules that need it (:class:`Refused`)."""
-    raw, event_problems, event_windows = with_event_times(raw)
+    raw, event_problems, event_windows = with_event_times(raw, CALENDAR_KEY in unreadable)
     problems, meant = _unknown_keys(raw, keys)
     problems += event_problems
     meant |= set(unreadable) & set(keys)

@@ -71,6 +71,44 @@ def test_the_calendars_events_are_checked_as_windows_times_under_their_own_key()
         "be unique"]
 
 
+# An inline calendar's own mistakes, each refused once, by its key path as the stack file spells it. The key takes
+# a map or a file's path: as a union of the two, pydantic named each branch in the path ("prescale:calendar.
+# CalendarConfig.events", "prescale:calendar.str"), reported every problem twice, and failed on list, map and
+# unknown-key mistakes with a StopIteration; an event's times that were no cron nor date-time failed the calendar's
+# checks with a CronError (a shared calendar file's typo stopped every stack).
+CALENDAR_MISTAKES = {
+    "tags as text": (("events", 0, "tags"), "retail",
+                     ["prescale:calendar.events[0].tags: must be a list, like [retail] (got 'retail')"]),
+    "an unknown key of an event": (("events", 0, "owner"), "shop",
+                                   ["prescale:calendar.events[0].owner: unknown key (value 'shop'); allowed keys: "
+                                    "end, name, start, tags, timezone"]),
+    "an unknown key of the calendar": (("owner",), "shop",
+                                       ["prescale:calendar.owner: unknown key (value 'shop'); allowed keys: events"]),
+    "events as a map": (("events",), {"bf": {}},
+                        ["prescale:calendar.events: must be a list: start each entry with '- ' on its own line, or "
+                         "write [entry, ...] (got {'bf': {}})"]),
+    "an event's end that is no cron": (("events", 1, "end"), "@daily",
+                                       ["prescale:calendar.events[1].end: '@daily' is not a cron in KEDA's dialect "
+                                        "(parser does not accept descriptors: @daily); use 5 fields 'minute hour "
+                                        "day-of-month month day-of-week' (day-of-week 0-6), or a local date-time "
+                                        "YYYY-MM-DDTHH:MM"]),
+    "an event's start as a number": (("events", 1, "start"), 12,
+                                     ['prescale:calendar.events[1].start: must be text: write it in quotes, like "12" '
+                                      "(got 12)"]),
+}
+
+
+@pytest.mark.parametrize("mistake", CALENDAR_MISTAKES)
+def test_an_inline_calendars_mistake_is_refused_once_by_its_own_key(mistake):
+    (*parents, last), value, expected = CALENDAR_MISTAKES[mistake]
+    calendar = copy.deepcopy(CALENDAR)
+    holder = calendar
+    for part in parents:
+        holder = holder[part]
+    holder[last] = value
+    assert problems(raw(calendar=calendar)) == expected
+
+
 def test_a_calendar_path_left_unread_is_refused_with_what_to_do():
     (found,) = problems(raw(calendar="calendar.yaml"))
     assert found.startswith("prescale:calendar: a calendar file ('calendar.yaml') is read by prescale's program and "

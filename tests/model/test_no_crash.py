@@ -25,7 +25,7 @@ from tests.support import ROOT, load_yaml
 from tests.support.config import NOW
 
 # Every key of the config schema that a stack can give at once: the three strategies, a one-off window with a
-# reservation, a static pool with a Bottlerocket data volume.
+# reservation, a static pool with a Bottlerocket data volume, a window that takes its times from the calendar.
 FULL: dict[str, Any] = load_yaml("""
 aws:region: ap-northeast-2
 prescale:cluster:
@@ -89,6 +89,11 @@ prescale:eventWindows:
   - {name: sale, nodePool: fixed, timezone: Asia/Seoul, start: "0 20 * * 5", end: "0 22 * * 5", nodes: 3}
   - {name: promo, nodePool: buffered, timezone: Asia/Seoul, start: "0 9 * * 1", end: "0 10 * * 1", nodes: 2,
      leadTime: 15m}
+  - {name: payday, nodePool: event, event: payday, nodes: 2}
+prescale:calendar:
+  events:
+    - {name: payday, timezone: Asia/Seoul, start: "0 10 25 * *", end: "0 12 25 * *", tags: [finance]}
+prescale:quotas: {standard: 2000}
 prescale:placeholders:
   image: registry.k8s.io/pause:3.10
   priority: -10
@@ -195,9 +200,14 @@ def test_no_one_key_mistake_raises_anything_but_the_one_config_error(outcomes):
     assert {key: result for key, (_, result) in outcomes.items() if isinstance(result, str)} == {}
 
 
+# One-key mistakes refused for what they leave another key, which the problems name: a window's event unset leaves
+# it without the times the event gave it; a calendar without events, the window's event unknown.
+NAMED_ELSEWHERE = {("prescale:eventWindows[4].event", "null"), ("prescale:calendar.events", "empty")}
+
+
 def test_every_one_key_mistake_refused_names_its_key(outcomes):
     unnamed = {key: result for key, (wrong, result) in outcomes.items() if isinstance(result, list)
-               and not any(named(problem, key[0], wrong) for problem in result)}
+               and not any(named(problem, key[0], wrong) for problem in result) and key not in NAMED_ELSEWHERE}
     assert unnamed == {}, "\n".join(f"{key}: {problems}" for key, problems in unnamed.items())
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Annotated, Any, TypeVar
 
@@ -25,6 +25,7 @@ from pydantic.alias_generators import to_camel
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
+from ..values.cron import CronError, parse_cron
 from ..values.duration import ALLOWED as DURATION_ALLOWED
 from ..values.duration import PATTERN as DURATION_PATTERN
 from ..values.duration import parse_duration
@@ -253,6 +254,31 @@ def _time_zone(value: str) -> str:
         raise _fail("timezone", problem)
     return value
 
+
+def _window_time(value: str) -> str:
+    """A window's (or a calendar event's) start or end: a cron in KEDA's dialect, or a local date-time."""
+    if LOCAL_DATETIME.match(value):
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError as error:
+            raise _fail("datetime", f"is not a real date-time ({error})") from None
+        if moment.year not in INSTANT_YEARS:
+            raise _fail("datetime", f"must be in a year from {INSTANT_YEARS[0]} to {INSTANT_YEARS[-1]}: a "
+                                    "window's instants are Unix times, moved by its lead time, hold and grace")
+        return value
+    if re.match(r"^\d{4}-\d{2}-\d{2}", value):
+        raise _fail("datetime", "a one-off date-time must be local and exactly YYYY-MM-DDTHH:MM "
+                                "(no seconds, no offset: the window's timezone gives the zone)")
+    try:
+        parse_cron(value)
+    except CronError as error:
+        raise _fail("cron", f"is not a cron in KEDA's dialect ({error}); use 5 fields "
+                            "'minute hour day-of-month month day-of-week' (day-of-week 0-6), or a local "
+                            "date-time YYYY-MM-DDTHH:MM") from None
+    return value
+
+
+WindowTime = Annotated[StrictStr, AfterValidator(_window_time)]
 
 AvailabilityZone = Annotated[StrictStr, _shaped(r"[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9][a-z]",
                                                 'an availability zone name like "ap-northeast-2a" (the region and a '

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, StrictStr
 
-from .base import Model, WindowName, _fail, _time_zone
+from .base import Model, WindowName, WindowTime, _fail, _time_zone
 
 
 class CalendarEvent(Model):
@@ -15,8 +15,8 @@ class CalendarEvent(Model):
     name: WindowName = Field(description="Unique in the calendar; windows name it in their event key.")
     timezone: Annotated[StrictStr, AfterValidator(_time_zone)] = Field(description=(
         "IANA time zone its start and end are read in, as a window's timezone."))
-    start: StrictStr = Field(description="When the event starts, as a window's start: a cron or a local date-time.")
-    end: StrictStr = Field(description="When the event ends, in the same form as start.")
+    start: WindowTime = Field(description="When the event starts, as a window's start: a cron or a local date-time.")
+    end: WindowTime = Field(description="When the event ends, in the same form as start.")
     tags: list[StrictStr] = Field(default=[], description="Free labels (a team, a region), for people and fleet.")
 
 
@@ -31,7 +31,9 @@ class CalendarConfig(Model):
 CalendarPath = StrictStr
 
 
-def _calendar_read(value: CalendarConfig | str | None) -> CalendarConfig | None:
+def _calendar_content(value: Any) -> Any:
+    """A path is refused before the content is validated, so that the content's problems are reported as a map's,
+    not as one branch each of a map-or-text union (``prescale:calendar.CalendarConfig.events``, ``...str``)."""
     if isinstance(value, str):
         raise _fail("value", f"a calendar file ({value!r}) is read by prescale's program and CLI, which hand its "
                              "content over; a program that validates config itself passes the content, read with "

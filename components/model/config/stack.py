@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, Field, StrictStr
+from pydantic import BeforeValidator, Field, StrictStr
 
 from ..values.quota_families import QuotaFamily
 from .alerts import AlertsConfig
 from .base import Model, _shaped
-from .calendar import CalendarConfig, CalendarPath, _calendar_read
+from .calendar import CalendarConfig, CalendarPath, _calendar_content
 from .placeholders import PlaceholderConfig
 from .platform import ClusterConfig, KarpenterConfig, KedaConfig
 from .pools import NodePoolConfig
@@ -35,7 +35,9 @@ class CapacityConfig(Model):
     event_windows: list[EventWindow] = Field(default=[], description=(
         "When capacity must be ready, on which pool, and how much: recurring (crons) or one-off (date-times) "
         "windows (docs/capacity.md#a-windows-timeline)."))
-    calendar: Annotated[CalendarConfig | CalendarPath | None, AfterValidator(_calendar_read)] = Field(
+    # Editors are told of the path too: the program and the CLI read the file it names before validation.
+    calendar: Annotated[CalendarConfig | None, BeforeValidator(
+        _calendar_content, json_schema_input_type=CalendarConfig | CalendarPath | None)] = Field(
         default=None, description=(
         "Events several stacks share, which windows name by their event key: the path of a calendar file "
         "(YAML with events:), relative to the project directory, or the calendar itself, e.g. from a Pulumi ESC "

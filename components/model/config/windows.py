@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timedelta
 from typing import Annotated, Self
 from zoneinfo import ZoneInfo
@@ -18,11 +17,10 @@ from pydantic import (
     model_validator,
 )
 
-from ..values.cron import CronError, CronSpec, parse_cron
+from ..values.cron import CronSpec, parse_cron
 from ..values.duration import format_duration, parse_duration, shorter_than
 from ..values.time_zones import load_zone
 from .base import (
-    INSTANT_YEARS,
     LOCAL_DATETIME,
     AvailabilityZone,
     CapacityRequest,
@@ -30,6 +28,7 @@ from .base import (
     ImageReference,
     Model,
     WindowName,
+    WindowTime,
     _Checked,
     _distinct,
     _fail,
@@ -100,13 +99,13 @@ class EventWindow(Model):
         "IANA time zone that start and end are read in, naming a place or UTC: Asia/Seoul, America/New_York, UTC. "
         "Abbreviations (KST) and legacy or fixed-offset names (EST, CET, Etc/GMT+5) are refused with the zone to "
         "write."))
-    start: StrictStr = Field(description=(
+    start: WindowTime = Field(description=(
         'When the event starts: a 5-field cron in KEDA\'s dialect for a recurring window ("15 11 * * *": minute '
         "hour day-of-month month day-of-week, day-of-week 0-6; no @daily, CRON_TZ= or L/W/#), or a local date-time "
         'YYYY-MM-DDTHH:MM for a one-off event ("2027-03-02T08:00", no seconds or offset). start and end are both '
         "crons or both date-times; prescale plan and schedule check how they fit over the coming year (a start or "
         "end in a DST gap or overlap, starts and ends that do not alternate)."))
-    end: StrictStr = Field(description=(
+    end: WindowTime = Field(description=(
         "When the event ends, in the same form as start; a one-off end must be after its start."))
     event: WindowName | None = Field(default=None, description=(
         "An event of prescale:calendar, by name: the window takes its timezone, start and end (and gives none of "
@@ -163,29 +162,6 @@ class EventWindow(Model):
     def _whole_minutes(cls, value: str) -> str:
         if parse_duration(value).total_seconds() % 60:
             raise _fail("lead", "must be whole minutes: KEDA's cron has no seconds field")
-        return value
-
-    @field_validator("start", "end")
-    @classmethod
-    def _cron_or_local_datetime(cls, value: str) -> str:
-        if LOCAL_DATETIME.match(value):
-            try:
-                moment = datetime.fromisoformat(value)
-            except ValueError as error:
-                raise _fail("datetime", f"is not a real date-time ({error})") from None
-            if moment.year not in INSTANT_YEARS:
-                raise _fail("datetime", f"must be in a year from {INSTANT_YEARS[0]} to {INSTANT_YEARS[-1]}: a "
-                                        "window's instants are Unix times, moved by its lead time, hold and grace")
-            return value
-        if re.match(r"^\d{4}-\d{2}-\d{2}", value):
-            raise _fail("datetime", "a one-off date-time must be local and exactly YYYY-MM-DDTHH:MM "
-                                    "(no seconds, no offset: the window's timezone gives the zone)")
-        try:
-            parse_cron(value)
-        except CronError as error:
-            raise _fail("cron", f"is not a cron in KEDA's dialect ({error}); use 5 fields "
-                                "'minute hour day-of-month month day-of-week' (day-of-week 0-6), or a local "
-                                "date-time YYYY-MM-DDTHH:MM") from None
         return value
 
     @model_validator(mode="after")
