@@ -53,6 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     wire = json.loads(args.stack.read_text())
     if not args.cold:
         run_program(PROJECT, "warm-up", NOW, config=warm_up_config())
+        gc.collect()  # the warm-up's leftovers: no collection of them may fall in the timed run
     recorded: Evaluation | None = None
     if args.mode == "program":
         run = partial(run_program, PROJECT, STACK, NOW, config=wire)
@@ -60,7 +61,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         recorded = pickle.loads(args.record.read_bytes())
         run = partial(evaluate, partial(replay, recorded.resources, recorded.outputs, _REPLAYS[args.mode]),
                       stack=STACK, config=wire)
-    gc.collect()
     started = time.perf_counter()
     evaluation = run()
     seconds = time.perf_counter() - started
