@@ -20,6 +20,8 @@ from zoneinfo import ZoneInfo
 
 import icalendar
 
+from .model.config.base import INSTANT_YEARS
+
 _DAYS = {"SU": 0, "MO": 1, "TU": 2, "WE": 3, "TH": 4, "FR": 5, "SA": 6}  # cron's day-of-week numbers
 
 
@@ -32,7 +34,7 @@ def ics_calendar(text: str) -> dict[str, Any]:
     that cannot be one."""
     try:
         parsed = icalendar.Calendar.from_ical(text)
-    except ValueError as error:
+    except (ValueError, AttributeError) as error:  # icalendar's parser fails on some malformed parameters that way
         raise IcsError(f"not an iCalendar file: {error}") from None
     events, problems = [], []
     for index, component in enumerate(parsed.walk("VEVENT")):
@@ -49,11 +51,16 @@ def _event(component: Any) -> dict[str, Any]:
     name = re.sub(r"[^a-z0-9]+", "-", str(component.get("SUMMARY", "")).lower()).strip("-")[:40].rstrip("-")
     if not name:
         raise IcsError("no SUMMARY to name it by")
-    start = component.decoded("DTSTART")
-    end = component.decoded("DTEND") if "DTEND" in component else start + component.decoded("DURATION") \
-        if "DURATION" in component else None
-    if not isinstance(start, datetime) or not isinstance(end, datetime):
-        raise IcsError("an all-day event (a date, not a time) or one without an end: give it times")
+    start = _time(component, "DTSTART")
+    if "DTEND" in component:
+        end = _time(component, "DTEND")
+    else:
+        length = _decoded(component, "DURATION") if "DURATION" in component else None
+        if not isinstance(length, timedelta):
+            raise IcsError("no end: give it a DTEND or a DURATION")
+        if not timedelta(0) < length < timedelta(days=1):
+            raise IcsError("it must end after it starts, within a day")
+        end = start + length
     zone = _zone(start)
     start, end = start.astimezone(ZoneInfo(zone)), end.astimezone(ZoneInfo(zone))
     if start.second or end.second:
@@ -63,13 +70,38 @@ def _event(component: Any) -> dict[str, Any]:
     for unsupported in ("EXDATE", "RDATE", "EXRULE"):
         if unsupported in component:
             raise IcsError(f"{unsupported}: a cron cannot skip or add single dates; split the event instead")
-    rule = component.get("RRULE")
-    if rule is None:
+    if "RRULE" not in component:
         return {"name": name, "timezone": zone, "start": f"{start:%Y-%m-%dT%H:%M}", "end": f"{end:%Y-%m-%dT%H:%M}"}
-    days = _days(dict(rule), start.date())
+    try:
+        rule = dict(_decoded(component, "RRULE"))
+    except (TypeError, ValueError) as error:  # icalendar keeps a rule it cannot parse as a "broken" property
+        raise IcsError(f"RRULE cannot be read: {error}") from None
+    days = _days(rule, start.date())
     later = (end.date() - start.date()).days  # an end past midnight fires the next day
     return {"name": name, "timezone": zone, "start": f"{start.minute} {start.hour} * * {_cron_days(days, 0)}",
             "end": f"{end.minute} {end.hour} * * {_cron_days(days, later)}"}
+
+
+def _time(component: Any, key: str) -> datetime:
+    """The event's ``DTSTART`` or ``DTEND``: a date-time in the years a window's times may take."""
+    moment = _decoded(component, key)
+    if not isinstance(moment, datetime):
+        raise IcsError(f"{key} is a date, not a time: an all-day event cannot be a window; give it times")
+    if moment.year not in INSTANT_YEARS:
+        raise IcsError(f"{key} must be in a year from {INSTANT_YEARS[0]} to {INSTANT_YEARS[-1]}, as a window's times")
+    return moment
+
+
+def _decoded(component: Any, key: str) -> Any:
+    """The event's ``key`` property as a value, given once."""
+    if key not in component:
+        raise IcsError(f"no {key}")
+    if isinstance(component.get(key), list):
+        raise IcsError(f"{key} given more than once: an event has one")
+    try:
+        return component.decoded(key)
+    except ValueError as error:  # icalendar's InvalidCalendar errors among them
+        raise IcsError(f"{key} cannot be read: {error}") from None
 
 
 def _zone(moment: datetime) -> str:

@@ -4,6 +4,8 @@ with why."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from prescale.calendar_ics import IcsError, ics_calendar
 
@@ -51,3 +53,37 @@ def test_weekly_and_daily_rules_become_crons_and_an_end_past_midnight_fires_the_
 def test_what_a_cron_cannot_say_is_refused_with_why(event, why):
     with pytest.raises(IcsError, match=why):
         ics_calendar(ics(event))
+
+
+# A shared calendar file with one of these stopped every stack reading it with a traceback (KeyError, TypeError,
+# OverflowError, icalendar's own errors) before each was found by fuzzing.
+UNREADABLE = {
+    "no DTSTART": ("SUMMARY:Sale\n    DTEND;TZID=UTC:20270104T130000", "VEVENT 0 (Sale): no DTSTART"),
+    "DTSTART given twice": ("SUMMARY:Sale\n    DTSTART;TZID=UTC:20270104T120000\n    DTSTART;TZID=UTC:20270105T120000"
+                            "\n    DTEND;TZID=UTC:20270104T130000", "DTSTART given more than once"),
+    "a DURATION that is no duration": ("SUMMARY:Sale\n    DTSTART;TZID=UTC:20270104T120000\n    DURATION:soon",
+                                       "no end: give it a DTEND or a DURATION"),
+    "a DURATION of weeks": ("SUMMARY:Sale\n    DTSTART;TZID=UTC:20270104T120000\n    DURATION:P999999W",
+                            "it must end after it starts, within a day"),
+    "an RRULE that is no rule": ("SUMMARY:Sale\n    DTSTART;TZID=UTC:20270104T120000\n    DTEND;TZID=UTC:"
+                                 "20270104T130000\n    RRULE:FREQ=", "RRULE cannot be read"),
+    "two RRULEs": ("SUMMARY:Sale\n    DTSTART;TZID=UTC:20270104T120000\n    DTEND;TZID=UTC:20270104T130000\n"
+                   "    RRULE:FREQ=DAILY\n    RRULE:FREQ=WEEKLY", "RRULE given more than once"),
+    "a DTEND in year 1": ("SUMMARY:Sale\n    DTSTART;TZID=UTC:20270104T120000\n    DTEND:00010101T000000Z",
+                          "DTEND must be in a year from 1970 to 9899"),
+    "a DTSTART at the end of year 9999": ("SUMMARY:Sale\n    DTSTART;TZID=Europe/Berlin:99991231T235900\n"
+                                          "    DURATION:PT3H", "DTSTART must be in a year from 1970 to 9899"),
+}
+
+
+@pytest.mark.parametrize("event", UNREADABLE.values(), ids=UNREADABLE.keys())
+def test_an_event_that_cannot_be_read_is_refused_naming_it_and_the_property(event):
+    text, why = event
+    with pytest.raises(IcsError, match=re.escape(why)):
+        ics_calendar(ics(text))
+
+
+def test_a_parameter_icalendars_parser_fails_on_is_no_ical_file():
+    with pytest.raises(IcsError, match="not an iCalendar file"):
+        ics_calendar(ics("SUMMARY:Sale\n    DTSTART;TZID=UTC:20270104T120000\n    DTEND;TZID=UTC:20270104T130000\n"
+                         "    DTEND;VALUE=DATE20271126T060000,20271127T060000"))
