@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.constructor import SafeConstructor
+from ruamel.yaml.constructor import ConstructorError, SafeConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from .model.config import CONFIG_NAMESPACE
@@ -26,7 +26,13 @@ class _CliConstructor(SafeConstructor):
     """Values as the CLI's YAML library (go-yaml) gives them: a date-like value stays the text it is."""
 
 
+def _refuse_binary(constructor: SafeConstructor, node: Any) -> None:
+    raise ConstructorError(None, None, "a !!binary value: config is text, which the Pulumi CLI hands a program as "
+                                       "it is; write it without the tag", node.start_mark)
+
+
 _CliConstructor.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str)
+_CliConstructor.add_constructor("tag:yaml.org,2002:binary", _refuse_binary)
 
 
 class StackFileError(ValueError):
@@ -47,7 +53,13 @@ class StackFileProblems(ConfigError):
 def project_name(project: Path) -> str:
     """The project's ``name`` from ``Pulumi.yaml`` (the namespace of keys written without one, and the
     first half of the stack resource's name ``<name>-<stack>``)."""
-    return _load(project / PROJECT_FILE)["name"]
+    path = project / PROJECT_FILE
+    document = _load(path)
+    name = document.get("name") if isinstance(document, dict) else None
+    if not isinstance(name, str) or not name:
+        raise StackFileError(f"{path}: no project `name:` (text, like `name: prescale`): the Pulumi CLI requires one, "
+                             "and it is the namespace of the stack files' config keys written without one")
+    return name
 
 
 def read_stack_file(project_dir: Path, stack: str) -> dict[str, str]:
@@ -115,7 +127,7 @@ def _load(path: Path) -> Any:
         return yaml.load(path.read_text(encoding="utf-8-sig"))  # -sig: the CLI drops a byte-order mark too
     except MarkedYAMLError as error:
         raise StackFileError(_syntax_error(path, error)) from None
-    except (YAMLError, UnicodeDecodeError) as error:
+    except (YAMLError, UnicodeDecodeError, ValueError) as error:  # ValueError: a tag its value cannot be (!!int x)
         raise StackFileError(f"{path}: not valid YAML: {error}") from None
 
 

@@ -83,6 +83,8 @@ def test_secrets_where_prescale_reads_are_refused_by_key_path(tmp_path):
     ("config:\n\tprescale:cluster: {name: x}\n", "line 2, column 1",
      "found character '\\t' that cannot start any token"),
     ("config:\n  aws:region: ap-northeast-2: x\n", "line 2, column 29", "mapping values are not allowed here"),
+    ("config:\n  !!binary cHJlc2NhbGU6Y2x1c3Rlcg==: {name: x}\n", "line 2, column 3",
+     "a !!binary value: config is text"),  # its bytes were a key that could not be handed over (a TypeError)
 ])
 def test_a_file_that_is_not_yaml_is_named_with_line_column_and_what_was_expected(tmp_path, text, where, expected):
     path = stack_file(tmp_path, text)
@@ -91,6 +93,22 @@ def test_a_file_that_is_not_yaml_is_named_with_line_column_and_what_was_expected
     message = str(caught.value)
     assert message.startswith(f"{path}, {where}: not valid YAML: ") and expected in message
     assert "\n" not in message and "<unicode string>" not in message
+
+
+def test_a_tag_its_value_cannot_be_is_not_valid_yaml(tmp_path):
+    """Found by fuzzing: ``!!int event`` failed in the YAML reader's constructor with a bare ValueError."""
+    path = stack_file(tmp_path, "config:\n  prescale:eventWindows: [{nodePool: !!int event}]\n")
+    with pytest.raises(StackFileError) as caught:
+        read_config_file(path)
+    assert str(caught.value) == f"{path}: not valid YAML: invalid literal for int() with base 10: 'event'"
+
+
+@pytest.mark.parametrize("project", ["runtime: python\n", "- name\n", "", "name: 5\n"])
+def test_a_project_file_without_a_name_is_said_not_a_traceback(tmp_path, project):
+    project_dir = make_project(tmp_path, program="", stacks={"dev": "config:\n  cluster: {name: x}\n"})
+    (project_dir / "Pulumi.yaml").write_text(project)
+    with pytest.raises(StackFileError, match=r"Pulumi.yaml: no project `name:` \(text, like `name: prescale`\)"):
+        read_stack_file(project_dir, "dev")
 
 
 @pytest.mark.parametrize("text, what", [("- config\n", "the stack file must be a map"),
