@@ -95,12 +95,18 @@ def test_a_file_that_is_not_yaml_is_named_with_line_column_and_what_was_expected
     assert "\n" not in message and "<unicode string>" not in message
 
 
-def test_a_tag_its_value_cannot_be_is_not_valid_yaml(tmp_path):
-    """Found by fuzzing: ``!!int event`` failed in the YAML reader's constructor with a bare ValueError."""
-    path = stack_file(tmp_path, "config:\n  prescale:eventWindows: [{nodePool: !!int event}]\n")
+@pytest.mark.parametrize("text, says", [
+    ("config:\n  prescale:eventWindows: [{nodePool: !!int event}]\n",
+     "not valid YAML: invalid literal for int() with base 10: 'event'"),
+    ("config:\n  prescale:eventWindows:\n  ?\n    - name: lunch\n",  # a stray `?`: the list below is a key
+     "not valid YAML here: a map or a list as a key, where the Pulumi CLI reads config keys as text"),
+])
+def test_what_the_yaml_reader_cannot_construct_is_one_line(tmp_path, text, says):
+    """Found by fuzzing: the reader's constructors failed with a bare ValueError or TypeError."""
+    path = stack_file(tmp_path, text)
     with pytest.raises(StackFileError) as caught:
         read_config_file(path)
-    assert str(caught.value) == f"{path}: not valid YAML: invalid literal for int() with base 10: 'event'"
+    assert str(caught.value) == f"{path}: {says}"
 
 
 @pytest.mark.parametrize("project", ["runtime: python\n", "- name\n", "", "name: 5\n"])

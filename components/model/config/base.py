@@ -30,6 +30,7 @@ from ..values.duration import ALLOWED as DURATION_ALLOWED
 from ..values.duration import PATTERN as DURATION_PATTERN
 from ..values.duration import parse_duration
 from ..values.quantity import ALLOWED as QUANTITY_ALLOWED
+from ..values.quantity import LARGEST as QUANTITY_LARGEST
 from ..values.quantity import MEMORY_PATTERN, memory_problem, parse_quantity
 from ..values.quantity import PATTERN as QUANTITY_PATTERN
 from ..values.time_zones import time_zone_problem
@@ -104,6 +105,9 @@ def _quantity(value: str) -> str:
         raise _fail("quantity", f"is not a Kubernetes quantity; use {QUANTITY_ALLOWED}") from None
     if amount <= 0:
         raise _fail("quantity", "must be greater than zero")
+    if amount > QUANTITY_LARGEST:
+        raise _fail("quantity", "is more than any Kubernetes quantity holds: at most 2^63-1 cores or bytes "
+                                "(k8s.io/apimachinery's resource.Quantity)")
     return value
 
 
