@@ -129,7 +129,7 @@ def _load(path: Path) -> Any:
         raise StackFileError(_syntax_error(path, error)) from None
     except (YAMLError, UnicodeDecodeError, ValueError) as error:  # ValueError: a tag its value cannot be (!!int x)
         raise StackFileError(f"{path}: not valid YAML: {error}") from None
-    except TypeError:  # the reader cannot hold a map or a list as a key (`? {a: 1}`)
+    except TypeError:  # a key the reader cannot hold: maps listed under a stray `?`
         raise StackFileError(f"{path}: not valid YAML here: a map or a list as a key, where the Pulumi CLI reads "
                              "config keys as text") from None
 

@@ -41,7 +41,7 @@ def with_event_times(raw: Mapping[str, Any], calendar_unread: bool = False) -> t
             continue
         problem = None if calendar_unread else _problem(f"{WINDOWS_KEY}[{index}]", window, name, events,
                                                          raw.get(CALENDAR_KEY))
-        if problem or calendar_unread:
+        if problem or calendar_unread:  # unread: the stack file says why; the window only lacks its times
             problems += [problem] if problem else []
             refused.add(index)
             expanded.append(window)

@@ -20,14 +20,14 @@ PATTERN = rf"\s*{_NUMBER}(?:{_SUFFIX})?\s*"
 MEMORY_PATTERN = rf"\s*{_NUMBER}(?:{_SUFFIX})\s*"
 
 MIB = 2**20  # bytes in a mebibyte (`Mi`), the unit instance tables and sizes are counted in
-# "no quantity may represent a number greater than 2^63-1 in magnitude" (resource.Quantity's documentation,
-# k8s.io/apimachinery/pkg/api/resource/quantity.go): the API server caps a larger one.
-LARGEST = Decimal(2**63 - 1)
 GIB = 2**30
 _BINARY = {"Ki": 2**10, "Mi": MIB, "Gi": GIB, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {"n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"), "": Decimal(1),
             "k": Decimal("1e3"), "M": Decimal("1e6"), "G": Decimal("1e9"), "T": Decimal("1e12"),
             "P": Decimal("1e15"), "E": Decimal("1e18")}
+# "no quantity may represent a number greater than 2^63-1 in magnitude" (resource.Quantity's documentation,
+# k8s.io/apimachinery/pkg/api/resource/quantity.go): the API server caps a larger one.
+LARGEST = Decimal(2**63 - 1)
 
 ALLOWED = ("a number with an optional suffix: binary Ki Mi Gi Ti Pi Ei, decimal n u m k M G T P E, "
            "or an exponent like 1e3 (e.g. \"500m\", \"64\", \"256Gi\")")
