@@ -14,7 +14,7 @@ import difflib
 import os
 import signal
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -307,7 +307,7 @@ def build_parser() -> CommandParser:
         "tune", parents=[common, prometheus], formatter_class=argparse.RawDescriptionHelpFormatter,
         help="suggest each window's lead time and size from its last measured occurrences",
         description=_TUNE_DESCRIPTION)
-    tune.add_argument("--last", type=_positive_days, default=5, metavar="N",
+    tune.add_argument("--last", type=_whole("occurrences"), default=5, metavar="N",
                       help="the last N occurrences of each window, within the 35 days before now (default: 5)")
     tune.add_argument("--margin", type=_within, default=timedelta(minutes=2), metavar="DURATION",
                       help="added to the p95 of scale-up to complete (default: 2m)")
@@ -385,14 +385,21 @@ def instant(text: str) -> datetime:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _positive_days(text: str) -> int:
-    try:
-        days = int(text)
-    except ValueError:
-        days = 0
-    if not 1 <= days <= 366:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of days from 1 to 366")
-    return days
+def _whole(unit: str, most: int | None = None) -> Callable[[str], int]:
+    """An option's whole number of ``unit``, from 1 (to ``most``)."""
+    def parse(text: str) -> int:
+        try:
+            count = int(text)
+        except ValueError:
+            count = 0
+        if count < 1 or most is not None and count > most:
+            within = f" from 1 to {most}" if most is not None else ", 1 or more"
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of {unit}{within}")
+        return count
+    return parse
+
+
+_positive_days = _whole("days", 366)
 
 
 def _within(text: str) -> timedelta:

@@ -46,11 +46,17 @@ class Prometheus:
     def at(cls, url: str, token: str | None = None) -> Prometheus:
         """The server at ``url``; a ``user:password@`` in it becomes basic auth (and leaves the URL), an Amazon
         Managed Service for Prometheus workspace's host makes every request SigV4-signed."""
-        parts = urlsplit(url.rstrip("/"))
+        refused = PrometheusError(f"--prometheus {url!r} is not an http(s) URL of a Prometheus server")
+        try:
+            parts = urlsplit(url.rstrip("/"))
+            port = parts.port  # read here: a port out of range raises only when it is
+        except ValueError:  # an unclosed IPv6 bracket, a port out of range
+            raise refused from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise PrometheusError(f"--prometheus {url!r} is not an http(s) URL of a Prometheus server")
+            raise refused
         basic = (parts.username or "", parts.password or "") if parts.username else None
-        host = parts.hostname + (f":{parts.port}" if parts.port else "")
+        name = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname  # an IPv6 address keeps its []
+        host = name + (f":{port}" if port else "")
         managed = _AMP_HOST.fullmatch(parts.hostname)
         return cls(urlunsplit((parts.scheme, host, parts.path, "", "")), token or None, basic,
                    managed.group(1) if managed else None)

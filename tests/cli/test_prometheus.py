@@ -61,6 +61,18 @@ def test_an_amp_workspace_url_is_signed_for_aps_in_its_region():
     assert Prometheus.at("http://prometheus.monitoring:9090").sigv4_region is None
 
 
+@pytest.mark.parametrize("url", ["ftp://prometheus", "http://[::1", "http://prometheus:99999", "http://prometheus:x",
+                                 "prometheus:9090"])
+def test_a_url_that_is_no_http_url_of_a_server_is_refused_by_name(url):
+    with pytest.raises(PrometheusError) as refused:
+        Prometheus.at(url)
+    assert str(refused.value) == f"--prometheus {url!r} is not an http(s) URL of a Prometheus server"
+
+
+def test_an_ipv6_address_keeps_its_brackets():
+    assert Prometheus.at("http://viewer:s3cret@[::1]:9090/").url == "http://[::1]:9090"
+
+
 def test_basic_auth_leaves_the_url_and_a_token_is_a_bearer(server):
     url, received, _ = server
     prometheus = Prometheus.at(url.replace("http://", "http://viewer:s3cret@"), token=None)

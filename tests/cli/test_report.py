@@ -535,3 +535,10 @@ def test_an_event_across_a_dst_change_is_measured_in_utc(capsys, project, promet
                                                                                "served")
     assert night["idealNodeHours"] == round(2 * 3 + 2 * 10 / 60, 2)  # 3 hours of event, not 4, and the lead time
     assert night["nodeHours"] == round(NIGHT.node_hours, 2)
+
+
+def test_tunes_last_is_a_count_of_occurrences_not_days(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["tune", "--last", "0"])
+    assert exited.value.code == 2
+    assert "argument --last: '0' is not a whole number of occurrences, 1 or more" in capsys.readouterr().err
