@@ -165,7 +165,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.run(args, project, Output(sys.stdout))
     except (ConfigError, StackFileError, FileNotFoundError, CommandError) as error:
         print(f"prescale: {error}", file=sys.stderr)
-        return 2 if args.command in ("status", "report") else 1  # they keep 1 for "not ready", "not served"
+        # They keep 1 for "not ready", "not served", "blocked".
+        return 2 if args.command in ("status", "report", "preflight") else 1
     except BrokenPipeError:
         # The reader stopped early (`prescale plan | head`): end quietly, as if killed by SIGPIPE like other
         # Unix tools, and keep Python from failing again while flushing the closed stdout at exit.
@@ -611,7 +612,7 @@ def _quota(text: str) -> tuple[str, int]:
 
 def _run_preflight(args: argparse.Namespace, project: Path, output: Output) -> int:
     from .fleet_view import preflight_document, show_preflight
-    from .preflight import Aws, preflight, windows_ahead
+    from .preflight import AccountUnreachable, Aws, preflight, windows_ahead
 
     now = _now(args)
     config = load_config(project, args.stack, now)
@@ -624,7 +625,11 @@ def _run_preflight(args: argparse.Namespace, project: Path, output: Output) -> i
         raise CommandError(f"--event {args.event}: no window of stack {args.stack} takes it")
     plan = plan_capacity(config, now)
     timeline = build_timeline(plan, now, now + timedelta(days=args.days))
-    result = preflight(args.stack, config, plan, Aws(config.region),
+    try:
+        aws = Aws(config.region)
+    except AccountUnreachable as error:
+        raise CommandError(str(error)) from None
+    result = preflight(args.stack, config, plan, aws,
                        windows_ahead(plan, now, args.days, args.event, args.window, timeline.entries))
     if args.json:
         output.json(preflight_document(result))

@@ -15,6 +15,8 @@ credential chain, in the stack's region:
 
 A blocker (a quota or the addresses short, no allowed type offered in an allowed zone) makes the exit code 1; a
 call AWS (or a stand-in such as moto) does not answer is said, with the check it leaves undone, and blocks nothing.
+An account that cannot be asked at all (no credentials, an unknown profile, an endpoint that does not answer STS
+``GetCallerIdentity``, which needs no permission) stops the command instead: every check undone is no "no blocker".
 Details: docs/fleet.md#preflight.
 """
 
@@ -67,15 +69,26 @@ class Preflight:
         return any(finding.ok is False for finding in self.findings)
 
 
+class AccountUnreachable(Exception):
+    """The credential chain or the endpoint leaves the account unasked; the message says why, without a secret."""
+
+
 class Aws:
     """The few calls preflight makes, each answered or raising; boto3 clients in the stack's region (an
     ``AWS_ENDPOINT_URL`` reaches a stand-in)."""
 
     def __init__(self, region: str):
         import boto3  # the command's AWS client, loaded only when preflight runs
+        from botocore.exceptions import BotoCoreError, ClientError
 
-        self.ec2 = boto3.client("ec2", region_name=region)
-        self.quotas = boto3.client("service-quotas", region_name=region)
+        try:
+            self.ec2 = boto3.client("ec2", region_name=region)
+            self.quotas = boto3.client("service-quotas", region_name=region)
+            boto3.client("sts", region_name=region).get_caller_identity()  # who asks: allowed to every caller
+        except (BotoCoreError, ClientError) as error:
+            raise AccountUnreachable(f"preflight cannot ask the AWS account in {region}: {type(error).__name__}: "
+                                     f"{error}; it reads credentials from the standard chain (environment, profile, "
+                                     "SSO, web identity, instance role)") from None
 
     def on_demand_quotas(self) -> dict[str, float]:
         names = {name: family for family, name in QUOTA_NAMES.items()}

@@ -155,3 +155,37 @@ def test_reservations_are_asked_by_the_window_and_the_cluster_they_are_for(monke
             {"Name": "tag:prescale.io/cluster", "Values": ["shop-seoul"]}]})
         assert aws.reservations("shop-seoul", "black-friday") == [reservation]
         stub.assert_no_pending_responses()
+
+
+def _without_credentials(monkeypatch, tmp_path: Path) -> None:
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_ENDPOINT_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)  # it keeps the credentials an earlier test's clients found
+
+
+@pytest.mark.parametrize(("profile", "why"), [
+    (None, "NoCredentialsError: Unable to locate credentials"),
+    ("nope", "ProfileNotFound: The config profile (nope) could not be found")])
+def test_an_account_that_cannot_be_asked_stops_the_command_with_exit_2_not_no_blocker(capsys, monkeypatch, tmp_path,
+                                                                                      profile, why):
+    """Every check left undone once said "No blocker found." and exited 0 (an unknown profile, a traceback): a
+    pre-flight days ahead that could ask nothing must not read as a clean bill."""
+    _without_credentials(monkeypatch, tmp_path)
+    if profile:
+        monkeypatch.setenv("AWS_PROFILE", profile)
+    project = make_project(tmp_path / "project", program="", stacks={"test": stack("us-east-1a", 3)})
+    assert main(["preflight", "--project", str(project), "--stack", "test", "--at", NOW]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (f"prescale: preflight cannot ask the AWS account in us-east-1: {why}; it reads "
+                            "credentials from the standard chain (environment, profile, SSO, web identity, instance "
+                            "role)\n")
+
+
+def test_a_stack_preflight_cannot_read_exits_2_as_status_and_report_do(capsys, tmp_path):
+    project = make_project(tmp_path, program="", stacks={"test": stack("us-east-1a", 0)})
+    assert main(["preflight", "--project", str(project), "--stack", "test", "--at", NOW]) == 2
+    assert "prescale:eventWindows[0].nodes" in capsys.readouterr().err
