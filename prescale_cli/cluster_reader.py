@@ -76,6 +76,12 @@ def connect(kubeconfig: str | None, context: str | None) -> KubernetesReader:
                                      persist_config=False)
     except (kube_config.ConfigException, OSError, ValueError) as error:
         raise ClusterError(f"cannot use the kubeconfig {files}: {error}") from None
+    except Exception as error:  # noqa: BLE001 - not YAML, or another shape: the loader walks what it finds
+        # Only where: the parser's own message quotes the line, which may hold a token.
+        mark = getattr(error, "problem_mark", None)
+        where = f", line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ClusterError(f"cannot use the kubeconfig {files}: not a kubeconfig ({type(error).__name__}"
+                           f"{where})") from None
     configuration.retries = RETRIES
     return KubernetesReader(configuration)
 

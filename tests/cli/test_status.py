@@ -502,6 +502,22 @@ def test_a_missing_kubeconfig_exits_2(capsys, monkeypatch, tmp_path):
         connect("/nowhere/config", None)
 
 
+@pytest.mark.parametrize(("text", "why"), [
+    ("- current-context\n", "TypeError"),
+    ("clusters: 5\n", "TypeError"),
+    ("users: [{name: u, user: {token: s3cr3t}}]\n{{{\n", "ScannerError, line 3, column 1"),
+])
+def test_a_file_that_is_no_kubeconfig_exits_2_saying_where_without_its_content(capsys, tmp_path, text, why):
+    """Found trying the commands at their edges: the client's loader failed on these with a traceback; the parser's
+    own message would quote the line, which may hold a token."""
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(text)
+    code = cli.main(["status", "--project", str(ROOT), "--stack", "dev", "--at", LEAD_TIME_NOW,
+                     "--kubeconfig", str(kubeconfig)])
+    assert (code, capsys.readouterr().err) == (
+        2, f"prescale: cannot use the kubeconfig {kubeconfig}: not a kubeconfig ({why})\n")
+
+
 def test_an_unknown_context_exits_2(capsys, kubeconfig):
     code = cli.main(["status", "--project", str(ROOT), "--stack", "dev", "--kubeconfig", str(kubeconfig),
                      "--context", "production"])
