@@ -124,10 +124,16 @@ def _load(path: Path) -> Any:
     yaml = YAML(typ="safe", pure=True)
     yaml.Constructor = _CliConstructor
     try:
-        return yaml.load(path.read_text(encoding="utf-8-sig"))  # -sig: the CLI drops a byte-order mark too
+        text = path.read_text(encoding="utf-8-sig")  # -sig: the CLI drops a byte-order mark too
+    except UnicodeDecodeError as error:
+        raise StackFileError(f"{path}: not valid YAML: {error}") from None
+    except (IsADirectoryError, PermissionError) as error:  # a missing file is the caller's to name
+        raise StackFileError(f"{path}: cannot be read: {error.strerror}") from None
+    try:
+        return yaml.load(text)
     except MarkedYAMLError as error:
         raise StackFileError(_syntax_error(path, error)) from None
-    except (YAMLError, UnicodeDecodeError, ValueError) as error:  # ValueError: a tag its value cannot be (!!int x)
+    except (YAMLError, ValueError) as error:  # ValueError: a tag its value cannot be (!!int x)
         raise StackFileError(f"{path}: not valid YAML: {error}") from None
     except TypeError:  # a key the reader cannot hold: maps listed under a stray `?`
         raise StackFileError(f"{path}: not valid YAML here: a map or a list as a key, where the Pulumi CLI reads "

@@ -109,6 +109,14 @@ def test_what_the_yaml_reader_cannot_construct_is_one_line(tmp_path, text, says)
     assert str(caught.value) == f"{path}: {says}"
 
 
+def test_a_stack_file_that_is_a_directory_is_named_as_unreadable(tmp_path):
+    path = tmp_path / "Pulumi.test.yaml"
+    path.mkdir()
+    with pytest.raises(StackFileError) as caught:
+        read_config_file(path)
+    assert str(caught.value) == f"{path}: cannot be read: Is a directory"
+
+
 @pytest.mark.parametrize("project", ["runtime: python\n", "- name\n", "", "name: 5\n"])
 def test_a_project_file_without_a_name_is_said_not_a_traceback(tmp_path, project):
     project_dir = make_project(tmp_path, program="", stacks={"dev": "config:\n  cluster: {name: x}\n"})
