@@ -16,7 +16,8 @@ credential chain, in the stack's region:
 A blocker (a quota or the addresses short, no allowed type offered in an allowed zone) makes the exit code 1; a
 call AWS (or a stand-in such as moto) does not answer is said, with the check it leaves undone, and blocks nothing.
 An account that cannot be asked at all (no credentials, an unknown profile, an endpoint that does not answer STS
-``GetCallerIdentity``, which needs no permission) stops the command instead: every check undone is no "no blocker".
+``GetCallerIdentity``, which needs no permission) stops the command instead: a pre-flight that asked nothing must not
+read as one that found no blocker.
 Details: docs/fleet.md#preflight.
 """
 

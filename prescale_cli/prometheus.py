@@ -46,7 +46,8 @@ class Prometheus:
     def at(cls, url: str, token: str | None = None) -> Prometheus:
         """The server at ``url``; a ``user:password@`` in it becomes basic auth (and leaves the URL), an Amazon
         Managed Service for Prometheus workspace's host makes every request SigV4-signed."""
-        refused = PrometheusError(f"--prometheus {url!r} is not an http(s) URL of a Prometheus server")
+        shown = re.sub(r"//[^/@]*@", "//", url)  # never a password, even of a URL that cannot be split
+        refused = PrometheusError(f"--prometheus {shown!r} is not an http(s) URL of a Prometheus server")
         try:
             parts = urlsplit(url.rstrip("/"))
             port = parts.port  # read here: a port out of range raises only when it is

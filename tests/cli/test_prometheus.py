@@ -69,6 +69,12 @@ def test_a_url_that_is_no_http_url_of_a_server_is_refused_by_name(url):
     assert str(refused.value) == f"--prometheus {url!r} is not an http(s) URL of a Prometheus server"
 
 
+def test_a_refused_url_is_named_without_its_password():
+    with pytest.raises(PrometheusError) as refused:
+        Prometheus.at("http://viewer:s3cret@[::1")
+    assert str(refused.value) == "--prometheus 'http://[::1' is not an http(s) URL of a Prometheus server"
+
+
 def test_an_ipv6_address_keeps_its_brackets():
     assert Prometheus.at("http://viewer:s3cret@[::1]:9090/").url == "http://[::1]:9090"
 
