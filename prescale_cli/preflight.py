@@ -76,7 +76,8 @@ class AccountUnreachable(Exception):
 
 class Aws:
     """The few calls preflight makes, each answered or raising; boto3 clients in the stack's region (an
-    ``AWS_ENDPOINT_URL`` reaches a stand-in)."""
+    ``AWS_ENDPOINT_URL`` reaches a stand-in). Made only once the account answers who is asking:
+    :class:`AccountUnreachable` otherwise, so that a check left undone is one call's failure, never all of them."""
 
     def __init__(self, region: str):
         import boto3  # the command's AWS client, loaded only when preflight runs
