@@ -43,10 +43,12 @@ def server():
             pass
 
     httpd = HTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    # shutdown() waits for the serving loop's next poll: a short one keeps each test's teardown short.
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}", received, answer
     httpd.shutdown()
+    httpd.server_close()
 
 
 def ask(prometheus: Prometheus) -> dict:

@@ -3,9 +3,10 @@
 import json
 from datetime import datetime, timezone
 
+import pulumi
 import pytest
 from prescale.model.validation import ConfigError
-from prescale.offline import SECRET, OfflineMocks, is_secret, read_stack_file, revealed, run_program
+from prescale.offline import SECRET, OfflineMocks, evaluate, is_secret, read_stack_file, revealed, run_program
 
 from tests.support import ROOT
 
@@ -54,3 +55,42 @@ def test_the_stack_holds_two_components_and_exports_what_they_offer(dev_stack):
     offered = {name: SECRET if is_secret(value) else revealed(value)
                for component in top for name, value in (component.outputs or {}).items()}
     assert offered == evaluation.outputs
+
+
+class _StackDepths(OfflineMocks):
+    """Records how many frames the SDK sent with each registration (its ``stackTrace``)."""
+
+    def __init__(self):
+        super().__init__()
+        self.depths: list[int] = []
+        register = self.monitor.RegisterResource
+
+        def recording(request):
+            self.depths.append(len(request.stackTrace.frames))
+            return register(request)
+
+        self.monitor.RegisterResource = recording
+
+
+def _called_from_depth(depth: int, call):
+    return call() if depth == 0 else _called_from_depth(depth - 1, call)
+
+
+def test_a_run_records_only_its_own_frames_whatever_its_caller_s_depth():
+    """The SDK records the call stack of every registration; a caller's frames (a test runner's, a notebook's) would
+    be paid for at every resource of the run."""
+    def program():
+        pulumi.ComponentResource("test:index:Thing", "thing")
+
+    shallow, deep = _StackDepths(), _StackDepths()
+    evaluate(program, mocks=shallow)
+    _called_from_depth(50, lambda: evaluate(program, mocks=deep))
+    assert shallow.depths and deep.depths == shallow.depths
+
+
+def test_a_run_leaves_the_callers_pulumi_context_as_it_found_it():
+    before = pulumi.runtime.settings.ROOT.get()
+    first = evaluate(lambda: pulumi.export("n", 1))
+    second = evaluate(lambda: pulumi.export("m", 2))
+    assert (first.outputs, second.outputs) == ({"n": 1}, {"m": 2})  # each run exports from a root of its own
+    assert pulumi.runtime.settings.ROOT.get() is before
