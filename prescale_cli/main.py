@@ -26,14 +26,8 @@ from prescale.model.validation import ConfigError
 from prescale.model.values.duration import parse_duration
 from prescale.stack_file import StackFileError, StackFileProblems, project_name
 
-from .cluster_reader import ClusterError, connect
-from .cost import estimate_cost
 from .output import Output
-from .reservation_report import show_reservations
-from .schedule_report import schedule_document, show_schedule
 from .stack import find_project, load_config, project_at
-from .status import check_windows
-from .status_report import all_ready, show_status, status_document
 from .timeline import Timeline, build_timeline
 
 if TYPE_CHECKING:  # report's measurements load urllib3 and Prometheus' client only when a command asks
@@ -476,6 +470,10 @@ def _run_plan(args: argparse.Namespace, project: Path, output: Output) -> int:
 
 
 def _run_schedule(args: argparse.Namespace, project: Path, output: Output) -> int:
+    from .cost import estimate_cost
+    from .reservation_report import show_reservations
+    from .schedule_report import schedule_document, show_schedule
+
     now = _now(args)
     config = load_config(project, args.stack, now)
     since = args.since or now
@@ -495,6 +493,10 @@ def _run_schedule(args: argparse.Namespace, project: Path, output: Output) -> in
 
 
 def _run_status(args: argparse.Namespace, project: Path, output: Output) -> int:
+    from .cluster_reader import ClusterError, connect
+    from .status import check_windows
+    from .status_report import all_ready, show_status, status_document
+
     now = _now(args)
     try:
         config = load_config(project, args.stack, now)

@@ -8,6 +8,7 @@ import json
 import pytest
 from jsonschema import Draft202012Validator
 
+from prescale_cli import cluster_reader
 from prescale_cli import main as cli
 from prescale_cli.documents import PlanDocument, Record, ScheduleDocument, StatusDocument, json_schema
 from tests.capacity.test_reservations import RESERVING_STACK
@@ -50,7 +51,7 @@ def test_the_schedule_passes_its_schema_with_utc_instants_in_one_format(capsys):
 
 
 def test_the_status_passes_its_schema(capsys, monkeypatch):
-    monkeypatch.setattr(cli, "connect", lambda kubeconfig, context: RecordedCluster("not-ready"))
+    monkeypatch.setattr(cluster_reader, "connect", lambda kubeconfig, context: RecordedCluster("not-ready"))
     doc = printed(capsys, "status", "--project", str(ROOT), "--at", LEAD_TIME_NOW)
     assert_passes(StatusDocument, doc)
     assert doc["now"] == "2026-11-30T22:55:00Z"

@@ -19,6 +19,7 @@ from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 from prescale.names import PLACEHOLDER_LABELS
 
+from prescale_cli import cluster_reader
 from prescale_cli import main as cli
 from prescale_cli.cluster_reader import ClusterError, KubernetesReader, connect
 from tests.support.cli import ROOT, make_project
@@ -34,7 +35,7 @@ ICE = "InsufficientCapacityError"
 def status(capsys, monkeypatch, cluster, *args: str, at: str = LEAD_TIME_NOW, project: Path = ROOT,
            stack: str = "dev") -> tuple[int, str, str]:
     """``prescale status`` with ``cluster`` answering its reads."""
-    monkeypatch.setattr(cli, "connect", lambda kubeconfig, context: cluster)
+    monkeypatch.setattr(cluster_reader, "connect", lambda kubeconfig, context: cluster)
     code = cli.main(["status", "--project", str(project), "--stack", stack, "--at", at, *args])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
@@ -536,7 +537,7 @@ def test_a_config_that_cannot_be_used_exits_2_before_any_cluster_read(capsys, mo
 
     def never(*args):
         raise AssertionError("the cluster was read for an invalid config")
-    monkeypatch.setattr(cli, "connect", never)
+    monkeypatch.setattr(cluster_reader, "connect", never)
     code = cli.main(["status", "--project", str(project), "--stack", stack])
     captured = capsys.readouterr()
     assert (code, captured.out) == (2, "")

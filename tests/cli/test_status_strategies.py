@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from prescale.model.strategies.static import static_node_pool_name
 
+from prescale_cli import cluster_reader
 from prescale_cli import main as cli
 from prescale_cli.cluster_reader import connect
 from prescale_cli.documents import StatusDocument
@@ -46,7 +47,7 @@ def project(tmp_path_factory) -> Path:
 
 
 def status(capsys, monkeypatch, project: Path, cluster, *args: str, at: str = LEAD) -> tuple[int, str]:
-    monkeypatch.setattr(cli, "connect", lambda _kubeconfig, _context: cluster)
+    monkeypatch.setattr(cluster_reader, "connect", lambda _kubeconfig, _context: cluster)
     code = cli.main(["status", "--project", str(project), "--stack", "shop", "--at", at, *args])
     captured = capsys.readouterr()
     assert captured.err == ""
