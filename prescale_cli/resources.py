@@ -10,18 +10,24 @@ resource Pulumi adds itself is the root.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from typing import TYPE_CHECKING
 
 from prescale.offline import Evaluation, Registration
 
-from .documents import PlanDocument, PlannedResource
 from .output import Output
 from .wire import plain
+
+if TYPE_CHECKING:
+    from .documents import PlanDocument
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 
 
 def resources_document(evaluation: Evaluation) -> PlanDocument:
     """``--json``: every registered resource with its parent's URN and its inputs (secrets hidden)."""
+    # The documents' models (and the status and schedule modules they name) load only for --json.
+    from .documents import PlanDocument, PlannedResource
+
     return PlanDocument(resources=[PlannedResource(type=resource.type, name=resource.name, parent=resource.parent,
                                                    inputs=plain(resource.inputs))
                                    for resource, _ in tree_order(evaluation.resources)])
