@@ -29,6 +29,7 @@ from unittest import mock
 
 from prescale.offline import SECRET, Evaluation, run_program
 
+from prescale_cli import cluster_reader
 from prescale_cli import main as cli
 from prescale_cli.documents import (
     FleetDocument,
@@ -111,7 +112,7 @@ def status_sample(recording: str, *args: str, excerpt: Callable[[str], str] = la
     code is the sample's (a cluster that is not ready exits 1)."""
     def render(program: Program) -> str:
         out = io.StringIO()
-        with mock.patch.object(cli, "connect", lambda kubeconfig, context: RecordedCluster(recording)), \
+        with mock.patch.object(cluster_reader, "connect", lambda kubeconfig, context: RecordedCluster(recording)), \
                 contextlib.redirect_stdout(out):
             code = cli.main([*args, "--project", str(ROOT)])
         if code not in (0, 1):
