@@ -39,7 +39,7 @@ def pytest_configure(config):
     The collector's youngest generation is collected every 20,000 net allocations rather than Python's 700. A
     session holds millions of long-lived objects (the SDKs' modules, the session fixtures' evaluations), and the
     runs' short-lived ones, surviving the frequent young collections, were promoted until a full collection
-    rescanned the whole heap: 17 to 20 of them per worker, 3 to 4 s of each worker's session. With the larger
+    rescanned the whole heap: 17 to 20 of them per worker, 2.7 to 4.6 s of a worker's session. With the larger
     threshold most die young; a worker peaks about 100 MiB higher (docs/performance.md, "The test suite")."""
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     gc.set_threshold(20_000, *gc.get_threshold()[1:])
