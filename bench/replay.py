@@ -3,9 +3,10 @@
 A recorded run (:class:`prescale.offline.Registration`) is registered again under fresh mocks, parents first, with
 the same stack outputs: ``sdk``, **the baseline**, through the SDK class a program declares each resource with
 (found in the SDKs' registry of type tokens; Kubernetes custom resources through ``CustomResource``, prescale's
-components as plain ``ComponentResource``), and ``engine``, **the floor**, as plain ``pulumi.CustomResource``,
-``ComponentResource`` and ``ProviderResource``. :func:`differences` proves a replay registered the same thing as
-the program. What each measures and what is not replayed: bench/README.md ("How it measures").
+components through a subclass, :class:`DeclaredComponent`), and ``engine``, **the floor**, as plain
+``pulumi.CustomResource``, ``ComponentResource`` and ``ProviderResource``. :func:`differences` proves a replay
+registered the same thing as the program. What each measures and what is not replayed: bench/README.md ("How it
+measures").
 """
 
 from __future__ import annotations
@@ -113,7 +114,21 @@ def _register(registration: Registration, made: Mapping[str, pulumi.Resource], t
                                        opts)
     if registration.custom:
         return pulumi.CustomResource(registration.type, registration.name, inputs, opts)
-    return pulumi.ComponentResource(registration.type, registration.name, inputs, opts, remote=registration.remote)
+    component = DeclaredComponent if through == "sdk" else pulumi.ComponentResource
+    return component(registration.type, registration.name, inputs, opts, remote=registration.remote)
+
+
+class DeclaredComponent(pulumi.ComponentResource):
+    """A component as a Python program declares one: a subclass of ``ComponentResource``.
+
+    The SDK records the call stack under the third ``__init__`` on it at every registration (``Resource``,
+    ``ComponentResource``, the subclass: ``pulumi.runtime.resource._get_stack_trace``); a bare
+    ``ComponentResource`` has no third, so its registration skips that work, which no program's component does.
+    """
+
+    def __init__(self, type_: str, name: str, inputs: pulumi.Inputs, opts: pulumi.ResourceOptions,
+                 remote: bool) -> None:
+        super().__init__(type_, name, inputs, opts, remote=remote)
 
 
 def _type_only(alias: str | pulumi.Alias) -> bool:
