@@ -101,13 +101,12 @@ def commands(window: EventWindow, namespace: str, deployment: str) -> dict[str, 
 
 
 def cron_job_spec(window: EventWindow, schedule: str, namespace: pulumi.Input[str], deployment: str,
-                  service_account: pulumi.Input[str], image: str,
-                  placement: SystemPlacement) -> pulumi.Output[dict[str, Any]]:
+                  service_account: str, image: str, placement: SystemPlacement) -> pulumi.Output[dict[str, Any]]:
     """A run at ``schedule`` in the window's zone, never two at once, abandoned if it cannot start in time."""
     labels = {**FAILSAFE_LABELS, WINDOW_LABEL: window.name}
-    return pulumi.Output.all(namespace, service_account).apply(lambda names: kubectl_cron_job_spec(
+    return pulumi.Output.from_input(namespace).apply(lambda named: kubectl_cron_job_spec(
         schedule, window.timezone, int(starting_deadline(window).total_seconds()), JOB_DEADLINE_SECONDS,
-        JOB_RETRIES, labels, pod_spec(commands(window, names[0], deployment), names[1], image, placement)))
+        JOB_RETRIES, labels, pod_spec(commands(window, named, deployment), service_account, image, placement)))
 
 
 def kubectl_cron_job_spec(schedule: str, timezone: str, starting_deadline_seconds: int,
