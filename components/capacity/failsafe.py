@@ -104,9 +104,9 @@ def cron_job_spec(window: EventWindow, schedule: str, namespace: pulumi.Input[st
                   service_account: str, image: str, placement: SystemPlacement) -> pulumi.Output[dict[str, Any]]:
     """A run at ``schedule`` in the window's zone, never two at once, abandoned if it cannot start in time."""
     labels = {**FAILSAFE_LABELS, WINDOW_LABEL: window.name}
-    return pulumi.Output.from_input(namespace).apply(lambda named: kubectl_cron_job_spec(
+    return pulumi.Output.from_input(namespace).apply(lambda namespace_name: kubectl_cron_job_spec(
         schedule, window.timezone, int(starting_deadline(window).total_seconds()), JOB_DEADLINE_SECONDS,
-        JOB_RETRIES, labels, pod_spec(commands(window, named, deployment), service_account, image, placement)))
+        JOB_RETRIES, labels, pod_spec(commands(window, namespace_name, deployment), service_account, image, placement)))
 
 
 def kubectl_cron_job_spec(schedule: str, timezone: str, starting_deadline_seconds: int,

@@ -107,7 +107,7 @@ def test_the_baseline_s_components_are_recorded_where_they_are_created_as_the_pr
         return frames
 
     program = stacks_of(partial(run_program, ROOT, STACK, NOW, config=wire_config(6, 2)))
-    components = {key for key, count in program.items() if key[0].startswith("prescale:index:")}
+    components = {key for key in program if key[0].startswith("prescale:index:")}
     assert components and all(program[key] > 0 for key in components)
     for through, recorded_there in (("sdk", True), ("engine", False)):
         again = stacks_of(partial(evaluate, partial(replay, recorded.resources, recorded.outputs, through),
