@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from statistics import median
 
 _MIB = 2**20
-COLUMNS = ("windows", "pools", "resources", "program s", "baseline s", "ratio", "floor s", "floor ratio",
-           "program peak MiB", "baseline peak MiB", "plan s", "plan baseline s", "plan ratio")
+COLUMNS = ("windows", "pools", "resources", "program s", "baseline s", "ratio", "ratio range", "floor s",
+           "floor ratio", "program peak MiB", "baseline peak MiB", "plan s", "plan baseline s", "plan ratio")
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,14 @@ class Row:
         return median(self.program_seconds) / median(self.baseline_seconds)
 
     @property
+    def ratio_range(self) -> tuple[float, float]:
+        """The lowest and highest ratio of a round's program run to the baseline run after it: how far the machine's
+        pace moved this pass's figure (a round's two runs are seconds apart, so a slow spell tends to hit both)."""
+        ratios = [program / baseline for program, baseline in zip(self.program_seconds, self.baseline_seconds,
+                                                                     strict=True)]
+        return min(ratios), max(ratios)
+
+    @property
     def floor_ratio(self) -> float:
         """The program's median time over the floor's (the engine alone, no SDK classes)."""
         return median(self.program_seconds) / median(self.floor_seconds)
@@ -45,7 +53,8 @@ class Row:
         plan = (f"{median(self.plan_seconds):.2f}", f"{median(self.plan_baseline_seconds):.2f}",
                 f"{self.plan_ratio:.2f}") if self.plan_seconds else ("-", "-", "-")
         return (str(self.windows), str(self.pools), str(self.resources), f"{median(self.program_seconds):.2f}",
-                f"{median(self.baseline_seconds):.2f}", f"{self.ratio:.2f}", f"{median(self.floor_seconds):.2f}",
+                f"{median(self.baseline_seconds):.2f}", f"{self.ratio:.2f}", "{:.2f}–{:.2f}".format(*self.ratio_range),
+                f"{median(self.floor_seconds):.2f}",
                 f"{self.floor_ratio:.2f}", f"{self.program_peak_bytes / _MIB:.1f}",
                 f"{self.baseline_peak_bytes / _MIB:.1f}", *plan)
 

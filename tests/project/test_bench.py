@@ -18,7 +18,7 @@ import pytest
 
 import bench.run
 import bench.worker
-from bench.table import COLUMNS
+from bench.table import COLUMNS, Row
 
 
 def worker_here(mode, stack, record):
@@ -45,4 +45,16 @@ def test_bench_prints_its_table_for_a_tiny_stack(capsys, monkeypatch):
     assert (cells["windows"], cells["pools"]) == ("1", "1")
     assert (cells["plan s"], cells["plan baseline s"], cells["plan ratio"]) == ("-", "-", "-")
     assert int(cells["resources"]) > 60  # the platform, the pool and the window: a whole program ran
-    assert all(float(cells[column]) > 0 for column in COLUMNS[3:10])
+    assert all(float(cells[column]) > 0 for column in COLUMNS[3:11] if column != "ratio range")
+    low, high = map(float, cells["ratio range"].split("–"))
+    assert low == high == float(cells["ratio"])  # one round: its own ratio
+
+
+def test_the_ratio_range_pairs_each_program_run_with_the_baseline_run_of_its_round():
+    # Round two ran in a slow spell: its program run took longer, and so did its baseline run.
+    row = Row(160, 6, 1362, program_seconds=[2.2, 3.3, 2.3], baseline_seconds=[2.0, 3.0, 2.0],
+              floor_seconds=[1.5, 1.5, 1.5], program_peak_bytes=0, baseline_peak_bytes=0, plan_seconds=[],
+              plan_baseline_seconds=[])
+    assert row.ratio == 2.3 / 2.0
+    assert row.ratio_range == pytest.approx((1.1, 1.15))
+    assert row.cells()[5:7] == ("1.15", "1.10–1.15")
