@@ -17,7 +17,7 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -433,7 +433,8 @@ def _on_a_stack_of_its_own(run: Callable[[], Evaluation]) -> Evaluation:
     10 µs a frame): run where it is called, a program pays for every frame of its caller's, some 50 of a test
     runner's for each resource. On its own thread the stack starts at the run. The thread starts with an empty
     context too, so each run gets the SDK's settings and root Stack (context variables) fresh, and its own event
-    loop, closed when the run ends. A daemon: Ctrl-C stops the command without waiting for the run.
+    loop, closed when the run ends, as are the loops of the threads that answer the engine's calls
+    (:func:`_answering_threads`). A daemon: Ctrl-C stops the command without waiting for the run.
     """
     outcome: Future[Evaluation] = Future()
 
@@ -441,7 +442,8 @@ def _on_a_stack_of_its_own(run: Callable[[], Evaluation]) -> Evaluation:
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
         try:
-            outcome.set_result(run())
+            with _answering_threads(loop):
+                outcome.set_result(run())
         except BaseException as error:  # noqa: BLE001 - handed to the caller, who raises it
             outcome.set_exception(error)
         finally:
@@ -451,6 +453,34 @@ def _on_a_stack_of_its_own(run: Callable[[], Evaluation]) -> Evaluation:
     thread.start()
     thread.join()
     return outcome.result()
+
+
+@contextmanager
+def _answering_threads(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+    """``loop``'s executor, whose threads answer the SDK's calls to the mocks, each with an event loop closed when
+    the run ends.
+
+    The SDK's mock monitor gives each such thread an event loop of its own and never closes it
+    (``pulumi.runtime.mocks.MockMonitor.RegisterResource``): an epoll and a socket pair per thread, 18 descriptors
+    a run, held until a full garbage collection. A process that runs many programs (the tests, a library caller)
+    ran out of them (``select()`` takes none above 1,023). Here each thread gets its loop when it starts, the
+    monitor finds and uses it, and the run closes them all once the threads are done.
+    """
+    thread_loops: list[asyncio.AbstractEventLoop] = []
+
+    def with_a_loop() -> None:
+        thread_loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(thread_loop)
+        thread_loops.append(thread_loop)
+
+    executor = ThreadPoolExecutor(thread_name_prefix="prescale-engine", initializer=with_a_loop)
+    loop.set_default_executor(executor)
+    try:
+        yield
+    finally:
+        executor.shutdown(wait=True)
+        for thread_loop in thread_loops:
+            thread_loop.close()
 
 
 def _with_stack_outputs(program: Callable[[], Any], sink: dict[str, Any]) -> pulumi.Output:

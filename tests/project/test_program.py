@@ -1,6 +1,7 @@
 """The whole program (`__main__.py`) under mocks: the dev stack evaluates; a bad stack registers nothing."""
 
 import json
+import os
 from datetime import datetime, timezone
 
 import pulumi
@@ -94,3 +95,18 @@ def test_a_run_leaves_the_callers_pulumi_context_as_it_found_it():
     second = evaluate(lambda: pulumi.export("m", 2))
     assert (first.outputs, second.outputs) == ({"n": 1}, {"m": 2})  # each run exports from a root of its own
     assert pulumi.runtime.settings.ROOT.get() is before
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts the process's descriptors in /proc")
+def test_runs_leave_no_file_descriptor_open():
+    # The SDK's mock monitor gives each thread answering a registration an event loop it never closes: a process
+    # that runs many programs (this suite, a library caller) ran out of descriptors.
+    def program():
+        for name in ("a", "b", "c"):
+            pulumi.CustomResource("test:index:Thing", name)
+
+    evaluate(program)  # the SDK's own first-use descriptors, if any
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(5):
+        evaluate(program)
+    assert len(os.listdir("/proc/self/fd")) == before
