@@ -1,18 +1,17 @@
 """The benchmark's baselines register exactly what the program did, so the ratio compares like with like."""
 
 import copy
-import sys
 from datetime import datetime, timezone
 from functools import partial
 
 import pulumi_kubernetes as k8s
 import pytest
 from prescale.offline import Evaluation, evaluate, run_program
-from pulumi.runtime import resource as resource_runtime
 
 from bench.replay import differences, replay
 from bench.stacks import wire_config
 from tests.support import ROOT
+from tests.support.stack_traces import StackTraces
 
 ROOT = ROOT
 NOW = datetime(2026, 11, 30, 12, tzinfo=timezone.utc)
@@ -91,25 +90,13 @@ def test_dependencies_on_resources_the_run_did_not_register_are_not_compared(rec
 def test_the_baseline_s_components_are_recorded_where_they_are_created_as_the_program_s_are(recorded):
     """The SDK records a component's creation stack only under a subclass's ``__init__``: the baseline declares its
     components as a program does, so it pays that work too (and the floor, plain resources, does not)."""
-    def stacks_of(run) -> dict[tuple[str, str], int]:
-        frames: dict[tuple[str, str], int] = {}
-        original = resource_runtime._get_stack_trace
-
-        def spy():
-            trace = original()
-            caller = sys._getframe(1).f_locals  # register_resource's: the type and name being registered
-            frames[caller["ty"], caller["name"]] = len(trace.frames)
-            return trace
-
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(resource_runtime, "_get_stack_trace", spy)
-            run()
-        return frames
-
-    program = stacks_of(partial(run_program, ROOT, STACK, NOW, config=wire_config(6, 2)))
-    components = {key for key in program if key[0].startswith("prescale:index:")}
-    assert components and all(program[key] > 0 for key in components)
+    program = StackTraces()
+    run_program(ROOT, STACK, NOW, config=wire_config(6, 2), mocks=program)
+    components = {key for key in program.frames if key[0].startswith("prescale:index:")}
+    assert components and all(program.frames[key] > 0 for key in components)
     for through, recorded_there in (("sdk", True), ("engine", False)):
-        again = stacks_of(partial(evaluate, partial(replay, recorded.resources, recorded.outputs, through),
-                                  stack=STACK, config=wire_config(6, 2)))
-        assert {key: again[key] > 0 for key in components} == dict.fromkeys(components, recorded_there), through
+        again = StackTraces()
+        evaluate(partial(replay, recorded.resources, recorded.outputs, through), stack=STACK,
+                 config=wire_config(6, 2), mocks=again)
+        assert {key: again.frames[key] > 0 for key in components} == dict.fromkeys(components, recorded_there), \
+            through

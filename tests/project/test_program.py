@@ -10,6 +10,7 @@ from prescale.model.validation import ConfigError
 from prescale.offline import SECRET, OfflineMocks, evaluate, is_secret, read_stack_file, revealed, run_program
 
 from tests.support import ROOT
+from tests.support.stack_traces import StackTraces
 
 ROOT = ROOT
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
@@ -58,21 +59,6 @@ def test_the_stack_holds_two_components_and_exports_what_they_offer(dev_stack):
     assert offered == evaluation.outputs
 
 
-class _StackDepths(OfflineMocks):
-    """Records how many frames the SDK sent with each registration (its ``stackTrace``)."""
-
-    def __init__(self):
-        super().__init__()
-        self.depths: list[int] = []
-        register = self.monitor.RegisterResource
-
-        def recording(request):
-            self.depths.append(len(request.stackTrace.frames))
-            return register(request)
-
-        self.monitor.RegisterResource = recording
-
-
 def _called_from_depth(depth: int, call):
     return call() if depth == 0 else _called_from_depth(depth - 1, call)
 
@@ -83,10 +69,10 @@ def test_a_run_records_only_its_own_frames_whatever_its_caller_s_depth():
     def program():
         pulumi.ComponentResource("test:index:Thing", "thing")
 
-    shallow, deep = _StackDepths(), _StackDepths()
+    shallow, deep = StackTraces(), StackTraces()
     evaluate(program, mocks=shallow)
     _called_from_depth(50, lambda: evaluate(program, mocks=deep))
-    assert shallow.depths and deep.depths == shallow.depths
+    assert shallow.frames and deep.frames == shallow.frames
 
 
 def test_a_run_leaves_the_callers_pulumi_context_as_it_found_it():
