@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from datetime import timedelta
 from itertools import groupby
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import NotRequired, TypedDict
 
 from ..model.config import NodePoolConfig
 from ..model.plan import CapacityPlan
@@ -36,8 +36,17 @@ from ..series import (
     nodes_of_pool,
 )
 
-if TYPE_CHECKING:  # the PrometheusRule's shapes, for type checkers only: nothing of the SDK is loaded
-    from .crds import AlertingRule, RuleGroup
+# The PrometheusRule's (monitoring.coreos.com/v1) groups and rules, in its CRD's own keys; the resource itself is
+# prescale.capacity.crds.PrometheusRule. Here, not there, so that the rules load no Pulumi SDK (promtool tests them).
+# `for` is a Python keyword, hence the functional form.
+AlertingRule = TypedDict("AlertingRule", {"alert": str, "expr": str, "for": NotRequired[str],
+                                          "labels": dict[str, str], "annotations": dict[str, str]})
+
+
+class RuleGroup(TypedDict):
+    name: str  # unique in the PrometheusRule (the CRD's list-map key)
+    rules: list[AlertingRule]
+
 
 # KEDA re-creates a running ScaledObject's scaler series within one poll (15 s) of deleting it at each
 # reconcile: minutes without a sample mean no scale loop runs for it.

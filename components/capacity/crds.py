@@ -18,6 +18,8 @@ from typing import Generic, Literal, NotRequired, TypedDict, TypeVar
 import pulumi
 from pulumi_kubernetes.apiextensions import CustomResource
 
+from .alert_rules import RuleGroup  # its groups' and rules' shapes live with the rules, which load no Pulumi
+
 # --- shared --------------------------------------------------------------------------------------------
 
 
@@ -328,16 +330,6 @@ class ScaledObject(_Namespaced[ScaledObjectSpec]):
 
 
 # --- monitoring.coreos.com/v1 PrometheusRule -----------------------------------------------------------
-
-
-# `for` is a Python keyword, hence the functional form.
-AlertingRule = TypedDict("AlertingRule", {"alert": str, "expr": str, "for": NotRequired[str],
-                                          "labels": dict[str, str], "annotations": dict[str, str]})
-
-
-class RuleGroup(TypedDict):
-    name: str  # unique in the PrometheusRule (the CRD's list-map key)
-    rules: list[AlertingRule]
 
 
 class PrometheusRuleSpec(TypedDict):
