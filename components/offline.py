@@ -169,7 +169,6 @@ class OfflineMocks(pulumi.runtime.Mocks):
         return self.monitor.registrations
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
-        _keep_thread_loop()
         if args.resource_id:  # a read of an existing object (`Resource.get`), never a registration
             return args.resource_id, fake_read(self, args)
         self.current.args = args
@@ -177,7 +176,6 @@ class OfflineMocks(pulumi.runtime.Mocks):
         return fake_id(args), outputs
 
     def call(self, args: pulumi.runtime.MockCallArgs):
-        _keep_thread_loop()
         return fake_invoke(self, args.token, args.args)
 
     def resource_ref(self, parent_type: str, type_: str, name: str, state: dict) -> dict:
@@ -185,27 +183,6 @@ class OfflineMocks(pulumi.runtime.Mocks):
         urn = f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::{parent_type}${type_}::{name}"
         self.monitor.resources[urn] = pulumi_mocks.MockMonitor.ResourceRegistration(urn, f"{name}-id", state)
         return {**_RESOURCE_REF, "urn": urn, "id": f"{name}-id"}
-
-
-# Event loops the SDK's mock monitor opened on its worker threads (one per thread, reused by later runs).
-_THREAD_LOOPS: set[asyncio.AbstractEventLoop] = set()
-
-
-def _keep_thread_loop() -> None:
-    """Remember this worker thread's event loop, to close it when the process exits.
-
-    The SDK never closes them. Left to the garbage collector at interpreter exit, a loop may be finalized after
-    its own self-pipe socket and print ``Exception ignored in BaseEventLoop.__del__ … Invalid file descriptor:
-    -1`` after an otherwise clean ``prescale plan``.
-    """
-    _THREAD_LOOPS.add(asyncio.get_event_loop_policy().get_event_loop())
-
-
-@atexit.register
-def _close_thread_loops() -> None:
-    for loop in _THREAD_LOOPS:  # the worker threads have ended by now (atexit runs after they are joined)
-        if not loop.is_running() and not loop.is_closed():
-            loop.close()
 
 
 @atexit.register
