@@ -62,7 +62,7 @@ def measure_size(windows: int, pools: int, runs: int, plan: bool, scratch: Path)
     plan_baseline_seconds: list[float] = []
     for _ in range(runs):
         for mode, runs_of_mode in measured.items():  # the replays replay the latest program run
-            runs_of_mode.append(_worker(mode, stack, record))
+            runs_of_mode.append(run_worker(mode, stack, record))
         if plan:
             plan_seconds.append(time_plan(wire, f"bench-{windows}", scratch / "project"))
             plan_baseline_seconds.append(time_cold_baseline(stack, record))
@@ -74,7 +74,8 @@ def measure_size(windows: int, pools: int, runs: int, plan: bool, scratch: Path)
                max(run["peak_bytes"] for run in measured["baseline"]), plan_seconds, plan_baseline_seconds)
 
 
-def _worker(mode: str, stack: Path, record: Path, *options: str) -> dict[str, Any]:
+def run_worker(mode: str, stack: Path, record: Path, *options: str) -> dict[str, Any]:
+    """One measurement in a fresh interpreter (:mod:`bench.worker`): the JSON it printed."""
     done = subprocess.run([sys.executable, "-m", "bench.worker", mode, str(stack), "--record", str(record),
                            *options], cwd=PROJECT, check=False, capture_output=True, text=True)
     if done.returncode:  # e.g. a replay that did not register what the program did
@@ -106,7 +107,7 @@ def time_cold_baseline(stack: Path, record: Path) -> float:
     interpreter start, imports and the proof that it registered the same included: Pulumi's own share of what
     ``prescale plan`` waits for (the worker's import of ``prescale.offline``, which brings the config model, too)."""
     started = time.perf_counter()
-    _worker("baseline", stack, record, "--cold")
+    run_worker("baseline", stack, record, "--cold")
     return time.perf_counter() - started
 
 

@@ -8,6 +8,7 @@ run; imports and the SDK's start-up are paid before the clock starts, by a warm-
     python -m bench.worker baseline STACK.json --record RUN.pickle    # replays through the SDKs' classes
     python -m bench.worker floor STACK.json --record RUN.pickle       # replays as plain resources
     python -m bench.worker baseline STACK.json --record RUN.pickle --cold  # no warm-up: timed from outside
+    python -m bench.worker program STACK.json --stop run               # for an instruction count: nothing after
 
 Both replays fail unless they registered exactly what the program did. Printed: resources registered, wall
 seconds of the evaluation, and the process's peak resident memory (``ru_maxrss``, imports included).
@@ -46,6 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cold", action="store_true",
                         help="no warm-up: imports and the SDK's start-up are left for the first (timed) evaluation, "
                              "as in a `prescale plan` that bench.run times from outside")
+    parser.add_argument("--stop", choices=("warm-up", "run"),
+                        help="for an instruction count (bench.instructions): stop after the warm-up and reading the "
+                             "recording, or right after the evaluation, before the recording or the check; prints "
+                             "nothing")
     args = parser.parse_args(argv)
     if args.mode in _REPLAYS and args.record is None:
         parser.error(f"{args.mode} needs --record: the program's recorded run to replay")
@@ -61,9 +66,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         recorded = pickle.loads(args.record.read_bytes())
         run = partial(evaluate, partial(replay, recorded.resources, recorded.outputs, _REPLAYS[args.mode]),
                       stack=STACK, config=wire)
+    if args.stop == "warm-up":
+        return 0
     started = time.perf_counter()
     evaluation = run()
     seconds = time.perf_counter() - started
+    if args.stop == "run":
+        return 0
     if args.mode == "program" and args.record:
         args.record.write_bytes(pickle.dumps(evaluation))
     if recorded is not None and (unlike := differences(recorded.resources, evaluation.resources)):
