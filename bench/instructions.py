@@ -9,7 +9,7 @@ the installed libraries, not on the load; hash seeds are fixed, so two passes ag
 Instructions are not seconds (a cache miss costs more than an addition): the wall-time ratio stays the goal's
 measure, and this one says how much of it is work. See bench/README.md. ::
 
-    python -m bench.instructions                 # 160 windows: about 12 minutes on two CPUs
+    python -m bench.instructions                 # 160 windows: about 6 minutes on two CPUs
     python -m bench.instructions --windows 10    # one size
 """
 
