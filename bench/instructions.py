@@ -29,6 +29,7 @@ from pathlib import Path
 
 from .run import run_worker
 from .stacks import pool_count, wire_config
+from .table import aligned_table
 from .worker import PROJECT
 
 _COLLECTED = re.compile(r"^==\d+== Collected : (\d+)$", re.MULTILINE)  # callgrind's total, on stderr at exit
@@ -85,10 +86,9 @@ def collected(stderr: str, what: str, returncode: int = 0) -> int:
 
 def markdown(windows: int, pools: int, resources: int, counted: dict[str, int]) -> str:
     """The counts as a Markdown table of one row, in billions of instructions."""
-    cells = (str(windows), str(pools), str(resources), f"{counted['program'] / 1e9:.3f}",
-             f"{counted['baseline'] / 1e9:.3f}", f"{counted['program'] / counted['baseline']:.3f}")
-    return "\n".join(["| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---:" for _ in COLUMNS) + "|",
-                      "| " + " | ".join(cells) + " |"])
+    return aligned_table(COLUMNS, [(str(windows), str(pools), str(resources), f"{counted['program'] / 1e9:.3f}",
+                                    f"{counted['baseline'] / 1e9:.3f}",
+                                    f"{counted['program'] / counted['baseline']:.3f}")])
 
 
 if __name__ == "__main__":

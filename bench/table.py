@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import median
 
@@ -60,11 +61,16 @@ class Row:
 
 
 def markdown(rows: list[Row]) -> str:
-    """A Markdown table of ``rows`` with :data:`COLUMNS`, numbers right-aligned."""
-    cells = [COLUMNS, *(row.cells() for row in rows)]
-    widths = [max(len(line[index]) for line in cells) for index in range(len(COLUMNS))]
-    header = "| " + " | ".join(name.ljust(width) for name, width in zip(COLUMNS, widths, strict=True)) + " |"
+    """A Markdown table of ``rows`` with :data:`COLUMNS`."""
+    return aligned_table(COLUMNS, [row.cells() for row in rows])
+
+
+def aligned_table(columns: Sequence[str], lines: Sequence[Sequence[str]]) -> str:
+    """A Markdown table, each column as wide as its widest cell, numbers right-aligned."""
+    cells = [columns, *lines]
+    widths = [max(len(line[index]) for line in cells) for index in range(len(columns))]
+    header = "| " + " | ".join(name.ljust(width) for name, width in zip(columns, widths, strict=True)) + " |"
     rule = "|" + "|".join("-" * (width + 1) + ":" for width in widths) + "|"
     body = ["| " + " | ".join(cell.rjust(width) for cell, width in zip(line, widths, strict=True)) + " |"
-            for line in cells[1:]]
+            for line in lines]
     return "\n".join([header, rule, *body])
