@@ -26,14 +26,14 @@ def register(name: str, deployer: Deployer) -> None:
     DEPLOYERS[name] = deployer
 
 
-def deploy_window(armed: ArmedWindow, site: WindowSite) -> WindowParts:
-    """``armed``'s components, as its strategy builds them; a strategy the model knows and the capacity wing does
-    not is refused before anything of the window is registered."""
+def deployer_for(armed: ArmedWindow) -> Deployer:
+    """What builds ``armed``'s components: its strategy's deployer. A strategy the model knows and the capacity wing
+    does not is refused before anything of the window is registered."""
     deployer = DEPLOYERS.get(armed.strategy.name)
     if deployer is None:
         raise ValueError(f"event window {armed.window.name!r}: strategy {armed.strategy.name!r} has no components: "
                          "register its deployer with prescale.capacity.strategies.register")
-    return deployer(armed, site)
+    return deployer
 
 
-__all__ = ["DEPLOYERS", "Deployer", "WindowParts", "WindowSite", "deploy_window", "register"]
+__all__ = ["DEPLOYERS", "Deployer", "WindowParts", "WindowSite", "deployer_for", "register"]
