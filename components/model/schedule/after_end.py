@@ -114,13 +114,13 @@ def _reaches_next_window(window: EventWindow, grace: timedelta, now: datetime) -
     occurrences = occurrence_instants(window.start, window.end, window.timezone, window.lead, now, now + _YEAR)
     tz = load_zone(window.timezone)
     latest = starting_deadline(window)
-    late_seconds = latest // _SECOND
+    latest_seconds = latest // _SECOND
     ends, next_scale_ups = list(occurrences.ends[:-1]), occurrences.scale_ups[1:]
     # The failsafe cron is the end's moved by the grace on the wall clock, so each end's run is its wall time plus
     # the grace; even started as late as the CronJob controller allows, it must come before the next scale-up.
     runs = wall_shifted(ends, grace, tz)
     for ended, run, next_scale_up in zip(ends, runs, next_scale_ups, strict=True):
-        if run + late_seconds >= next_scale_up:
+        if run + latest_seconds >= next_scale_up:
             return _runs_into_next(ended, run, next_scale_up, latest, tz)
     return None
 
