@@ -53,11 +53,11 @@ class Row:
     def cells(self) -> tuple[str, ...]:
         plan = (f"{median(self.plan_seconds):.2f}", f"{median(self.plan_baseline_seconds):.2f}",
                 f"{self.plan_ratio:.2f}") if self.plan_seconds else ("-", "-", "-")
-        return (str(self.windows), str(self.pools), str(self.resources), f"{median(self.program_seconds):.2f}",
-                f"{median(self.baseline_seconds):.2f}", f"{self.ratio:.2f}", "{:.2f}–{:.2f}".format(*self.ratio_range),
-                f"{median(self.floor_seconds):.2f}",
-                f"{self.floor_ratio:.2f}", f"{self.program_peak_bytes / _MIB:.1f}",
-                f"{self.baseline_peak_bytes / _MIB:.1f}", *plan)
+        return (str(self.windows), str(self.pools), str(self.resources),
+                f"{median(self.program_seconds):.2f}", f"{median(self.baseline_seconds):.2f}",
+                f"{self.ratio:.2f}", "{:.2f}–{:.2f}".format(*self.ratio_range),
+                f"{median(self.floor_seconds):.2f}", f"{self.floor_ratio:.2f}",
+                f"{self.program_peak_bytes / _MIB:.1f}", f"{self.baseline_peak_bytes / _MIB:.1f}", *plan)
 
 
 def markdown(rows: list[Row]) -> str:
